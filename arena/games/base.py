@@ -1,0 +1,313 @@
+"""The interface every Five Arena game implements.
+
+A game is pure rules: no I/O, no clock, no concurrency, deterministic from a
+seed.  The shape follows OpenSpiel: a :class:`Game` holds the parameters (number
+of players and validated options) and makes :class:`State` objects; a state says
+who must decide now, what each deciding seat may do and see, and moves on when
+the decisions are applied.
+
+Conventions shared by all games:
+
+* Seats are numbered ``0 .. n-1``; "clockwise" / "left" is ``seat + 1 (mod n)``.
+* An *action* is a short string (``"draw deck"``, ``"drop 5h 5c"``); each game
+  documents its grammar in ``docs/rules/<game>.md``.  Bots answer with the index
+  of an action in the list of legal actions they were sent.
+* An *observation* is a msgpack/JSON-friendly dict holding only what that seat
+  may see at that moment.
+* *Events* are appended to :attr:`State.events` as the game goes; each is public
+  or visible to some seats only.  Per-seat views of a game record are the events
+  visible to that seat, so an event must never show a card to a seat that may
+  not see it.
+* Several seats may have to decide at once (the claim windows of rummy-five);
+  they are decided together by :meth:`State.apply_actions`, and no deciding seat
+  sees another's decision before the window closes.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+Action = str
+Observation = dict[str, Any]
+ScoreOrder = Literal["higher", "lower"]
+
+DEFAULT_MAX_TURNS = 400
+
+
+class GameError(Exception):
+    """Base class of errors raised by game rules."""
+
+
+class OptionError(GameError, ValueError):
+    """An option is unknown or its value is invalid; the message names it."""
+
+
+class IllegalActionError(GameError, ValueError):
+    """An action was applied that is not legal for that seat now."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, for the game record.
+
+    ``to`` is ``None`` for a public event, else the seats that may see it.
+    """
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    to: tuple[int, ...] | None = None
+
+    def visible_to(self, seat: int) -> bool:
+        return self.to is None or seat in self.to
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, **self.data}
+        if self.to is not None:
+            out["to"] = list(self.to)
+        return out
+
+
+OptionKind = Literal["int", "bool", "str", "cards"]
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option a game accepts: its type, default, bounds and meaning."""
+
+    name: str
+    kind: OptionKind
+    default: Any
+    doc: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] | None = None
+
+    def parse(self, raw: Any) -> Any:
+        """Convert ``raw`` (a typed value, or a string from the command line)
+        to this option's type and check its bounds; raise :class:`OptionError`."""
+        value = self._convert(raw)
+        if self.kind == "int":
+            if self.minimum is not None and value < self.minimum:
+                raise OptionError(f"option {self.name}={value} is below the minimum {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise OptionError(f"option {self.name}={value} is above the maximum {self.maximum}")
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(
+                f"option {self.name}={value!r} is not one of {', '.join(self.choices)}"
+            )
+        return value
+
+    def _convert(self, raw: Any) -> Any:
+        name = self.name
+        if self.kind == "int":
+            if isinstance(raw, bool):
+                raise OptionError(f"option {name} takes a whole number, not {raw!r}")
+            if isinstance(raw, int):
+                return raw
+            if isinstance(raw, str):
+                try:
+                    return int(raw.strip())
+                except ValueError:
+                    pass
+            raise OptionError(f"option {name} takes a whole number, not {raw!r}")
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise OptionError(f"option {name} takes true or false, not {raw!r}")
+        if self.kind == "cards":
+            if isinstance(raw, str):
+                cards = raw.replace(",", " ").split()
+            elif isinstance(raw, (list, tuple)) and all(isinstance(c, str) for c in raw):
+                cards = list(raw)
+            else:
+                raise OptionError(f"option {name} takes a list of cards, not {raw!r}")
+            return tuple(cards)
+        if not isinstance(raw, str):
+            raise OptionError(f"option {name} takes a string, not {raw!r}")
+        return raw
+
+
+COMMON_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "max_turns",
+        "int",
+        DEFAULT_MAX_TURNS,
+        "turn cap per hand; a hand reaching it ends as the game's no-result hand",
+        minimum=1,
+    ),
+    OptionSpec(
+        "deck",
+        "cards",
+        None,
+        "stack the first hand's deck: every card of the game's deck, top card first",
+    ),
+)
+
+
+def competition_places(scores: Sequence[float], order: ScoreOrder) -> list[int]:
+    """Places 1 = best from scores; equal scores share a place (1, 1, 3)."""
+    sign = -1 if order == "higher" else 1
+    keys = [sign * s for s in scores]
+    return [1 + sum(1 for other in keys if other < k) for k in keys]
+
+
+class Game(ABC):
+    """A game's parameters; makes states.
+
+    Subclasses set the class attributes and implement :meth:`deck` and
+    :meth:`new_state`.  Options are validated here once, so states can trust
+    ``self.options``.
+    """
+
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    score_order: ClassVar[ScoreOrder]
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
+
+    def __init__(self, num_players: int, options: Mapping[str, Any] | None = None) -> None:
+        if not self.min_players <= num_players <= self.max_players:
+            raise OptionError(
+                f"{self.name} is for {self.min_players}-{self.max_players} players, "
+                f"not {num_players}"
+            )
+        self.num_players = num_players
+        self.options: dict[str, Any] = self._validate(dict(options or {}))
+
+    @classmethod
+    def all_option_specs(cls) -> tuple[OptionSpec, ...]:
+        return cls.option_specs + COMMON_OPTIONS
+
+    def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        specs = {spec.name: spec for spec in self.all_option_specs()}
+        unknown = sorted(set(raw) - set(specs))
+        if unknown:
+            raise OptionError(
+                f"unknown option {unknown[0]!r} for {self.name} "
+                f"(known: {', '.join(sorted(specs))})"
+            )
+        values = {name: spec.default for name, spec in specs.items()}
+        for name, value in raw.items():
+            values[name] = specs[name].parse(value)
+        if values.get("deck") is not None:
+            self._check_deck(values["deck"])
+        self.check_options(values)
+        return values
+
+    def _check_deck(self, cards: tuple[str, ...]) -> None:
+        expected = Counter(self.deck())
+        given = Counter(cards)
+        if given != expected:
+            missing = sorted((expected - given).elements())
+            extra = sorted((given - expected).elements())
+            detail = []
+            if missing:
+                detail.append("missing " + " ".join(missing[:5]))
+            if extra:
+                detail.append("unexpected " + " ".join(extra[:5]))
+            raise OptionError(
+                f"option deck must hold exactly the {len(expected)} cards of the {self.name} "
+                f"deck for {self.num_players} players ({'; '.join(detail)})"
+            )
+
+    def check_options(self, values: dict[str, Any]) -> None:  # noqa: B027 - optional hook
+        """Cross-option checks; raise :class:`OptionError`.  Default: none."""
+
+    @abstractmethod
+    def deck(self) -> list[str]:
+        """Every card of this game's deck for ``num_players``, in a fixed order."""
+
+    @abstractmethod
+    def new_state(self, seed: int) -> State:
+        """The initial state of a game shuffled from ``seed``."""
+
+    def public_options(self) -> dict[str, Any]:
+        """Options a bot may be told: all but the stacked deck."""
+        return {k: v for k, v in self.options.items() if k != "deck"}
+
+
+class State(ABC):
+    """A game in progress.
+
+    Subclasses keep their own fields and implement the abstract methods.  The
+    base keeps the event list and the generic single-seat helpers.
+    """
+
+    def __init__(self, game: Game, seed: int) -> None:
+        self.game = game
+        self.num_players = game.num_players
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.events: list[Event] = []
+
+    # -- who decides, and what they may do and see -------------------------
+    @abstractmethod
+    def deciding_seats(self) -> tuple[int, ...]:
+        """Seats that must decide now, in clockwise priority order; () when over."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The legal actions of a deciding seat, never empty.  The first one is
+        the seat's deterministic default action."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may see now: never a card hidden from it."""
+
+    @abstractmethod
+    def _apply(self, actions: Mapping[int, Action]) -> None:
+        """Apply already-validated decisions of every deciding seat."""
+
+    # -- results ------------------------------------------------------------
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Final score of each seat (chips or points, see ``game.score_order``)."""
+
+    def places(self) -> list[int]:
+        """Final place of each seat, 1 = best, equal results share a place."""
+        return competition_places(self.scores(), self.game.score_order)
+
+    def reveal(self) -> dict[str, Any]:
+        """What every player may see when the game ends (default: nothing more)."""
+        return {}
+
+    # -- generic helpers ----------------------------------------------------
+    def default_action(self, seat: int) -> Action:
+        return self.legal_actions(seat)[0]
+
+    def apply_actions(self, actions: Mapping[int, Action]) -> None:
+        """Apply one decision per deciding seat; raise :class:`IllegalActionError`
+        (and change nothing) if a seat is missing, extra, or its action illegal."""
+        deciding = self.deciding_seats()
+        if set(actions) != set(deciding):
+            raise IllegalActionError(
+                f"decisions for seats {sorted(actions)} but seats {list(deciding)} decide"
+            )
+        for seat in deciding:
+            if actions[seat] not in self.legal_actions(seat):
+                raise IllegalActionError(f"seat {seat} may not {actions[seat]!r} now")
+        self._apply(actions)
+
+    def apply_action(self, action: Action) -> None:
+        """Apply the decision of the single deciding seat."""
+        deciding = self.deciding_seats()
+        if len(deciding) != 1:
+            raise IllegalActionError(f"{len(deciding)} seats decide now, use apply_actions")
+        self.apply_actions({deciding[0]: action})
+
+    def emit(self, kind: str, to: Sequence[int] | None = None, **data: Any) -> None:
+        """Record an event, public unless ``to`` names the seats that may see it."""
+        self.events.append(Event(kind, data, None if to is None else tuple(to)))

@@ -1,0 +1,77 @@
+"""Cards, decks and dealing, shared by every game (RULINGS: "Cards, decks and dealing").
+
+52-card games name a card rank + suit (``"Th"``, ``"As"``); the joker is ``"X"``.
+Rummy-five and octablitz name a card suit + rank (``"rL"``, ``"bs"``).
+
+Piles that are drawn from (stock, deck) are lists whose *last* element is the
+top card, so a draw is ``pile.pop()``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+RANKS = "A23456789TJQK"
+SUITS = "cdhs"
+JOKER = "X"
+#: Ordinal of each rank, ace low: A=1 .. K=13.
+RANK_ORDINAL = {r: i + 1 for i, r in enumerate(RANKS)}
+
+RUMMY_SUITS = "br"
+RUMMY_RANKS = "sABCJKL"
+#: Copies of each rank per suit in the 32-card rummy-five deck.
+RUMMY_COPIES = {"s": 5, "A": 2, "B": 2, "C": 2, "J": 2, "K": 2, "L": 1}
+
+
+def standard_deck(jokers: int = 0) -> list[str]:
+    """The 52 cards (suit-major, ace low) plus ``jokers`` jokers."""
+    return [r + s for s in SUITS for r in RANKS] + [JOKER] * jokers
+
+
+def rummy_deck(remove_one_s_per_suit: bool = False) -> list[str]:
+    """The 32-card two-suit deck; octablitz for 3 players drops one s of each suit."""
+    cards = []
+    for suit in RUMMY_SUITS:
+        for rank in RUMMY_RANKS:
+            copies = RUMMY_COPIES[rank] - (1 if remove_one_s_per_suit and rank == "s" else 0)
+            cards += [suit + rank] * copies
+    return cards
+
+
+def rank_of(card: str) -> str:
+    """Rank letter of a 52-card-deck card (``"X"`` for the joker)."""
+    return card[0]
+
+
+def first_hand_deck(
+    stacked: Sequence[str] | None, cards: Sequence[str], rng: random.Random
+) -> list[str]:
+    """The first hand's deck, top card first: the ``deck`` option if given,
+    else ``cards`` shuffled by ``rng``."""
+    if stacked is not None:
+        return list(stacked)
+    return shuffled(cards, rng)
+
+
+def shuffled(cards: Sequence[str], rng: random.Random) -> list[str]:
+    """A shuffled copy of ``cards`` (top card first)."""
+    out = list(cards)
+    rng.shuffle(out)
+    return out
+
+
+def deal(
+    deck_top_first: Sequence[str], num_players: int, hand_size: int, first_seat: int
+) -> tuple[list[list[str]], list[str]]:
+    """Deal one card at a time in turn order from ``first_seat`` until every hand
+    holds ``hand_size``; return the hands and the rest as a pile (top card last,
+    ready for ``pop()``)."""
+    hands: list[list[str]] = [[] for _ in range(num_players)]
+    it = iter(deck_top_first)
+    for _ in range(hand_size):
+        for offset in range(num_players):
+            hands[(first_seat + offset) % num_players].append(next(it))
+    rest = list(it)
+    rest.reverse()
+    return hands, rest

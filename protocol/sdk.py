@@ -1,0 +1,130 @@
+"""The Python bot SDK: write a function (or a :class:`Bot`), call :func:`run`.
+
+::
+
+    from protocol import run
+
+    def choose(observation, legal):
+        return 0            # index into legal
+
+    if __name__ == "__main__":
+        run(choose, name="first-legal")
+
+:func:`run` owns stdin/stdout: it reads with unbuffered ``os.read`` and a
+feeding unpacker (so a message is handled as soon as its bytes arrive), writes
+each reply in full at once, and points ``sys.stdout`` *and* file descriptor 1 at
+stderr, so a stray ``print`` can never corrupt the protocol stream.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol import wire
+
+ChooseFunction = Callable[[dict[str, Any], list[str]], int]
+
+
+@dataclass
+class Request:
+    """One request to act: reply with an index into :attr:`legal`."""
+
+    id: int
+    observation: dict[str, Any]
+    legal: list[str]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    time: dict[str, Any] = field(default_factory=dict)
+
+
+class Bot:
+    """Subclass and override :meth:`choose`; the ``on_*`` hooks are optional."""
+
+    name = "bot"
+    version = "0"
+    author = ""
+
+    def choose(self, request: Request) -> int:
+        raise NotImplementedError
+
+    def on_match_start(self, message: dict[str, Any]) -> None:
+        """Called with the ``match_start`` message (game, options, players)."""
+
+    def on_game_start(self, message: dict[str, Any]) -> None:
+        """Called with the ``game_start`` message (seat, game number)."""
+
+    def on_game_end(self, message: dict[str, Any]) -> None:
+        """Called with the ``game_end`` message (scores, places, reveal)."""
+
+
+class _FunctionBot(Bot):
+    def __init__(self, choose: ChooseFunction, name: str, version: str, author: str) -> None:
+        self._choose = choose
+        self.name, self.version, self.author = name, version, author
+
+    def choose(self, request: Request) -> int:
+        return self._choose(request.observation, request.legal)
+
+
+def run(
+    bot: Bot | ChooseFunction,
+    *,
+    name: str | None = None,
+    version: str = "0",
+    author: str = "",
+) -> None:
+    """Play on stdin/stdout until the arena ends the match or closes stdin."""
+    if not isinstance(bot, Bot):
+        bot = _FunctionBot(bot, name or getattr(bot, "__name__", "bot"), version, author)
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    _Session(bot, out_fd).loop()
+
+
+class _Session:
+    def __init__(self, bot: Bot, out_fd: int) -> None:
+        self.bot = bot
+        self.out_fd = out_fd
+        self.reader = wire.MessageReader(wire.ARENA_LIMITS)
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = wire.pack(message)
+        while data:
+            written = os.write(self.out_fd, data)
+            data = data[written:]
+
+    def loop(self) -> None:
+        while True:
+            chunk = os.read(0, 1 << 16)
+            if not chunk:
+                return
+            for message in self.reader.feed(chunk):
+                if not self.handle(message):
+                    return
+
+    def handle(self, message: dict[str, Any]) -> bool:
+        """Answer one message; False when the match is over."""
+        kind = message["type"]
+        bot = self.bot
+        if kind == wire.HELLO:
+            self.send({"type": wire.HELLO, "name": bot.name, "version": bot.version,
+                       "author": bot.author, "protocol": wire.PROTOCOL_VERSION})
+        elif kind == wire.MATCH_START:
+            bot.on_match_start(message)
+        elif kind == wire.GAME_START:
+            bot.on_game_start(message)
+        elif kind == wire.REQUEST:
+            request = Request(message["id"], message.get("observation", {}),
+                              list(message.get("legal", [])), message.get("events", []),
+                              message.get("time", {}))
+            self.send({"type": wire.ACTION, "id": request.id,
+                       "index": int(bot.choose(request))})
+        elif kind == wire.GAME_END:
+            bot.on_game_end(message)
+        elif kind == wire.MATCH_END:
+            return False
+        return True
