@@ -78,7 +78,7 @@ def run(
 ) -> None:
     """Play on stdin/stdout until the arena ends the match or closes stdin."""
     if not isinstance(bot, Bot):
-        bot = _FunctionBot(bot, name or getattr(bot, "__name__", "bot"), version, author)
+        bot = _FunctionBot(bot, name or str(getattr(bot, "__name__", "bot")), version, author)
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

@@ -91,7 +91,7 @@ class MessageReader:
         return messages
 
     def _drain(self) -> list[dict[str, Any]]:
-        out = []
+        out: list[dict[str, Any]] = []
         while True:
             try:
                 value = next(self._unpacker)

@@ -89,7 +89,10 @@ class OptionSpec:
 
     def parse(self, raw: Any) -> Any:
         """Convert ``raw`` (a typed value, or a string from the command line)
-        to this option's type and check its bounds; raise :class:`OptionError`."""
+        to this option's type and check its bounds; raise :class:`OptionError`.
+        ``None`` stands for "unset" in options whose default is ``None``."""
+        if raw is None and self.default is None:
+            return None
         value = self._convert(raw)
         if self.kind == "int":
             if self.minimum is not None and value < self.minimum:

@@ -1,0 +1,209 @@
+"""Plays games between bot processes: the only place where rules meet bots.
+
+:class:`Entrant` owns one bot's process across the games of a table (started
+once, restarted only after a fault).  :func:`play_game` runs one game: at each
+step every deciding seat is asked concurrently (a trio nursery, each request
+with its own deadline), so a slow bot never delays another seat's clock, and
+the engine receives all decisions of a step together.
+
+Fault policy: a faulting bot forfeits the game (placed last), its process is
+killed at once, its seat plays on with the default action so the others'
+game completes, and the fault is recorded with the bot's stderr tail.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from arena.client import BotClient, BotInfo, Clock, TimeControl
+from arena.faults import BotFault, FaultRecord
+from arena.games.base import Game, State, competition_places
+from arena.process import BotProcess, BotSpec, start_bot_process
+from protocol import wire
+
+
+class Entrant:
+    """One bot at a table: its process and protocol client, started lazily."""
+
+    def __init__(self, spec: BotSpec, control: TimeControl, match_start: dict[str, Any],
+                 nursery: trio.Nursery) -> None:
+        self.spec = spec
+        self.control = control
+        self.match_start = match_start
+        self.nursery = nursery
+        self.process: BotProcess | None = None
+        self.client: BotClient | None = None
+        self.info = BotInfo()
+        self.starts = 0
+
+    async def ensure_started(self) -> BotClient:
+        """A connected client: start, handshake and announce the match if needed."""
+        if self.client is not None:
+            return self.client
+        self.starts += 1
+        self.process = await start_bot_process(self.spec, self.nursery)
+        client = BotClient(self.process)
+        self.info = await client.handshake(self.control.handshake)
+        await client.notify(self.match_start)
+        self.client = client
+        return client
+
+    def stderr_tail(self) -> str:
+        return self.process.stderr.take() if self.process is not None else ""
+
+    async def stop(self) -> str:
+        """Kill the bot (if running); return the stderr tail it left."""
+        tail = ""
+        if self.process is not None:
+            await self.process.aclose()
+            tail = self.process.stderr.take()
+        self.process = None
+        self.client = None
+        return tail
+
+    async def end_match(self) -> None:
+        """Tell a healthy bot the match is over, give it a moment, then stop it."""
+        if self.client is not None:
+            with trio.move_on_after(1.0):
+                try:
+                    await self.client.notify({"type": wire.MATCH_END})
+                    assert self.process is not None
+                    await self.process.process.wait()
+                except BotFault:
+                    pass
+        await self.stop()
+
+
+@dataclass
+class GameResult:
+    """Everything stored about one finished game."""
+
+    seed: int
+    bots: list[str]
+    scores: list[float]
+    game_places: list[int]
+    places: list[int]
+    faults: list[FaultRecord]
+    actions: list[list[list[Any]]]
+    events: list[dict[str, Any]]
+    reveal: dict[str, Any]
+    stderr: list[str]
+    ignored: list[int]
+    duration: float
+    decisions: int = 0
+    bot_info: list[dict[str, str]] = field(default_factory=list)
+
+
+def forfeit_places(game_places: Sequence[int], faulted: set[int]) -> list[int]:
+    """Places after forfeits: faulting seats share last place; the others keep
+    their order from the game among themselves."""
+    clean = [seat for seat in range(len(game_places)) if seat not in faulted]
+    ranked = competition_places([game_places[s] for s in clean], "lower")
+    places = [len(clean) + 1] * len(game_places)
+    for seat, place in zip(clean, ranked, strict=True):
+        places[seat] = place
+    return places
+
+
+class _Table:
+    """The per-game bookkeeping of :func:`play_game`."""
+
+    def __init__(self, state: State, entrants: Sequence[Entrant], control: TimeControl) -> None:
+        self.state = state
+        self.entrants = entrants
+        self.clocks = [Clock(control) for _ in entrants]
+        self.cursors = [0] * len(entrants)
+        self.faults: list[FaultRecord] = []
+        self.faulted: set[int] = set()
+        self.tails = [""] * len(entrants)
+        self.ignored = [0] * len(entrants)
+
+    async def fault(self, seat: int, exc: BotFault) -> None:
+        entrant = self.entrants[seat]
+        if entrant.client is not None:
+            self.ignored[seat] += entrant.client.ignored
+        tail = self.tails[seat] + await entrant.stop()
+        self.tails[seat] = ""
+        self.faulted.add(seat)
+        self.faults.append(FaultRecord(seat, entrant.spec.name, exc.kind, str(exc), tail))
+
+    def new_events(self, seat: int) -> list[dict[str, Any]]:
+        events = self.state.events
+        start = self.cursors[seat]
+        self.cursors[seat] = len(events)
+        return [e.to_dict() for e in events[start:] if e.visible_to(seat)]
+
+    async def decide(self, seat: int, decisions: dict[int, str]) -> None:
+        state = self.state
+        legal = state.legal_actions(seat)
+        client = self.entrants[seat].client
+        if seat not in self.faulted and client is not None:
+            try:
+                index = await client.request(state.observation(seat), legal,
+                                             self.new_events(seat), self.clocks[seat])
+                decisions[seat] = legal[index]
+                return
+            except BotFault as exc:
+                await self.fault(seat, exc)
+        decisions[seat] = state.default_action(seat)
+
+
+async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_number: int,
+                    control: TimeControl) -> GameResult:
+    """Play one game; ``entrants[seat]`` plays ``seat``.  Never raises a BotFault."""
+    started = time.monotonic()
+    state = game.new_state(seed)
+    table = _Table(state, entrants, control)
+    for seat, entrant in enumerate(entrants):
+        try:
+            client = await entrant.ensure_started()
+            await client.notify({"type": wire.GAME_START, "game_number": game_number,
+                                 "seat": seat, "players": game.num_players})
+        except BotFault as exc:
+            await table.fault(seat, exc)
+    actions: list[list[list[Any]]] = []
+    decisions_made = 0
+    while not state.is_terminal():
+        deciding = state.deciding_seats()
+        decisions: dict[int, str] = {}
+        if len(deciding) == 1:
+            await table.decide(deciding[0], decisions)
+        else:
+            async with trio.open_nursery() as nursery:
+                for seat in deciding:
+                    nursery.start_soon(table.decide, seat, decisions)
+        state.apply_actions(decisions)
+        actions.append([[seat, decisions[seat]] for seat in deciding])
+        decisions_made += len(deciding)
+    scores = state.scores()
+    game_places = state.places()
+    places = forfeit_places(game_places, table.faulted)
+    reveal = state.reveal()
+    for seat, entrant in enumerate(entrants):
+        if seat in table.faulted or entrant.client is None:
+            continue
+        try:
+            await entrant.client.notify({"type": wire.GAME_END, "game_number": game_number,
+                                         "scores": scores, "places": places,
+                                         "game_places": game_places, "reveal": reveal,
+                                         "events": table.new_events(seat)})
+        except BotFault as exc:
+            await table.fault(seat, exc)
+    for seat, entrant in enumerate(entrants):
+        if entrant.client is not None:
+            table.ignored[seat] += entrant.client.ignored
+            entrant.client.ignored = 0
+        table.tails[seat] += entrant.stderr_tail()
+    return GameResult(
+        seed=seed, bots=[e.spec.name for e in entrants], scores=scores,
+        game_places=game_places, places=places, faults=table.faults, actions=actions,
+        events=[e.to_dict() for e in state.events], reveal=reveal, stderr=table.tails,
+        ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made,
+        bot_info=[{"name": e.info.name, "version": e.info.version, "author": e.info.author}
+                  for e in entrants],
+    )

@@ -1,0 +1,325 @@
+"""Storage: every stored record and every query, in one module (SQLAlchemy 2).
+
+Default: a SQLite file (``sqlite:///arena.db``); any SQLAlchemy URL works.
+Each finished game is committed in its own transaction as it finishes, so an
+interrupted tournament loses at most the games that were in flight.
+
+Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
+...), never game internals.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+    select,
+)
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+
+from arena.referee import GameResult
+
+DEFAULT_URL = "sqlite:///arena.db"
+
+
+class StorageError(Exception):
+    """The database cannot be opened or used; the message says why in one line."""
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class BotRow(Base):
+    """A bot entrant, identified by its name."""
+
+    __tablename__ = "bots"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    command: Mapped[str] = mapped_column(Text)
+    version: Mapped[str] = mapped_column(String(200), default="")
+    author: Mapped[str] = mapped_column(String(200), default="")
+
+
+class TournamentRow(Base):
+    """One tournament (or one ``arena play`` game): its configuration and status."""
+
+    __tablename__ = "tournaments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), default="tournament")
+    game: Mapped[str] = mapped_column(String(50))
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(20), default="running")
+    total_games: Mapped[int] = mapped_column(Integer, default=0)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    tables: Mapped[list[TableRow]] = relationship(back_populates="tournament")
+
+
+class TableRow(Base):
+    """A table of a tournament: which bots sit at it."""
+
+    __tablename__ = "tables"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    number: Mapped[int] = mapped_column(Integer)
+    bots: Mapped[list[str]] = mapped_column(JSON)
+    tournament: Mapped[TournamentRow] = relationship(back_populates="tables")
+
+
+class GameRow(Base):
+    """A finished game: who sat where and how it ended."""
+
+    __tablename__ = "games"
+    __table_args__ = (UniqueConstraint("table_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seats: Mapped[list[str]] = mapped_column(JSON)
+    scores: Mapped[list[float]] = mapped_column(JSON)
+    game_places: Mapped[list[int]] = mapped_column(JSON)
+    places: Mapped[list[int]] = mapped_column(JSON)
+    fault_count: Mapped[int] = mapped_column(Integer, default=0)
+    ignored: Mapped[list[int]] = mapped_column(JSON)
+    decisions: Mapped[int] = mapped_column(Integer, default=0)
+    duration: Mapped[float] = mapped_column(Float)
+    finished: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    faults: Mapped[list[FaultRow]] = relationship(order_by="FaultRow.id")
+    record: Mapped[RecordRow] = relationship(uselist=False)
+
+
+class FaultRow(Base):
+    """A bot fault in a game, with the bot's stderr tail."""
+
+    __tablename__ = "faults"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    bot: Mapped[str] = mapped_column(String(200), index=True)
+    kind: Mapped[str] = mapped_column(String(30))
+    detail: Mapped[str] = mapped_column(Text)
+    stderr_tail: Mapped[str] = mapped_column(Text)
+
+
+class RecordRow(Base):
+    """A game's full record, compressed: the action log (enough to replay the game
+    exactly from seed + options), the events, the reveal and the bots' stderr."""
+
+    __tablename__ = "records"
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+def pack_record(result: GameResult) -> bytes:
+    body = {"actions": result.actions, "events": result.events, "reveal": result.reveal,
+            "stderr": result.stderr, "bot_info": result.bot_info}
+    return zlib.compress(json.dumps(body, separators=(",", ":")).encode(), 6)
+
+
+def unpack_record(data: bytes) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(zlib.decompress(data))
+    return record
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as reports see it."""
+
+    id: int
+    tournament_id: int
+    table: int
+    number: int
+    game: str
+    seed: int
+    options: dict[str, Any]
+    seats: list[str]
+    scores: list[float]
+    places: list[int]
+    game_places: list[int]
+    faults: list[dict[str, Any]]
+    duration: float
+    decisions: int
+    ignored: list[int]
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def open_engine(url: str) -> Engine:
+    """An engine for ``url`` with the schema created; StorageError if unusable."""
+    try:
+        parsed = make_url(url)
+        kwargs: dict[str, Any] = {}
+        if parsed.get_backend_name() == "sqlite":
+            kwargs["connect_args"] = {"check_same_thread": False}
+        engine = create_engine(parsed, **kwargs)
+        if parsed.get_backend_name() == "sqlite":
+            event.listen(engine, "connect", _sqlite_pragmas)
+        Base.metadata.create_all(engine)
+    except ArgumentError:
+        raise StorageError(f"not a database URL: {url!r} (try sqlite:///arena.db)") from None
+    except NoSuchModuleError as exc:
+        raise StorageError(f"unsupported database URL {url!r}: {exc}") from None
+    except ModuleNotFoundError as exc:
+        raise StorageError(f"database driver for {url!r} is not installed: {exc.name}") from None
+    except SQLAlchemyError as exc:
+        first = str(exc.orig if hasattr(exc, "orig") and exc.orig else exc).splitlines()[0]
+        raise StorageError(f"cannot open database {url!r}: {first}") from None
+    return engine
+
+
+class Store:
+    """The arena's database: writes results, answers the reports' queries."""
+
+    def __init__(self, url: str = DEFAULT_URL) -> None:
+        self.url = url
+        self.engine = open_engine(url)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- writes ------------------------------------------------------------
+    def register_bots(self, bots: Sequence[tuple[str, str]]) -> None:
+        """Insert or update (name, command) pairs."""
+        with Session(self.engine) as session, session.begin():
+            for name, command in bots:
+                row = session.scalar(select(BotRow).where(BotRow.name == name))
+                if row is None:
+                    session.add(BotRow(name=name, command=command))
+                else:
+                    row.command = command
+
+    def create_tournament(self, game: str, config: dict[str, Any], tables: Sequence[Sequence[str]],
+                          total_games: int, kind: str = "tournament") -> int:
+        with Session(self.engine) as session, session.begin():
+            row = TournamentRow(kind=kind, game=game, config=config, total_games=total_games)
+            session.add(row)
+            session.flush()
+            for number, bots in enumerate(tables):
+                session.add(TableRow(tournament_id=row.id, number=number, bots=list(bots)))
+            return row.id
+
+    def set_status(self, tournament_id: int, status: str) -> None:
+        with Session(self.engine) as session, session.begin():
+            row = session.get(TournamentRow, tournament_id)
+            if row is not None:
+                row.status = status
+
+    def save_game(self, tournament_id: int, table: int, number: int, options: dict[str, Any],
+                  result: GameResult) -> int:
+        """Commit one finished game with its faults and record, in one transaction."""
+        with Session(self.engine) as session, session.begin():
+            table_id = session.scalar(select(TableRow.id).where(
+                TableRow.tournament_id == tournament_id, TableRow.number == table))
+            if table_id is None:
+                raise StorageError(f"tournament {tournament_id} has no table {table}")
+            game = GameRow(table_id=table_id, number=number, seed=result.seed, options=options,
+                           seats=result.bots, scores=result.scores,
+                           game_places=result.game_places, places=result.places,
+                           fault_count=len(result.faults), ignored=result.ignored,
+                           decisions=result.decisions, duration=result.duration)
+            session.add(game)
+            session.flush()
+            for fault in result.faults:
+                session.add(FaultRow(game_id=game.id, seat=fault.seat, bot=fault.bot,
+                                     kind=fault.kind, detail=fault.detail,
+                                     stderr_tail=fault.stderr_tail))
+            session.add(RecordRow(game_id=game.id, data=pack_record(result)))
+            for name, info in zip(result.bots, result.bot_info, strict=False):
+                bot = session.scalar(select(BotRow).where(BotRow.name == name))
+                if bot is not None and (info.get("version") or info.get("author")):
+                    bot.version, bot.author = info["version"], info["author"]
+            return game.id
+
+    # -- reads ---------------------------------------------------------------
+    def tournament(self, tournament_id: int) -> dict[str, Any] | None:
+        with Session(self.engine) as session:
+            row = session.get(TournamentRow, tournament_id)
+            if row is None:
+                return None
+            return self._tournament_dict(session, row)
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        with Session(self.engine) as session:
+            rows = session.scalars(select(TournamentRow).order_by(TournamentRow.id)).all()
+            return [self._tournament_dict(session, row) for row in rows]
+
+    @staticmethod
+    def _tournament_dict(session: Session, row: TournamentRow) -> dict[str, Any]:
+        done = session.scalar(select(func.count(GameRow.id)).join(TableRow).where(
+            TableRow.tournament_id == row.id)) or 0
+        return {"id": row.id, "kind": row.kind, "game": row.game, "config": row.config,
+                "status": row.status, "total_games": row.total_games, "games_done": done,
+                "created": row.created.isoformat() if row.created else "",
+                "tables": [t.bots for t in sorted(row.tables, key=lambda t: t.number)]}
+
+    def done_games(self, tournament_id: int) -> set[tuple[int, int]]:
+        """(table number, game number) of every stored game of a tournament."""
+        with Session(self.engine) as session:
+            rows = session.execute(select(TableRow.number, GameRow.number).join(GameRow).where(
+                TableRow.tournament_id == tournament_id))
+            return {(t, g) for t, g in rows}
+
+    def games(self, tournament_id: int | None = None) -> Iterator[StoredGame]:
+        """Every stored game (of one tournament, if given), oldest first."""
+        with Session(self.engine) as session:
+            query = (select(GameRow, TableRow, TournamentRow)
+                     .join(TableRow, GameRow.table_id == TableRow.id)
+                     .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
+                     .order_by(GameRow.id))
+            if tournament_id is not None:
+                query = query.where(TournamentRow.id == tournament_id)
+            for game, table, tournament in session.execute(query):
+                yield StoredGame(
+                    id=game.id, tournament_id=tournament.id, table=table.number,
+                    number=game.number, game=tournament.game, seed=game.seed,
+                    options=game.options, seats=game.seats, scores=game.scores,
+                    places=game.places, game_places=game.game_places,
+                    faults=[{"seat": f.seat, "bot": f.bot, "kind": f.kind, "detail": f.detail,
+                             "stderr_tail": f.stderr_tail} for f in game.faults],
+                    duration=game.duration, decisions=game.decisions,
+                    ignored=game.ignored)
+
+    def record(self, game_id: int) -> dict[str, Any] | None:
+        """A game's full record (actions, events, reveal, stderr)."""
+        with Session(self.engine) as session:
+            row = session.get(RecordRow, game_id)
+            return unpack_record(row.data) if row is not None else None
+
+    def bots(self) -> list[dict[str, str]]:
+        with Session(self.engine) as session:
+            rows = session.scalars(select(BotRow).order_by(BotRow.name)).all()
+            return [{"name": r.name, "command": r.command, "version": r.version,
+                     "author": r.author} for r in rows]

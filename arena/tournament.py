@@ -1,0 +1,152 @@
+"""Round-robin tournaments: the schedule, and running it on trio.
+
+Every table of ``table_size`` bots from the entrants plays ``games_per_table``
+games.  Games come in groups of ``table_size``: one deal seed, played once per
+cyclic seat rotation (duplicate deals), so every bot sits every seat equally
+often on the same cards.  The same deal seeds are used at every table.
+
+Tables run concurrently (``parallel`` at a time); each table's games run one
+after another on the same bot processes.  Each finished game is committed as
+it finishes (on a worker thread, so the event loop never waits on disk), which
+makes a tournament safe to interrupt and resume: :func:`run_tournament` skips
+every game already stored.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from arena.client import TimeControl
+from arena.games import make_game
+from arena.games.base import Game
+from arena.process import BotSpec
+from arena.referee import Entrant, GameResult, play_game
+from arena.storage import Store
+from protocol import wire
+
+
+class ConfigError(ValueError):
+    """A tournament configuration that cannot be run; the message says why."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A tournament's full configuration; everything else derives from it."""
+
+    game: str
+    bots: tuple[BotSpec, ...]
+    table_size: int
+    games_per_table: int
+    options: dict[str, Any] = field(default_factory=dict)
+    seed: int = 1
+    control: TimeControl = field(default_factory=TimeControl)
+
+    def make_game(self) -> Game:
+        return make_game(self.game, self.table_size, self.options)
+
+    def validate(self) -> None:
+        """Raise ConfigError / OptionError if this plan cannot run."""
+        names = [b.name for b in self.bots]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ConfigError(f"bot name {duplicates[0]!r} is used twice")
+        if len(self.bots) < self.table_size:
+            raise ConfigError(
+                f"{len(self.bots)} bots cannot fill a table of {self.table_size}")
+        if self.games_per_table < 1 or self.games_per_table % self.table_size:
+            raise ConfigError(
+                f"games per table ({self.games_per_table}) must be a positive multiple of the "
+                f"table size ({self.table_size}) so every bot sits every seat equally often")
+        self.make_game()
+
+    def tables(self) -> list[tuple[int, ...]]:
+        """Bot indices at each table: every combination of ``table_size`` entrants."""
+        return list(itertools.combinations(range(len(self.bots)), self.table_size))
+
+    def deal_seeds(self) -> list[int]:
+        rng = random.Random(self.seed)
+        return [rng.getrandbits(62) for _ in range(self.games_per_table // self.table_size)]
+
+    def seating(self, table: Sequence[int], game_number: int) -> list[int]:
+        """Bot index in each seat for a table's game: a cyclic rotation per game."""
+        k = self.table_size
+        rotation = game_number % k
+        return [table[(seat + rotation) % k] for seat in range(k)]
+
+    @property
+    def total_games(self) -> int:
+        return len(self.tables()) * self.games_per_table
+
+    def to_config(self) -> dict[str, Any]:
+        return {"game": self.game, "options": self.options, "table_size": self.table_size,
+                "games_per_table": self.games_per_table, "seed": self.seed,
+                "bots": [{"name": b.name, "command": b.command} for b in self.bots],
+                "time": self.control.to_dict()}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Plan:
+        time = config.get("time", {})
+        return cls(game=config["game"], options=dict(config.get("options", {})),
+                   table_size=int(config["table_size"]),
+                   games_per_table=int(config["games_per_table"]), seed=int(config["seed"]),
+                   bots=tuple(BotSpec(b["name"], b["command"]) for b in config["bots"]),
+                   control=TimeControl(**time))
+
+
+OnGame = Callable[[GameResult], None]
+
+
+async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parallel: int,
+                         on_game: OnGame | None = None) -> None:
+    """Play every game of ``plan`` not yet stored under ``tournament_id``.
+
+    Cancellation (e.g. Ctrl-C) stops every table: bots are killed, games in
+    flight are dropped, every finished game is already committed.
+    """
+    done = store.done_games(tournament_id)
+    tables_limiter = trio.CapacityLimiter(max(1, parallel))
+    writer = trio.CapacityLimiter(1)
+    seeds = plan.deal_seeds()
+    async with trio.open_nursery() as nursery:
+        for number, table in enumerate(plan.tables()):
+            todo = [g for g in range(plan.games_per_table) if (number, g) not in done]
+            if todo:
+                nursery.start_soon(_run_table, plan, store, tournament_id, number, table, todo,
+                                   seeds, tables_limiter, writer, on_game)
+
+
+async def _run_table(plan: Plan, store: Store, tournament_id: int, number: int,
+                     table: tuple[int, ...], todo: list[int], seeds: list[int],
+                     tables_limiter: trio.CapacityLimiter, writer: trio.CapacityLimiter,
+                     on_game: OnGame | None) -> None:
+    game = plan.make_game()
+    match_start = {"type": wire.MATCH_START, "game": plan.game,
+                   "options": game.public_options(), "players": plan.table_size,
+                   "games": plan.games_per_table}
+    async with tables_limiter, trio.open_nursery() as nursery:
+        entrants = {i: Entrant(plan.bots[i], plan.control, match_start, nursery) for i in table}
+        finished = False
+        try:
+            for game_number in todo:
+                seating = plan.seating(table, game_number)
+                result = await play_game(game, seeds[game_number // plan.table_size],
+                                         [entrants[i] for i in seating], game_number,
+                                         plan.control)
+                await trio.to_thread.run_sync(store.save_game, tournament_id, number,
+                                              game_number, game.options, result,
+                                              limiter=writer)
+                if on_game is not None:
+                    on_game(result)
+            finished = True
+        finally:
+            with trio.CancelScope(shield=True):
+                for entrant in entrants.values():
+                    await (entrant.end_match() if finished else entrant.stop())
+            nursery.cancel_scope.cancel()
+

@@ -1,0 +1,180 @@
+"""End-to-end arena tests with real subprocess bots and a real SQLite database."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.client import TimeControl
+from arena.games import make_game
+from arena.process import BotSpec
+from arena.storage import Store
+from arena.tournament import Plan, run_tournament
+
+HERE = Path(__file__).resolve().parent
+BAD_BOT = HERE / "bots" / "bad_bot.py"
+RANDOM = BotSpec("random", f"{sys.executable} -m sample_bots.random_bot")
+FAST = TimeControl(handshake=5.0, move=0.3, bank=0.3)
+
+
+def bad(mode: str, after: int = 3) -> BotSpec:
+    return BotSpec(f"bad-{mode}", f"{sys.executable} {BAD_BOT} {mode} {after}")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def assert_all_dead(pid_file: Path) -> None:
+    pids = [int(line) for line in pid_file.read_text().split()]
+    assert pids, "the bots did not record their pids"
+    deadline = time.monotonic() + 3
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in pids if alive(p)], "bot processes left running"
+
+
+@pytest.fixture
+def pid_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "pids"
+    path.write_text("")
+    monkeypatch.setenv("PID_FILE", str(path))
+    return path
+
+
+def run_plan(plan: Plan, store: Store, parallel: int = 2) -> int:
+    tables = [[plan.bots[i].name for i in t] for t in plan.tables()]
+    tid = store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
+    trio.run(lambda: run_tournament(plan, store, tid, parallel=parallel))
+    return tid
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [
+        ("hang", "timeout"),
+        ("crash", "crash"),
+        ("garbage", "protocol_error"),
+        ("nonmap", "protocol_error"),
+        ("flood", "protocol_error"),
+        ("illegal", "illegal_action"),
+        ("fork_hang", "timeout"),
+        ("slow_hello", "timeout"),
+    ],
+)
+def test_faulting_bot_forfeits_and_tournament_completes(
+    mode: str, kind: str, tmp_path: Path, pid_file: Path
+) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    control = TimeControl(handshake=1.0, move=0.3, bank=0.3)
+    plan = Plan(game="furious-five", bots=(bad(mode), RANDOM), table_size=2, games_per_table=2,
+                options={"rounds": 3}, seed=7, control=control)
+    tid = run_plan(plan, store)
+    games = list(store.games(tid))
+    assert len(games) == plan.total_games
+    for game in games:
+        bad_seat = game.seats.index(f"bad-{mode}")
+        kinds = [f["kind"] for f in game.faults]
+        assert kinds == [kind], (mode, game.faults)
+        assert game.faults[0]["seat"] == bad_seat
+        assert game.places[bad_seat] == 2 and game.places[1 - bad_seat] == 1
+        assert len(game.faults[0]["stderr_tail"]) <= 4096
+    if mode == "crash":
+        assert "about to crash" in games[0].faults[0]["stderr_tail"]
+    assert_all_dead(pid_file)
+
+
+def test_stale_replies_are_ignored_and_counted(tmp_path: Path, pid_file: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    plan = Plan(game="furious-five", bots=(bad("stale"), RANDOM), table_size=2,
+                games_per_table=2, options={"rounds": 1}, control=FAST)
+    tid = run_plan(plan, store)
+    games = list(store.games(tid))
+    assert len(games) == 2 and all(not g.faults for g in games)
+    for game in games:
+        stale_seat = game.seats.index("bad-stale")
+        assert game.ignored[stale_seat] > 0
+        assert game.ignored[1 - stale_seat] == 0
+    assert_all_dead(pid_file)
+
+
+def test_stderr_flood_is_bounded_and_not_a_fault(tmp_path: Path, pid_file: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    plan = Plan(game="furious-five", bots=(bad("stderr_flood"), RANDOM), table_size=2,
+                games_per_table=2, options={"rounds": 1}, control=TimeControl(move=2, bank=5))
+    tid = run_plan(plan, store)
+    for game in store.games(tid):
+        assert not game.faults
+        record = store.record(game.id)
+        assert record is not None
+        tail = record["stderr"][game.seats.index("bad-stderr_flood")]
+        assert 0 < len(tail) <= 4096 and "log line" in tail
+    assert_all_dead(pid_file)
+
+
+def test_round_robin_seats_rotate_and_deals_repeat(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    bots = tuple(BotSpec(f"r{i}", RANDOM.command) for i in range(4))
+    plan = Plan(game="furious-five", bots=bots, table_size=3, games_per_table=6,
+                options={"rounds": 1}, control=FAST)
+    tid = run_plan(plan, store, parallel=3)
+    games = list(store.games(tid))
+    assert len(games) == 4 * 6  # C(4,3) tables x 6 games
+    by_table: dict[int, list] = {}
+    for game in games:
+        by_table.setdefault(game.table, []).append(game)
+    for table_games in by_table.values():
+        seats: dict[str, set[int]] = {}
+        for game in table_games:
+            for seat, name in enumerate(game.seats):
+                seats.setdefault(name, set()).add(seat)
+        # every bot sat every seat: the same number of times since G = 2 x k
+        assert all(s == {0, 1, 2} for s in seats.values())
+        seeds = sorted(g.seed for g in table_games)
+        assert len(set(seeds)) == 2 and seeds.count(seeds[0]) == 3
+
+
+def test_stored_record_replays_to_the_same_result(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    plan = Plan(game="furious-five", bots=(RANDOM, BotSpec("r2", RANDOM.command)),
+                table_size=2, games_per_table=2, options={"rounds": 2}, control=FAST)
+    tid = run_plan(plan, store)
+    for game in store.games(tid):
+        record = store.record(game.id)
+        assert record is not None
+        state = make_game(game.game, len(game.seats), game.options).new_state(game.seed)
+        for step in record["actions"]:
+            state.apply_actions({seat: action for seat, action in step})
+        assert state.is_terminal()
+        assert state.scores() == game.scores
+        assert state.places() == game.game_places
+        assert [e.to_dict() for e in state.events] == record["events"]
+
+
+async def test_cancellation_kills_every_bot_and_keeps_finished_games(
+    tmp_path: Path, pid_file: Path
+) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    plan = Plan(game="furious-five", bots=(bad("good"), bad("fork_hang", 40), RANDOM),
+                table_size=2, games_per_table=2, options={"rounds": 2},
+                control=TimeControl(move=30, bank=30))
+    tables = [[plan.bots[i].name for i in t] for t in plan.tables()]
+    tid = store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
+    with trio.move_on_after(4):
+        await run_tournament(plan, store, tid, parallel=3)
+    done = store.done_games(tid)
+    assert 0 < len(done) < plan.total_games  # the good-vs-random table finished
+    assert_all_dead(pid_file)
