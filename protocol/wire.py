@@ -63,10 +63,15 @@ class MessageReader:
 
     def __init__(self, limits: Limits = BOT_LIMITS) -> None:
         self.limits = limits
+        self._fed = 0
+        # Stream offset where the message being read began (tell() moves on
+        # inside a partly read message, so it cannot serve for this).
+        self._message_start = 0
         self._unpacker = msgpack.Unpacker(
             raw=False,
             strict_map_key=False,
-            max_buffer_size=limits.max_message_bytes,
+            # A backstop only: msgpack enforces it loosely; feed() is exact.
+            max_buffer_size=2 * limits.max_message_bytes,
             max_str_len=limits.max_str_len,
             max_bin_len=limits.max_str_len,
             max_array_len=limits.max_container_len,
@@ -77,18 +82,23 @@ class MessageReader:
     def feed(self, data: bytes) -> list[dict[str, Any]]:
         """Add bytes; return every complete message they finish."""
         messages: list[dict[str, Any]] = []
-        # Feed in slices no larger than the buffer so a flood is caught as
-        # "message too large" rather than by one giant allocation.
-        step = self.limits.max_message_bytes
-        for start in range(0, len(data), step):
+        limit = self.limits.max_message_bytes
+        # Feed in slices no larger than the limit so a flood is caught after
+        # at most one slice beyond it, never by one giant allocation.
+        for start in range(0, len(data), limit):
+            chunk = data[start : start + limit]
             try:
-                self._unpacker.feed(data[start : start + step])
+                self._unpacker.feed(chunk)
             except msgpack.BufferFull:
-                raise ProtocolViolation(
-                    f"message larger than {self.limits.max_message_bytes} bytes"
-                ) from None
+                raise self._too_large() from None
+            self._fed += len(chunk)
             messages.extend(self._drain())
+            if self._fed - self._message_start > limit:
+                raise self._too_large()
         return messages
+
+    def _too_large(self) -> ProtocolViolation:
+        return ProtocolViolation(f"message larger than {self.limits.max_message_bytes} bytes")
 
     def _drain(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -100,6 +110,10 @@ class MessageReader:
             except (ValueError, msgpack.ExtraData, msgpack.FormatError,
                     msgpack.StackError, TypeError) as exc:
                 raise ProtocolViolation(f"malformed msgpack: {exc}") from None
+            end = self._unpacker.tell()
+            if end - self._message_start > self.limits.max_message_bytes:
+                raise self._too_large()
+            self._message_start = end
             out.append(self._check(value))
 
     def _check(self, value: Any) -> dict[str, Any]:

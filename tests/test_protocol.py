@@ -53,14 +53,24 @@ def test_reader_rejects_deep_nesting() -> None:
         wire.MessageReader().feed(msgpack.packb({"type": "x", "v": value}))
 
 
+def message_of_size(size: int) -> dict[str, str]:
+    """A message that packs to exactly ``size`` bytes."""
+    for pad in range(size):
+        body = {"type": "x", "pad": "p" * pad}
+        if len(wire.pack(body)) == size:
+            return body
+    raise AssertionError(f"no message packs to {size} bytes")
+
+
 def test_reader_accepts_the_limit_exactly() -> None:
-    limits = wire.Limits(max_message_bytes=1000)
-    body = {"type": "x", "pad": ""}
-    overhead = len(wire.pack(body))
-    body["pad"] = "p" * (1000 - overhead - 2)  # a str16 header is 2 bytes longer
-    data = wire.pack(body)
-    assert len(data) == 1000
-    assert wire.MessageReader(limits).feed(data) == [body]
+    body = message_of_size(1000)
+    assert wire.MessageReader(wire.Limits(max_message_bytes=1000)).feed(wire.pack(body)) == [body]
+
+
+def test_reader_rejects_one_byte_over_the_limit() -> None:
+    data = wire.pack(message_of_size(1001))
+    with pytest.raises(wire.ProtocolViolation, match="larger than 1000"):
+        wire.MessageReader(wire.Limits(max_message_bytes=1000)).feed(data)
 
 
 async def test_sdk_keeps_stdout_clean_and_reports_identity() -> None:
@@ -80,12 +90,3 @@ async def test_sdk_keeps_stdout_clean_and_reports_identity() -> None:
     assert result.bot_info[0] == {"name": "chatty", "version": "2.0", "author": "tests"}
     assert "print() from choose" in result.stderr[0]
     assert "raw fd 1 write" in result.stderr[0]
-
-
-def test_reader_rejects_one_byte_over_the_limit() -> None:
-    limits = wire.Limits(max_message_bytes=1000)
-    body = {"type": "x", "pad": ""}
-    body["pad"] = "p" * (1000 - len(wire.pack(body)) - 1)
-    assert len(wire.pack(body)) == 1001
-    with pytest.raises(wire.ProtocolViolation, match="larger than 1000"):
-        wire.MessageReader(limits).feed(wire.pack(body))
