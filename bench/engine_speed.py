@@ -12,14 +12,10 @@ state's observation and legal actions).
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from arena.games import game_class, game_names, make_game  # noqa: E402
+from arena.games import game_class, game_names, make_game
 
 GOAL = 50_000
 

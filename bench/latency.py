@@ -21,10 +21,8 @@ import time
 import msgpack
 import trio
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from arena.client import BotClient, Clock, TimeControl  # noqa: E402
-from arena.process import BotSpec, start_bot_process  # noqa: E402
+from arena.client import BotClient, Clock, TimeControl
+from arena.process import BotSpec, start_bot_process
 
 OBSERVATION = {"seat": 0, "phase": "drop", "hand": ["2c", "5d", "9h", "Ks", "Qd"],
                "live_drop": [["4s", "5s", "6s"]], "hand_sizes": [5, 4, 5], "chips": [0, 3, -3]}
