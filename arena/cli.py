@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -44,6 +45,13 @@ class UserError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         _fail(f"{message} (see '{self.prog} --help')")
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """True for KeyboardInterrupt, also when trio wrapped it in exception groups."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(is_interrupt(e) for e in exc.exceptions)
+    return isinstance(exc, KeyboardInterrupt)
 
 
 def _fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
@@ -189,15 +197,38 @@ class _Progress:
         self.bar.close()
 
 
+async def _until_signal(plan: Plan, store: Store, tournament_id: int, parallel: int,
+                        progress: _Progress) -> int | None:
+    """Run the tournament; on SIGTERM or SIGHUP stop it as Ctrl-C would.
+    Returns the signal number that stopped it, or None."""
+    stopped: int | None = None
+    async with trio.open_nursery() as nursery:
+        async def watch() -> None:
+            nonlocal stopped
+            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+                async for signum in signals:
+                    stopped = signum
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(watch)
+        await run_tournament(plan, store, tournament_id, parallel=parallel, on_game=progress)
+        nursery.cancel_scope.cancel()
+    return stopped
+
+
 def _run_plan(store: Store, plan: Plan, tournament_id: int, parallel: int) -> int:
     done = len(store.done_games(tournament_id))
     progress = _Progress(plan.total_games, done)
     store.set_status(tournament_id, "running")
     started = time.monotonic()
     try:
-        trio.run(lambda: run_tournament(plan, store, tournament_id, parallel=parallel,
-                                        on_game=progress))
-    except KeyboardInterrupt:
+        stopped = trio.run(_until_signal, plan, store, tournament_id, parallel, progress)
+    except BaseException as exc:
+        if not is_interrupt(exc):
+            raise
+        stopped = signal.SIGINT
+    if stopped is not None:
         progress.close()
         store.set_status(tournament_id, "interrupted")
         stored = len(store.done_games(tournament_id))
@@ -276,7 +307,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     store = Store(args.db) if args.db else None
     try:
         result = trio.run(_play_one, args.game, options, bots, seed, _time_control(args))
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if not is_interrupt(exc):
+            raise
         print("arena: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     if store is not None:
@@ -342,7 +375,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except (UserError, ConfigError, GameError, StorageError) as exc:
         _fail(str(exc))
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if not is_interrupt(exc):
+            raise
         print("arena: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 

@@ -98,7 +98,10 @@ def test_games_lists_every_game_with_options() -> None:
         assert name in proc.stdout
 
 
-def test_interrupt_then_resume_completes_without_losing_games(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_then_resume_completes_without_losing_games(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
     db = f"sqlite:///{tmp_path / 'arena.db'}"
     cmd = [sys.executable, "-m", "arena.cli", "tournament", "-g", "furious-five",
            "-b", f"a={RANDOM}", "-b", f"b={GREEDY}", "-b", f"c={RANDOM}", "-n", "20",
@@ -114,7 +117,7 @@ def test_interrupt_then_resume_completes_without_losing_games(tmp_path: Path) ->
                 stored = conn.execute("select count(*) from games").fetchone()[0]
         except sqlite3.OperationalError:
             stored = 0
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "resume with" in err and "Traceback" not in err

@@ -1,0 +1,474 @@
+"""Furious Five: shed points by dropping pairs, sets and straights, then call.
+
+Rules: ``seeds/furious-five.txt`` read through the furious-five section of
+``RULINGS.md``; the bot-facing description is ``docs/rules/furious-five.md``.
+
+A round is played turn by turn.  At the start of its turn a seat may ``call``
+(hand total < 5, or <= 5 with option ``call_at_five``), which ends the round;
+otherwise it must drop one combination, then draw one card, either from the
+deck or from the previous player's drop: two decisions.  With option
+``multi_drop`` further disjoint combinations may be dropped before the draw,
+one decision each.
+
+Action grammar (cards in canonical order, see :func:`canonical_cards`)::
+
+    call                  end the round and settle (turn start only)
+    drop C1 C2 ...        drop one combination (or a fallback single)
+    draw deck             draw the top card of the deck
+    draw C                take card C from the previous player's drop
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations, product
+from typing import Any, ClassVar
+
+from arena.games.base import (
+    Action,
+    Game,
+    GameError,
+    IllegalActionError,
+    Observation,
+    OptionSpec,
+    ScoreOrder,
+    State,
+)
+from arena.games.cards import (
+    RANK_ORDINAL,
+    SUITS,
+    deal,
+    first_hand_deck,
+    shuffled,
+    standard_deck,
+)
+
+HAND_SIZE = 5
+#: Rounds after which a game played to ``target`` stops anyway.
+TARGET_ROUND_CAP = 1000
+#: Hand totals strictly below this may call (``call_at_five`` allows it too).
+CALL_BELOW = 5
+
+PHASE_START = "start"
+PHASE_DRAW = "draw"
+PHASE_OVER = "over"
+
+CALL = "call"
+DRAW_DECK = "draw deck"
+
+#: A dropped combination: (kind, cards in canonical order).
+Combo = tuple[str, tuple[str, ...]]
+
+_SET_KINDS = {2: "pair", 3: "trips", 4: "quads"}
+_ALL_CARDS = standard_deck()
+#: Point value of each card: A=1, 2..10 face value, J=11, Q=12, K=13.
+POINTS: dict[str, int] = {card: RANK_ORDINAL[card[0]] for card in _ALL_CARDS}
+#: Canonical card order: rank (ace low), then suit c < d < h < s.
+SORT_KEY: dict[str, int] = {
+    card: RANK_ORDINAL[card[0]] * 4 + SUITS.index(card[1]) for card in _ALL_CARDS
+}
+_POINT_OF = POINTS.__getitem__
+_SORT_OF = SORT_KEY.__getitem__
+
+
+def canonical_cards(cards: Sequence[str]) -> list[str]:
+    """Cards sorted by rank (ace low) then suit, the order of hands and actions."""
+    return sorted(cards, key=_SORT_OF)
+
+
+def hand_total(cards: Sequence[str]) -> int:
+    """Point total of some cards."""
+    return sum(map(_POINT_OF, cards))
+
+
+def hand_combinations(hand: Sequence[str], ace_high: bool = False) -> list[Combo]:
+    """Every pair, trips, quads and straight that ``hand`` (canonically sorted)
+    holds, each card choice separately; singles are not included.
+
+    Straights are >= 3 distinct consecutive ranks, suits ignored, ace low; with
+    ``ace_high`` an ace may also follow a king (Q-K-A), never wrapping (K-A-2).
+    A straight's cards are listed low to high, so an ace-high ace comes last.
+    """
+    if len(hand) < 2:
+        return []
+    by_rank: dict[int, list[str]] = {}
+    for card in hand:
+        rank = POINTS[card]  # a card's points are its ace-low rank ordinal
+        same = by_rank.get(rank)
+        if same is None:
+            by_rank[rank] = [card]
+        else:
+            same.append(card)
+    out: list[Combo] = []
+    if len(by_rank) < len(hand):
+        for same in by_rank.values():
+            for size in range(2, len(same) + 1):
+                kind = _SET_KINDS[size]
+                out.extend((kind, sub) for sub in combinations(same, size))
+    if len(by_rank) >= 3:
+        if ace_high and 1 in by_rank:
+            by_rank[14] = by_rank[1]
+        for low in sorted(by_rank):
+            if low + 1 not in by_rank or low + 2 not in by_rank:
+                continue
+            run = 3
+            while low + run in by_rank:
+                run += 1
+            for length in range(3, run + 1):
+                choices = [by_rank[low + i] for i in range(length)]
+                out.extend(("straight", cards) for cards in product(*choices))
+    return out
+
+
+def legal_drops(hand: Sequence[str], ace_high: bool = False) -> list[Combo]:
+    """The drops allowed at a turn start: every combination, or every single
+    card when the hand holds no pair and no straight."""
+    found = hand_combinations(hand, ace_high)
+    if found:
+        return found
+    return [("single", (card,)) for card in hand]
+
+
+def _drop_order(combo: Combo) -> tuple[int, tuple[int, ...]]:
+    cards = combo[1]
+    return -sum(map(_POINT_OF, cards)), tuple(map(_SORT_OF, cards))
+
+
+def drawable_cards(live: Sequence[Combo]) -> list[str]:
+    """Cards that may be taken from a live drop: a straight's lowest or highest
+    card, any card of any other combination; canonical order."""
+    out: list[str] = []
+    for kind, cards in live:
+        if kind == "straight" and len(cards) >= 3:
+            out.append(cards[0])
+            out.append(cards[-1])
+        else:
+            out.extend(cards)
+    out.sort(key=_SORT_OF)
+    return out
+
+
+def settle(
+    totals: Sequence[int], caller: int, split_fail: bool = False
+) -> tuple[str, list[int], list[int]]:
+    """Chips moved by a call: ``(outcome, receivers, deltas)``.
+
+    (A) The caller strictly lowest: every other player pays (T_i - C).
+    (B) Otherwise the caller pays, alone, the lump sum of (T_j - L) over every
+    player j but the chosen lowest non-caller (caller included), L being the
+    lowest non-caller total, to the first lowest non-caller clockwise from the
+    caller; with ``split_fail`` the lump is split evenly among all tied-lowest
+    non-callers, the remainder one chip each clockwise from the caller.
+    """
+    n = len(totals)
+    mine = totals[caller]
+    others = [(caller + k) % n for k in range(1, n)]  # clockwise from the caller
+    low = min(totals[j] for j in others)
+    deltas = [0] * n
+    if mine < low:
+        for j in others:
+            deltas[j] = mine - totals[j]
+            deltas[caller] += totals[j] - mine
+        return "caller_wins", [caller], deltas
+    lowest = [j for j in others if totals[j] == low]
+    chosen = lowest[0]
+    lump = sum(totals[j] - low for j in range(n) if j != chosen)
+    receivers = lowest if split_fail else [chosen]
+    share, rest = divmod(lump, len(receivers))
+    for k, j in enumerate(receivers):
+        deltas[j] = share + (1 if k < rest else 0)
+    deltas[caller] = -lump
+    return "caller_fails", receivers, deltas
+
+
+class FuriousFive(Game):
+    """Furious Five for 2-5 players; scores are the chip ledgers."""
+
+    name: ClassVar[str] = "furious-five"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 5
+    score_order: ClassVar[ScoreOrder] = "higher"
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec(
+            "rounds", "int", 10,
+            "rounds in a game (ignored when target > 0)", minimum=1, maximum=TARGET_ROUND_CAP,
+        ),
+        OptionSpec(
+            "target", "int", 0,
+            "when > 0, the game ends after the first round that leaves some ledger at "
+            f">= +target (or after {TARGET_ROUND_CAP} rounds); 0 = play `rounds` rounds",
+            minimum=0, maximum=1_000_000,
+        ),
+        OptionSpec(
+            "ace_high", "bool", False, "Q-K-A is also a straight (A-2-3 still is; no K-A-2)"
+        ),
+        OptionSpec(
+            "multi_drop", "bool", False,
+            "a turn may drop any number of disjoint combinations before its draw",
+        ),
+        OptionSpec("call_at_five", "bool", False, "a hand total of exactly 5 may call too"),
+        OptionSpec(
+            "split_fail", "bool", False,
+            "a failed call's lump sum is split among all tied-lowest non-callers",
+        ),
+    )
+
+    def deck(self) -> list[str]:
+        return standard_deck()
+
+    def new_state(self, seed: int) -> FuriousFiveState:
+        return FuriousFiveState(self, seed)
+
+
+class FuriousFiveState(State):
+    """A game of Furious Five in progress.
+
+    Piles: ``hands`` (canonically sorted), ``deck`` (top card last),
+    ``live`` (the previous player's drop, drawable this turn), ``drop`` (this
+    turn's drop, live from the next turn), ``graveyard``.
+    """
+
+    game: FuriousFive
+
+    def __init__(self, game: FuriousFive, seed: int) -> None:
+        super().__init__(game, seed)
+        opts = game.options
+        self.max_turns: int = opts["max_turns"]
+        self.rounds: int = opts["rounds"]
+        self.target: int = opts["target"]
+        self.ace_high: bool = opts["ace_high"]
+        self.multi_drop: bool = opts["multi_drop"]
+        self.split_fail: bool = opts["split_fail"]
+        self.call_limit: int = CALL_BELOW if opts["call_at_five"] else CALL_BELOW - 1
+        self._options: dict[str, Any] = game.public_options()
+        self.chips: list[int] = [0] * self.num_players
+        self.round = 0
+        self.dealer = self.num_players - 1  # so round 1 is dealt by seat 0
+        self.hands: list[list[str]] = []
+        self.totals: list[int] = []  # hand totals, kept in step with hands
+        self.deck: list[str] = []
+        self.graveyard: list[str] = []
+        self.live: list[Combo] = []
+        self.live_seat: int | None = None
+        self.drop: list[Combo] = []
+        self.turn = 0
+        self.turns_done = 0
+        self.phase = PHASE_START
+        self.last_hands: list[list[str]] = []
+        self._legal: list[Action] | None = None
+        self._moves: dict[Action, Combo | str | None] = {}
+        self._start_round(first_hand_deck(opts["deck"], game.deck(), self.rng))
+
+    # -- rounds -------------------------------------------------------------
+    def _start_round(self, deck_top_first: list[str]) -> None:
+        n = self.num_players
+        self.round += 1
+        self.dealer = (self.dealer + 1) % n
+        first = (self.dealer + 1) % n
+        hands, rest = deal(deck_top_first, n, HAND_SIZE, first)
+        self.hands = [canonical_cards(h) for h in hands]
+        self.totals = [hand_total(h) for h in self.hands]
+        self.deck = rest
+        self.graveyard = []
+        self.live = []
+        self.live_seat = None
+        self.drop = []
+        self.turn = first
+        self.turns_done = 0
+        self.phase = PHASE_START
+        self.emit("hand_start", round=self.round, dealer=self.dealer, first=first,
+                  chips=list(self.chips))
+        for seat in range(n):
+            self.emit("deal", to=[seat], seat=seat, cards=list(self.hands[seat]))
+
+    def _end_round(self, caller: int | None) -> None:
+        totals = list(self.totals)
+        if caller is None:
+            reason, outcome = "turn_cap", "no_result"
+            receivers: list[int] = []
+            deltas = [0] * self.num_players
+        else:
+            reason = "call"
+            outcome, receivers, deltas = settle(totals, caller, self.split_fail)
+        for seat, delta in enumerate(deltas):
+            self.chips[seat] += delta
+        self.last_hands = [list(h) for h in self.hands]
+        self.emit("hand_end", round=self.round, reason=reason, caller=caller,
+                  hands=[list(h) for h in self.hands], totals=totals, outcome=outcome,
+                  receivers=receivers, deltas=deltas, chips=list(self.chips))
+        if self._game_over():
+            self.phase = PHASE_OVER
+            self.emit("game_end", rounds=self.round, chips=list(self.chips),
+                      places=self.places())
+        else:
+            self._start_round(shuffled(self.game.deck(), self.rng))
+
+    def _game_over(self) -> bool:
+        if self.target > 0:
+            return self.round >= TARGET_ROUND_CAP or max(self.chips) >= self.target
+        return self.round >= self.rounds
+
+    # -- decisions ----------------------------------------------------------
+    def deciding_seats(self) -> tuple[int, ...]:
+        return () if self.phase == PHASE_OVER else (self.turn,)
+
+    def is_terminal(self) -> bool:
+        return self.phase == PHASE_OVER
+
+    def can_call(self, seat: int) -> bool:
+        """Whether ``seat`` may call now (its turn start, total within the limit)."""
+        return (
+            self.phase == PHASE_START
+            and seat == self.turn
+            and self.totals[seat] <= self.call_limit
+        )
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Turn start: drops (highest point total first, ties in canonical card
+        order), then ``call`` if allowed.  Draw phase: ``draw deck``, ``draw C``
+        in canonical card order, then (``multi_drop``) further drops.  Empty for
+        a seat that does not decide now."""
+        if seat != self.turn or self.phase == PHASE_OVER:
+            return []
+        if self._legal is None:
+            self._build_legal()
+        assert self._legal is not None
+        return list(self._legal)
+
+    def _build_legal(self) -> None:
+        hand = self.hands[self.turn]
+        moves: dict[Action, Combo | str | None] = {}
+        if self.phase == PHASE_START:
+            self._add_drops(moves, legal_drops(hand, self.ace_high))
+            if self.totals[self.turn] <= self.call_limit:
+                moves[CALL] = None
+        else:
+            moves[DRAW_DECK] = None
+            for card in drawable_cards(self.live):
+                moves["draw " + card] = card
+            if self.multi_drop:
+                self._add_drops(moves, hand_combinations(hand, self.ace_high))
+        self._moves = moves
+        self._legal = list(moves)
+
+    @staticmethod
+    def _add_drops(moves: dict[Action, Combo | str | None], drops: list[Combo]) -> None:
+        drops.sort(key=_drop_order)
+        for combo in drops:
+            moves["drop " + " ".join(combo[1])] = combo
+
+    def _apply(self, actions: Mapping[int, Action]) -> None:
+        seat = self.turn
+        action = actions[seat]
+        if self._legal is None:
+            self._build_legal()
+        if action not in self._moves:
+            raise IllegalActionError(f"seat {seat} may not {action!r} now")
+        payload = self._moves[action]
+        self._legal = None
+        if action == CALL:
+            self.emit("call", seat=seat, total=self.totals[seat])
+            self._end_round(seat)
+        elif isinstance(payload, tuple):
+            self._drop(seat, payload)
+        else:
+            self._draw(seat, payload)
+
+    def _drop(self, seat: int, combo: Combo) -> None:
+        kind, cards = combo
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+        self.totals[seat] -= sum(map(_POINT_OF, cards))
+        self.drop.append(combo)
+        self.phase = PHASE_DRAW
+        self.emit("drop", seat=seat, combo=kind, cards=list(cards))
+
+    def _draw(self, seat: int, card: str | None) -> None:
+        buried: list[str] = []
+        for _kind, cards in self.live:
+            buried.extend(c for c in cards if c != card)
+        if card is None:
+            if not self.deck:
+                self._reshuffle()
+            card = self.deck.pop()
+            self.emit("draw", seat=seat, source="deck", buried=buried)
+            self.emit("draw_card", to=[seat], seat=seat, card=card)
+        else:
+            self.emit("draw", seat=seat, source="drop", card=card, buried=buried)
+        hand = self.hands[seat]
+        hand.append(card)
+        hand.sort(key=_SORT_OF)
+        self.totals[seat] += POINTS[card]
+        self.graveyard.extend(buried)
+        self.live = self.drop
+        self.live_seat = seat
+        self.drop = []
+        self.turns_done += 1
+        if self.turns_done >= self.max_turns:
+            self._end_round(None)
+        else:
+            self.turn = (seat + 1) % self.num_players
+            self.phase = PHASE_START
+
+    def _reshuffle(self) -> None:
+        # 52 cards, at most 5 hands of <= 5 and two drops of <= 5: never both empty.
+        assert self.graveyard, "deck and graveyard both empty"
+        self.rng.shuffle(self.graveyard)
+        self.deck = self.graveyard
+        self.graveyard = []
+        self.emit("reshuffle", cards=len(self.deck))
+
+    # -- views --------------------------------------------------------------
+    def observation(self, seat: int) -> Observation:
+        """Everything ``seat`` may know now; see docs/rules/furious-five.md."""
+        over = self.phase == PHASE_OVER
+        hand = self.hands[seat]
+        return {
+            "seat": seat,
+            "num_players": self.num_players,
+            "phase": self.phase,
+            "turn": None if over else self.turn,
+            "round": self.round,
+            "dealer": self.dealer,
+            "turn_number": self.turns_done + (0 if over else 1),
+            "hand": list(hand),
+            "hand_total": self.totals[seat],
+            "hand_sizes": [len(h) for h in self.hands],
+            "chips": list(self.chips),
+            "can_call": self.can_call(seat),
+            "call_limit": self.call_limit,
+            "live_drop": [{"kind": k, "cards": list(c)} for k, c in self.live],
+            "live_drop_seat": self.live_seat if self.live else None,
+            "drop": [{"kind": k, "cards": list(c)} for k, c in self.drop],
+            "graveyard": list(self.graveyard),
+            "deck_size": len(self.deck),
+            "options": dict(self._options),
+        }
+
+    def card_locations(self) -> dict[str, list[str]]:
+        """Every card by place (``hand 0`` .. ``hand n-1``, ``deck``,
+        ``live_drop``, ``drop``, ``graveyard``); each card is in exactly one."""
+        out = {f"hand {seat}": list(h) for seat, h in enumerate(self.hands)}
+        out["deck"] = list(self.deck)
+        out["live_drop"] = [c for _k, cards in self.live for c in cards]
+        out["drop"] = [c for _k, cards in self.drop for c in cards]
+        out["graveyard"] = list(self.graveyard)
+        return out
+
+    def scores(self) -> list[float]:
+        if not self.is_terminal():
+            raise GameError("the game is not over")
+        return [float(c) for c in self.chips]
+
+    def reveal(self) -> dict[str, Any]:
+        """The last round's final hands and totals, and the chip ledgers."""
+        return {
+            "rounds": self.round,
+            "hands": [list(h) for h in self.last_hands],
+            "totals": [hand_total(h) for h in self.last_hands],
+            "chips": list(self.chips),
+        }
+
+
+GAME = FuriousFive

@@ -1,0 +1,540 @@
+"""Octablitz: the trick-taking bonus game of the rummy-five box, for 3-4 players.
+
+Rules: the bonus part of ``seeds/rummy-five-and-octablitz.txt`` plus the
+"octablitz" section of RULINGS.md; the bot-facing description, the action
+grammar and the observation fields are in ``docs/rules/octablitz.md``.
+
+Cards are kept internally as *kind indices* 0..13 in canonical order
+``bs rs bA rA bB rB bC rC bJ rJ bK rK bL rL`` (rank first, black before red).
+That order is also single-card strength, so a single or a multiple of identical
+cards is as strong as its kind index.  A hand is kept twice: as a sorted list of
+names (cheap observations) and as per-kind counts (cheap legality checks).
+
+Face-down cards are hidden information: no observation, public event or reveal
+ever names another seat's face-down card; the player itself learns its own
+face-down cards through a private ``down_cards`` event and ``my_down``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, ClassVar
+
+from arena.games import cards as deck_tools
+from arena.games.base import Action, Event, Game, Observation, OptionSpec, ScoreOrder, State
+
+RANK_ORDER = "sABCJKL"
+SUIT_ORDER = "br"
+#: Card names in canonical order; a card's index is its single-card strength.
+NAMES: tuple[str, ...] = tuple(suit + rank for rank in RANK_ORDER for suit in SUIT_ORDER)
+INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
+NUM_KINDS = len(NAMES)
+#: Kinds of rank L: the generals, one per suit, never part of a multiple.
+L_KINDS = frozenset((INDEX["bL"], INDEX["rL"]))
+
+SINGLE = "single"
+MULTIPLE = "multiple"
+RUN = "run"
+#: Runs from weakest to strongest: black ABC < red ABC < black JKL < red JKL.
+RUNS: tuple[tuple[int, int, int], ...] = tuple(
+    (INDEX[suit + a], INDEX[suit + b], INDEX[suit + c])
+    for a, b, c in ("ABC", "JKL")
+    for suit in SUIT_ORDER
+)
+RUN_STRENGTH: dict[tuple[int, ...], int] = {run: i for i, run in enumerate(RUNS)}
+
+LEAD, UP, DOWN = "lead", "up", "down"
+BASE_POINTS = {3: 5, 4: 4}
+HAND_SIZE = {3: 10, 4: 8}
+
+
+@dataclass(frozen=True)
+class Combo:
+    """A combination: ``shape`` is (single|multiple|run, number of cards);
+    two combinations compare only when their shapes are equal."""
+
+    kind: str
+    count: int
+    strength: int
+
+    @property
+    def shape(self) -> tuple[str, int]:
+        return (self.kind, self.count)
+
+    def beats(self, other: Combo) -> bool:
+        """True if this may be played face up over ``other`` (identical: earlier wins)."""
+        return self.shape == other.shape and self.strength > other.strength
+
+
+def sort_cards(cards: Sequence[str]) -> list[str]:
+    """Cards in canonical order (rank s..L, black before red)."""
+    return sorted(cards, key=INDEX.__getitem__)
+
+
+def classify(cards: Sequence[str]) -> Combo | None:
+    """The combination ``cards`` form when led, or None if they form none."""
+    if not cards or any(card not in INDEX for card in cards):
+        return None
+    kinds = tuple(sorted(INDEX[card] for card in cards))
+    return _classify_kinds(kinds)
+
+
+def _classify_kinds(kinds: tuple[int, ...]) -> Combo | None:
+    count = len(kinds)
+    first = kinds[0]
+    if count == 1:
+        return Combo(SINGLE, 1, first)
+    if count <= 5 and first not in L_KINDS and all(k == first for k in kinds):
+        return Combo(MULTIPLE, count, first)
+    run = RUN_STRENGTH.get(kinds)
+    return None if run is None else Combo(RUN, 3, run)
+
+
+def deal_payments(
+    num_players: int,
+    winner: int,
+    cards_taken: Sequence[int],
+    general: int | None = None,
+    multiplier: int = 1,
+) -> list[int]:
+    """Net chip change of every seat for a deal won by ``winner``.
+
+    Each non-winner owes ``base - cards taken``, plus 1 if it took no card (no
+    trick); a negative amount is paid by the winner.  Every payment to or from
+    ``general`` is multiplied by ``multiplier``.  The result sums to zero.
+    """
+    base = BASE_POINTS[num_players]
+    change = [0] * num_players
+    for seat in range(num_players):
+        if seat == winner:
+            continue
+        owed = base - cards_taken[seat] + (1 if cards_taken[seat] == 0 else 0)
+        if general is not None and general in (seat, winner):
+            owed *= multiplier
+        change[seat] -= owed
+        change[winner] += owed
+    return change
+
+
+#: Action text by verb and card names, and the parse of every action text made.
+_TEXT: dict[str, dict[tuple[str, ...], str]] = {LEAD: {}, UP: {}, DOWN: {}}
+_PARSE: dict[str, tuple[str, tuple[int, ...]]] = {}
+
+
+def _action(verb: str, cards: tuple[str, ...]) -> str:
+    """The action text ``verb card card...`` (memoised with its parse)."""
+    table = _TEXT[verb]
+    text = table.get(cards)
+    if text is None:
+        text = table[cards] = verb + " " + " ".join(cards)
+        _PARSE[text] = (verb, tuple(INDEX[card] for card in cards))
+    return text
+
+
+def parse_action(action: str) -> tuple[str, list[str]]:
+    """Split an action into its verb and cards (no legality check)."""
+    verb, *played = action.split()
+    return verb, played
+
+
+#: Precomputed texts: [kind][size] for identical cards, per run, per single name.
+_LEAD_SAME = [[""] + [_action(LEAD, (name,) * size) for size in range(1, 6)] for name in NAMES]
+_UP_SAME = [[""] + [_action(UP, (name,) * size) for size in range(1, 6)] for name in NAMES]
+_LEAD_RUN = [_action(LEAD, tuple(NAMES[k] for k in run)) for run in RUNS]
+_UP_RUN = [_action(UP, tuple(NAMES[k] for k in run)) for run in RUNS]
+_DOWN_ONE = {name: _action(DOWN, (name,)) for name in NAMES}
+
+
+class Octablitz(Game):
+    """Octablitz for 3 or 4 players; scores are chips, higher is better."""
+
+    name: ClassVar[str] = "octablitz"
+    min_players: ClassVar[int] = 3
+    max_players: ClassVar[int] = 4
+    score_order: ClassVar[ScoreOrder] = "higher"
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec(
+            "deals",
+            "int",
+            8,
+            "number of deals in a game; the game also ends after a deal that leaves "
+            "a player with no chips (<= 0)",
+            minimum=1,
+            maximum=10_000,
+        ),
+        OptionSpec(
+            "chips", "int", 30, "chips each player starts with", minimum=1, maximum=1_000_000
+        ),
+    )
+
+    def deck(self) -> list[str]:
+        return deck_tools.rummy_deck(remove_one_s_per_suit=self.num_players == 3)
+
+    def new_state(self, seed: int) -> OctablitzState:
+        return OctablitzState(self, seed)
+
+
+class OctablitzState(State):
+    """A game of octablitz in progress: a series of deals of tricks."""
+
+    game: Octablitz
+
+    def __init__(self, game: Octablitz, seed: int) -> None:
+        super().__init__(game, seed)
+        n = self.num_players
+        options = game.options
+        self.base = BASE_POINTS[n]
+        self.hand_size = HAND_SIZE[n]
+        self.deals = int(options["deals"])
+        self.max_turns = int(options["max_turns"])
+        self.chips: list[int] = [int(options["chips"])] * n
+        self.deal_no = 0
+        #: Winner of the last deal with a result: the General of the current deal.
+        self.general: int | None = None
+        #: Consecutive deal wins of the General (0 while there is none).
+        self.streak = 0
+        self.over = False
+        self._legal: list[Action] | None = None
+        first = deck_tools.first_hand_deck(options["deck"], game.deck(), self.rng)
+        self._start_deal(0, first)
+
+    # -- dealing --------------------------------------------------------------
+    def _start_deal(self, leader: int, deck_top_first: Sequence[str]) -> None:
+        n = self.num_players
+        self.deal_no += 1
+        dealt, rest = deck_tools.deal(deck_top_first, n, self.hand_size, leader)
+        assert not rest, "octablitz deals every card"
+        self.hands: list[list[str]] = [sort_cards(hand) for hand in dealt]
+        self.sizes = [self.hand_size] * n
+        self.counts: list[list[int]] = []
+        for hand in dealt:
+            counts = [0] * NUM_KINDS
+            for card in hand:
+                counts[INDEX[card]] += 1
+            self.counts.append(counts)
+        self.dealer = leader
+        self.multiplier = self.streak + 1 if self.general is not None else 1
+        self.turns = 0
+        self.trick_no = 1
+        self.tricks_won = [0] * n
+        self.cards_taken = [0] * n
+        self.taken: list[list[str]] = [[] for _ in range(n)]
+        self.out_up: list[str] = []
+        #: Each seat's face-down cards this deal, in canonical order (private).
+        self.down: list[list[str]] = [[] for _ in range(n)]
+        self.down_counts = [0] * n
+        self._new_trick(leader)
+        self.emit(
+            "hand_start",
+            deal=self.deal_no,
+            dealer=leader,
+            general=self.general,
+            general_wins=self.streak,
+            multiplier=self.multiplier,
+            chips=list(self.chips),
+            hand_size=self.hand_size,
+        )
+        for seat in range(n):
+            self.emit("deal", to=[seat], seat=seat, cards=list(self.hands[seat]))
+
+    def _new_trick(self, leader: int) -> None:
+        self.leader = leader
+        self.to_play = leader
+        self._deciding: tuple[int, ...] = (leader,)
+        self.lead: Combo | None = None
+        self.best_seat = leader
+        self.best_strength = -1
+        self.best_cards: list[str] = []
+        #: Public form of the plays of the trick in progress (never mutated once made).
+        self.trick_plays: list[dict[str, Any]] = []
+        #: Face-up cards of the trick in progress that are already beaten.
+        self.trick_up: list[str] = []
+
+    # -- the State interface ----------------------------------------------------
+    def deciding_seats(self) -> tuple[int, ...]:
+        return () if self.over else self._deciding
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Leader: every combination it can lead (by number of cards, multiples
+        before runs, then strength).  Follower: every face-down choice
+        (ascending), then every face-up play that beats the trick (ascending).
+        Index 0 (lowest single lead / lowest cards face down) is always legal."""
+        if self.over or seat != self.to_play:
+            return []
+        if self._legal is None:
+            self._legal = self._lead_actions() if self.lead is None else self._follow_actions()
+        return list(self._legal)
+
+    def _lead_actions(self) -> list[Action]:
+        counts = self.counts[self.to_play]
+        out = [_LEAD_SAME[INDEX[name]][1] for name in dict.fromkeys(self.hands[self.to_play])]
+        for size in (2, 3, 4, 5):
+            for kind in range(NUM_KINDS - 2):  # the L kinds never form a multiple
+                if counts[kind] >= size:
+                    out.append(_LEAD_SAME[kind][size])
+            if size == 3:
+                for strength, (a, b, c) in enumerate(RUNS):
+                    if counts[a] and counts[b] and counts[c]:
+                        out.append(_LEAD_RUN[strength])
+        return out
+
+    def _follow_actions(self) -> list[Action]:
+        lead = self.lead
+        assert lead is not None
+        seat = self.to_play
+        hand = self.hands[seat]
+        size = lead.count
+        if size == 1:
+            out = [_DOWN_ONE[name] for name in dict.fromkeys(hand)]
+        else:
+            texts = _TEXT[DOWN]
+            out = [
+                texts.get(cards) or _action(DOWN, cards)
+                for cards in dict.fromkeys(combinations(hand, size))
+            ]
+        if self.must_play_down(seat):
+            return out
+        counts = self.counts[seat]
+        best = self.best_strength
+        if lead.kind == RUN:
+            for strength in range(best + 1, len(RUNS)):
+                a, b, c = RUNS[strength]
+                if counts[a] and counts[b] and counts[c]:
+                    out.append(_UP_RUN[strength])
+        else:
+            for kind in range(best + 1, NUM_KINDS):
+                if counts[kind] >= size:
+                    out.append(_UP_SAME[kind][size])
+        return out
+
+    def is_last_trick(self) -> bool:
+        """True once the trick in progress has been led and is the deal's last."""
+        return self.lead is not None and not self.hands[self.leader]
+
+    def must_play_down(self, seat: int) -> bool:
+        """The last-trick rule: a single led into the last trick must be
+        followed face down by every player who has taken no trick."""
+        lead = self.lead
+        return (
+            lead is not None
+            and lead.count == 1
+            and seat != self.leader
+            and not self.hands[self.leader]
+            and self.tricks_won[seat] == 0
+        )
+
+    def _apply(self, actions: Mapping[int, Action]) -> None:
+        seat = self.to_play
+        verb, kinds = _PARSE[actions[seat]]
+        self._legal = None
+        counts = self.counts[seat]
+        hand = self.hands[seat]
+        played = [NAMES[kind] for kind in kinds]
+        for kind, card in zip(kinds, played, strict=True):
+            counts[kind] -= 1
+            hand.remove(card)
+        self.sizes[seat] -= len(kinds)
+        self.turns += 1
+        if verb == DOWN:
+            self._play_down(seat, played)
+        else:
+            self._play_up(seat, verb, kinds, played)
+        if len(self.trick_plays) == self.num_players:
+            self._finish_trick()
+            if not self.hands[self.leader]:
+                self._end_deal(self.leader)
+                return
+        else:
+            self.to_play = (seat + 1) % self.num_players
+            self._deciding = (self.to_play,)
+        if self.turns >= self.max_turns:
+            self._end_deal(None)
+
+    def _play_up(self, seat: int, verb: str, kinds: tuple[int, ...], played: list[str]) -> None:
+        combo = _classify_kinds(kinds)
+        assert combo is not None
+        if verb == LEAD:
+            self.lead = combo
+        self.trick_up.extend(self.best_cards)
+        self.best_seat = seat
+        self.best_strength = combo.strength
+        self.best_cards = played
+        self.trick_plays.append({"seat": seat, "face": "up", "count": len(played), "cards": played})
+        self.events.append(
+            Event(
+                "play",
+                {
+                    "seat": seat,
+                    "trick": self.trick_no,
+                    "lead": verb == LEAD,
+                    "face": "up",
+                    "combo": combo.kind,
+                    "count": len(played),
+                    "cards": list(played),
+                },
+            )
+        )
+
+    def _play_down(self, seat: int, played: list[str]) -> None:
+        down = self.down[seat]
+        down.extend(played)
+        down.sort(key=INDEX.__getitem__)
+        count = len(played)
+        self.down_counts[seat] += count
+        self.trick_plays.append({"seat": seat, "face": "down", "count": count, "cards": []})
+        # Appended directly rather than through emit(): this is the hot path.
+        events = self.events
+        events.append(
+            Event(
+                "play",
+                {
+                    "seat": seat,
+                    "trick": self.trick_no,
+                    "lead": False,
+                    "face": "down",
+                    "count": count,
+                },
+            )
+        )
+        events.append(
+            Event("down_cards", {"seat": seat, "trick": self.trick_no, "cards": played}, (seat,))
+        )
+
+    def _finish_trick(self) -> None:
+        winner = self.best_seat
+        won = self.best_cards
+        self.taken[winner].extend(won)
+        self.tricks_won[winner] += 1
+        self.cards_taken[winner] += len(won)
+        self.out_up.extend(self.trick_up)
+        self.emit(
+            "trick_end",
+            trick=self.trick_no,
+            winner=winner,
+            cards=list(won),
+            last=not self.hands[winner],
+        )
+        self.trick_no += 1
+        self._new_trick(winner)
+
+    def _end_deal(self, winner: int | None) -> None:
+        """Settle a deal (``winner`` None: the turn cap ended it without a result,
+        nothing changes and the same player leads the next deal)."""
+        n = self.num_players
+        general = self.general
+        if winner is None:
+            change = [0] * n
+            next_leader = self.dealer
+        else:
+            change = deal_payments(n, winner, self.cards_taken, general, self.multiplier)
+            self.streak = self.streak + 1 if winner == general else 1
+            self.general = winner
+            next_leader = winner
+        for seat in range(n):
+            self.chips[seat] += change[seat]
+        self.emit(
+            "hand_end",
+            deal=self.deal_no,
+            result="capped" if winner is None else "won",
+            winner=winner,
+            general=general,
+            multiplier=self.multiplier,
+            tricks_won=list(self.tricks_won),
+            cards_taken=list(self.cards_taken),
+            taken=[list(cards) for cards in self.taken],
+            payments=change,
+            chips=list(self.chips),
+        )
+        if self.deal_no >= self.deals or min(self.chips) <= 0:
+            self.over = True
+            self._deciding = ()
+            self.emit("game_end", deals_played=self.deal_no, chips=list(self.chips))
+            return
+        self._start_deal(next_leader, deck_tools.shuffled(self.game.deck(), self.rng))
+
+    # -- what a seat sees ---------------------------------------------------------
+    def hand(self, seat: int) -> list[str]:
+        """The cards ``seat`` holds, in canonical order."""
+        return list(self.hands[seat])
+
+    def observation(self, seat: int) -> Observation:
+        lead = self.lead
+        over = self.over
+        return {
+            "game": "octablitz",
+            "seat": seat,
+            "phase": "over" if over else ("lead" if lead is None else "follow"),
+            "num_players": self.num_players,
+            "to_play": None if over else self.to_play,
+            "deal": self.deal_no,
+            "deals": self.deals,
+            "dealer": self.dealer,
+            "general": self.general,
+            "general_wins": self.streak,
+            "multiplier": self.multiplier,
+            "base": self.base,
+            "chips": list(self.chips),
+            "hand": list(self.hands[seat]),
+            "hand_sizes": list(self.sizes),
+            "trick": self.trick_no,
+            "leader": self.leader,
+            "lead": None if lead is None else {"combo": lead.kind, "count": lead.count},
+            "trick_plays": [
+                {
+                    "seat": p["seat"],
+                    "face": p["face"],
+                    "count": p["count"],
+                    "cards": list(p["cards"]),
+                }
+                for p in self.trick_plays
+            ],
+            "best_seat": None if lead is None else self.best_seat,
+            "last_trick": lead is not None and not self.hands[self.leader],
+            "must_play_down": not over and seat == self.to_play and self.must_play_down(seat),
+            "tricks_won": list(self.tricks_won),
+            "cards_taken": list(self.cards_taken),
+            "taken": [list(cards) for cards in self.taken],
+            "out_up": list(self.out_up),
+            "down_counts": list(self.down_counts),
+            "my_down": list(self.down[seat]),
+            "turns": self.turns,
+            "max_turns": self.max_turns,
+        }
+
+    # -- results -------------------------------------------------------------------
+    def scores(self) -> list[float]:
+        """Final chips of every seat (only once the game is over)."""
+        if not self.over:
+            raise ValueError("the game is not over")
+        return [chips for chips in self.chips]
+
+    def reveal(self) -> dict[str, Any]:
+        """Chips and the last deal's public outcome; face-down cards stay hidden."""
+        return {
+            "chips": list(self.chips),
+            "deals_played": self.deal_no,
+            "general": self.general,
+            "general_wins": self.streak,
+            "taken": [list(cards) for cards in self.taken],
+            "tricks_won": list(self.tricks_won),
+        }
+
+    def zones(self) -> dict[str, list[str]]:
+        """Where every card of the current deal is, for conservation checks:
+        hands, the trick in progress, taken piles, face-up and face-down out of play."""
+        out: dict[str, list[str]] = {}
+        for seat in range(self.num_players):
+            out[f"hand{seat}"] = list(self.hands[seat])
+            out[f"taken{seat}"] = list(self.taken[seat])
+            out[f"down{seat}"] = list(self.down[seat])
+        out["trick"] = list(self.trick_up) + list(self.best_cards)
+        out["out_up"] = list(self.out_up)
+        return out
+
+
+GAME = Octablitz
