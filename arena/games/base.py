@@ -51,7 +51,7 @@ class IllegalActionError(GameError, ValueError):
     """An action was applied that is not legal for that seat now."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, for the game record.
 
@@ -311,6 +311,6 @@ class State(ABC):
             raise IllegalActionError(f"{len(deciding)} seats decide now, use apply_actions")
         self.apply_actions({deciding[0]: action})
 
-    def emit(self, kind: str, to: Sequence[int] | None = None, **data: Any) -> None:
+    def emit(self, kind: str, /, to: Sequence[int] | None = None, **data: Any) -> None:
         """Record an event, public unless ``to`` names the seats that may see it."""
         self.events.append(Event(kind, data, None if to is None else tuple(to)))
