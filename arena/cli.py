@@ -161,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="demo tournament of the sample bots, then the report")
     d.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
     d.add_argument("--out", default=DEFAULT_REPORT_DIR, help="report folder")
-    d.add_argument("--games", "-n", type=int, default=24, help="games per table (default 24)")
+    d.add_argument("--games", "-n", type=int, default=None,
+                   help="games per table in every game (default: sized for about a minute)")
     d.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1)
 
     sub.add_parser("games", help="list the games and their options")
@@ -342,22 +343,39 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def demo_plans(games: int | None) -> list[Plan]:
+    """One round robin per game: its heuristic sample bot against the random bot
+    (two random bots where a game needs three players)."""
+    from sample_bots import HEURISTICS, RANDOM, spec
+
+    plans = []
+    for index, (game, module) in enumerate(HEURISTICS.items()):
+        table = max(2, game_class(game).min_players)
+        randoms = [spec(RANDOM, "random")] + [spec(RANDOM, f"random-{i + 2}")
+                                               for i in range(table - 2)]
+        per_table = games or DEMO_GAMES[game]
+        per_table += -per_table % table
+        plans.append(Plan(game=game, bots=(spec(module, module.replace("_", "-")), *randoms),
+                          table_size=table, games_per_table=per_table, seed=2026 + index))
+    return plans
+
+
+#: Games per table in the demo, sized so the whole demo takes about a minute.
+DEMO_GAMES = {"furious-five": 20, "five": 20, "five-or-less": 8, "five-card-rummy": 12,
+              "rummy-five": 20, "octablitz": 9}
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
-    py = sys.executable
-    bots = (
-        BotSpec("random", f"{py} -m sample_bots.random_bot"),
-        BotSpec("greedy", f"{py} -m sample_bots.greedy_furious_five"),
-    )
-    plan = Plan(game="furious-five", bots=bots, table_size=2, games_per_table=args.games,
-                options={"rounds": 5}, seed=2026)
-    plan.validate()
     store = Store(args.db)
-    store.register_bots([(b.name, b.command) for b in bots])
-    tables = [[bots[i].name for i in table] for table in plan.tables()]
-    tid = store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
-    status = _run_plan(store, plan, tid, args.parallel)
-    if status:
-        return status
+    for plan in demo_plans(args.games):
+        plan.validate()
+        store.register_bots([(b.name, b.command) for b in plan.bots])
+        tables = [[plan.bots[i].name for i in table] for table in plan.tables()]
+        tid = store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
+        print(f"demo: {plan.game}: {', '.join(b.name for b in plan.bots)}", file=sys.stderr)
+        status = _run_plan(store, plan, tid, args.parallel)
+        if status:
+            return status
     from reports.render import render_report
 
     index = render_report(store, Path(args.out))

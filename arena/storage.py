@@ -35,7 +35,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Session,
+    mapped_column,
+    relationship,
+    selectinload,
+)
 
 from arena.referee import GameResult
 
@@ -298,7 +305,8 @@ class Store:
             query = (select(GameRow, TableRow, TournamentRow)
                      .join(TableRow, GameRow.table_id == TableRow.id)
                      .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
-                     .order_by(GameRow.id))
+                     .order_by(GameRow.id)
+                     .options(selectinload(GameRow.faults)))
             if tournament_id is not None:
                 query = query.where(TournamentRow.id == tournament_id)
             for game, table, tournament in session.execute(query):
@@ -317,6 +325,17 @@ class Store:
         with Session(self.engine) as session:
             row = session.get(RecordRow, game_id)
             return unpack_record(row.data) if row is not None else None
+
+    def records(self, game_ids: Sequence[int], batch: int = 500
+                ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(game id, record) for many games, fetched ``batch`` at a time."""
+        with Session(self.engine) as session:
+            for start in range(0, len(game_ids), batch):
+                chunk = list(game_ids[start : start + batch])
+                rows = session.execute(select(RecordRow.game_id, RecordRow.data)
+                                       .where(RecordRow.game_id.in_(chunk)))
+                for game_id, data in rows:
+                    yield game_id, unpack_record(data)
 
     def bots(self) -> list[dict[str, str]]:
         with Session(self.engine) as session:

@@ -1,0 +1,241 @@
+"""The static HTML report, rendered from a real SQLite database filled through the Store."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from arena.faults import FaultRecord
+from arena.referee import GameResult, forfeit_places
+from arena.storage import Store
+from reports.render import render_report
+
+XSS = "<script>alert(1)</script>"
+STDERR_HTML = "Traceback: <b>boom</b> & <img src=x onerror=alert(2)>"
+BOOTSTRAP = 20
+
+
+class Tables(HTMLParser):
+    """Every <table id=...> of a page as rows of cell texts (thead and tbody alike)."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self._table: list[list[str]] | None = None
+        self._cell: list[str] | None = None
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._table = self.tables.setdefault(dict(attrs).get("id") or "", [])
+        elif tag == "tr" and self._table is not None:
+            self._table.append([])
+        elif tag in ("td", "th") and self._table is not None:
+            self._cell = []
+        elif tag == "span" and self._cell is not None and self._cell:
+            self._cell.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._table = None
+        elif tag in ("td", "th") and self._table is not None and self._cell is not None:
+            self._table[-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def table(path: Path, table_id: str) -> list[list[str]]:
+    return Tables(path.read_text()).tables[table_id]
+
+
+def result(seats: list[str], game_places: list[int], seed: int,
+           faults: tuple[FaultRecord, ...] = ()) -> GameResult:
+    """A stored-shaped game: score = 10 * (4 - place), two steps of actions, events."""
+    faulted = {f.seat for f in faults}
+    return GameResult(
+        seed=seed, bots=seats, scores=[10.0 * (4 - p) for p in game_places],
+        game_places=game_places, places=forfeit_places(game_places, faulted),
+        faults=list(faults),
+        actions=[[[0, f"draw deck g{seed}"]], [[1, "drop 5h"], [2, "pass"]]][: len(seats)],
+        events=[{"kind": "deal", "to": [0], "cards": ["SECRETCARD"]},
+                {"kind": "play", "seat": 1, "card": f"PUBLIC{seed}"}],
+        reveal={"hands": [["ah", "kd"]]}, stderr=[f"log of seat {i}" for i in range(len(seats))],
+        ignored=[0] * len(seats), duration=0.25, decisions=3,
+        bot_info=[{"name": s, "version": "1.0", "author": "t"} for s in seats])
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, dict[str, list[int]], Path]:
+    """Two game types; strong always wins 'five'; hand-checkable 'five-or-less'; faults."""
+    tmp = tmp_path_factory.mktemp("arena")
+    store = Store(f"sqlite:///{tmp}/a.db")
+    store.register_bots([("strong", "python strong.py"), ("mid", "python mid.py"),
+                         ("weak", "python weak.py"), (XSS, "run <b>bold</b> --x")])
+    ids: dict[str, list[int]] = {"five": [], "small": []}
+
+    tables = [["strong", "mid", "weak"], ["mid", XSS, "strong"], ["weak", "strong", XSS]]
+    config = {"table_size": 3, "games_per_table": 4, "options": {"max_turns": 50},
+              "time_control": {"move": 1.0, "bank": 10.0}}
+    five = store.create_tournament("five", config, tables, total_games=12)
+    for t, seats in enumerate(tables):
+        for n in range(4):
+            others = [s for s in seats if s != "strong"][:: 1 if n % 2 else -1]
+            order = ["strong", *others]
+            if (t, n) == (1, 0):  # strong's only game not in first place
+                order = [others[0], "strong", others[1]]
+            game_places = [order.index(s) + 1 for s in seats]
+            faults: tuple[FaultRecord, ...] = ()
+            if t == 2 and n == 1:
+                faults = (FaultRecord(2, XSS, "crash", "exited with code 1", STDERR_HTML),)
+            if t == 2 and n == 2:
+                faults = (FaultRecord(0, "weak", "timeout", "no reply in 1.0 s", ""),
+                          FaultRecord(2, XSS, "illegal_action", "index 9 of 3", "oops"))
+            if t == 1 and n == 3:
+                faults = (FaultRecord(1, XSS, "protocol_error", "bad msgpack", ""),)
+            ids["five"].append(store.save_game(five, t, n, {"max_turns": 50},
+                                               result(seats, game_places, 100 * t + n, faults)))
+    store.set_status(five, "finished")
+
+    # five-or-less, by hand: A-B win/loss/draw; A and B always beat C.
+    small = store.create_tournament("five-or-less", {}, [["A", "B", "C"]], total_games=4)
+    for n, places in enumerate([[1, 2, 3], [2, 1, 3], [1, 1, 3]]):
+        ids["small"].append(store.save_game(small, 0, n, {}, result(["A", "B", "C"], places, n)))
+    store.create_tournament("five", {}, [["mid", "weak"]], total_games=2)  # nothing played yet
+
+    out = tmp / "site"
+    render_report(store, out, bootstrap=BOOTSTRAP)
+    return store, ids, out
+
+
+def test_every_page_is_written(arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, ids, out = arena
+    names = {p.name for p in out.iterdir()}
+    expected = {"index.html", "head-to-head.html", "tournaments.html", "style.css",
+                "tournament-1.html", "tournament-2.html", "tournament-3.html"}
+    expected |= {f"game-{i}.html" for i in ids["five"] + ids["small"]}
+    assert names == expected
+    for page in out.glob("*.html"):
+        html = page.read_text()
+        for target in ("index.html", "head-to-head.html", "tournaments.html"):
+            assert f'href="{target}"' in html, (page.name, target)
+
+
+def test_leaderboard_rates_every_bot_and_ranks_the_strong_one_first(
+        arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, _, out = arena
+    header, *rows = table(out / "index.html", "board-five")
+    assert header[:6] == ["Rank", "Bot", "Elo [95%]", "Games", "Avg place", "1st %"]
+    assert header[6:] == ["Timeout", "Crash", "Illegal", "Protocol"]
+    assert rows[0][1] == "strong"
+    assert {row[1] for row in rows} == {"strong", "mid", "weak", XSS}
+    for row in rows:
+        assert re.fullmatch(r"[+-]\d+ \[[+-]\d+, [+-]\d+\]", row[2]), row
+    strong = rows[0]
+    assert strong[0] == "1" and strong[3] == "12"
+    assert strong[4] == "1.08" and strong[5] == "91.7%"  # second once in 12 games
+    small = [row[1] for row in table(out / "index.html", "board-five-or-less")[1:]]
+    assert small[-1] == "C" and set(small) == {"A", "B", "C"}
+
+
+def test_fault_counts_per_kind(arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, _, out = arena
+    header, *rows = table(out / "index.html", "board-five")
+    by_bot = {row[1]: dict(zip(header, row, strict=True)) for row in rows}
+    counts = {bot: [cells[k] for k in ("Timeout", "Crash", "Illegal", "Protocol")]
+              for bot, cells in by_bot.items()}
+    assert counts == {"strong": ["0"] * 4, "mid": ["0"] * 4, "weak": ["1", "0", "0", "0"],
+                      XSS: ["0", "1", "1", "1"]}
+    html = (out / "index.html").read_text()
+    assert html.count('class="num fault"') == 4
+
+
+def test_crosstable_matches_hand_computed_scores(
+        arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, _, out = arena
+    header, *rows = table(out / "head-to-head.html", "h2h-five-or-less")
+    bots = [row[1] for row in rows]
+    assert bots[-1] == "C"
+    cell = {(rows[i][1], bots[j]): rows[i][2 + j] for i in range(3) for j in range(3)}
+    assert cell["A", "B"] == "1-1-1 50%" and cell["B", "A"] == "1-1-1 50%"
+    assert cell["A", "C"] == "3-0-0 100%" and cell["C", "B"] == "0-0-3 0%"
+    assert cell["C", "C"] == "—"
+    assert len(header) == 2 + 3
+    five = table(out / "head-to-head.html", "h2h-five")
+    assert five[1][1] == "strong" and five[1][3] == "7-0-1 88%"  # lost once, to the XSS bot
+
+
+def test_tournament_pages(arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, ids, out = arena
+    listing = table(out / "tournaments.html", "tournaments")
+    assert [row[0] for row in listing[1:]] == ["#1", "#2", "#3"]
+    assert listing[1][4] == "12 / 12" and listing[3][4] == "0 / 2"
+    page = out / "tournament-1.html"
+    html = page.read_text()
+    games = table(page, "games")[1:]
+    assert [int(row[0]) for row in games] == ids["five"]
+    for game_id in ids["five"]:
+        assert f'href="game-{game_id}.html"' in html
+    assert "Games per table" in html and "move: 1, bank: 10" in html and "max_turns: 50" in html
+    assert html.count('<tr class="faulty">') == 3
+    assert "seat 2 &lt;script&gt;alert(1)&lt;/script&gt;: crash" in html
+    assert table(page, "board")[1][1] == "strong"
+    assert "No games yet in this tournament" in (out / "tournament-3.html").read_text()
+
+
+def test_replay_pages(arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, ids, out = arena
+    crash_game = ids["five"][9]  # table 2, game 1
+    html = (out / f"game-{crash_game}.html").read_text()
+    assert "draw deck g201" in html and "drop 5h" in html
+    steps = re.findall(r"<li>(.*?)</li>", html.split('class="steps"')[1].split("</ol>")[0])
+    assert len(steps) == 2 and "weak" in steps[0] and ">0<" in steps[0]
+    assert "PUBLIC201" in html and "SECRETCARD" not in html
+    assert "exited with code 1" in html and "log of seat 1" in html and "&#34;kd&#34;" in html
+    seats = table(out / f"game-{crash_game}.html", "seats")
+    assert [row[1] for row in seats[1:]] == ["weak 1.0", "strong 1.0", f"{XSS} 1.0"]
+    assert seats[3][4:] == ["3", "crash"]
+
+
+def test_untrusted_text_is_escaped(arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, ids, out = arena
+    for page in out.glob("*.html"):
+        html = page.read_text()
+        assert XSS not in html and "<b>" not in html and "<img" not in html, page.name
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "index.html").read_text()
+    assert "run &lt;b&gt;bold&lt;/b&gt; --x" in (out / "index.html").read_text()
+    crash = (out / f"game-{ids['five'][9]}.html").read_text()
+    assert "<pre>Traceback: &lt;b&gt;boom&lt;/b&gt; &amp; &lt;img src=x" in crash
+
+
+def test_no_external_resources(arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, _, out = arena
+    link = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:[a-z]+:)?//""", re.IGNORECASE)
+    for page in out.iterdir():
+        text = page.read_text()
+        assert not link.search(text), page.name
+        assert "http://" not in text and "https://" not in text and "@import" not in text
+
+
+def test_max_replays_keeps_the_most_recent(
+        arena: tuple[Store, dict[str, list[int]], Path], tmp_path: Path) -> None:
+    store, ids, _ = arena
+    render_report(store, tmp_path, bootstrap=0, max_replays=2)
+    written = sorted(int(p.stem.split("-")[1]) for p in tmp_path.glob("game-*.html"))
+    assert written == sorted(ids["five"] + ids["small"])[-2:]
+    html = (tmp_path / "tournament-1.html").read_text()
+    assert "game-" not in html and "most recent games only" in html
+
+
+def test_empty_database(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path}/a.db")
+    index = render_report(store, tmp_path / "site")
+    assert index == tmp_path / "site" / "index.html"
+    assert "No games yet" in index.read_text()
+    assert "No games yet" in (tmp_path / "site" / "head-to-head.html").read_text()
+    assert "No tournaments yet" in (tmp_path / "site" / "tournaments.html").read_text()
