@@ -202,6 +202,8 @@ class Game(ABC):
         values = {name: spec.default for name, spec in specs.items()}
         for name, value in raw.items():
             values[name] = specs[name].parse(value)
+        # deck() may depend on other options (five's jokers), so set them first.
+        self.options = values
         if values.get("deck") is not None:
             self._check_deck(values["deck"])
         self.check_options(values)

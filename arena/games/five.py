@@ -1,0 +1,501 @@
+"""Five: keep your hand low, end the hand when you hold the lowest total.
+
+Rules: ``seeds/five.txt`` read through the "five" section of ``RULINGS.md``;
+the bot-facing description is ``docs/rules/five.md``.
+
+A turn is one or two decisions of the same seat.  At the turn start it may end
+the hand, take the top discard (set aside; a second decision then drops), or
+drop at once (the deck's top card is then drawn automatically).
+
+Action grammar (cards of one drop all of one rank; every card but the last in
+canonical order, the last card listed is the one that ends on top of the pile)::
+
+    end                   end the hand and score it (turn start only)
+    take                  set the top discard aside, then drop (turn start only)
+    drop C1 .. Ck Ctop    drop 1-4 cards of one rank, Ctop on top; then the card
+                          taken joins the hand, or else the deck's top card is drawn
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any, ClassVar
+
+from arena.games.base import (
+    Action,
+    Game,
+    GameError,
+    Observation,
+    OptionSpec,
+    ScoreOrder,
+    State,
+)
+from arena.games.cards import (
+    JOKER,
+    RANK_ORDINAL,
+    SUITS,
+    first_hand_deck,
+    standard_deck,
+)
+
+HAND_SIZE = 5
+#: What a caller who is not strictly lowest scores.
+CALL_PENALTY = 50
+#: Most cards one drop may hold (four of a rank; the two jokers are one rank).
+MAX_DROP = 4
+
+PHASE_START = "start"
+PHASE_DROP = "drop"
+PHASE_OVER = "over"
+
+END = "end"
+TAKE = "take"
+DROP_PREFIX = "drop "
+
+RESULT_CALL = "call"
+RESULT_NO_RESULT = "no_result"
+
+_ALL_KINDS = [*standard_deck(), JOKER]
+#: Point value of each card: joker 0, A=1, 2..9 face value, T/J/Q/K=10.
+POINTS: dict[str, int] = {
+    card: 0 if card == JOKER else min(RANK_ORDINAL[card[0]], 10) for card in _ALL_KINDS
+}
+#: Canonical card order: joker first, then rank (ace low), then suit c < d < h < s.
+SORT_KEY: dict[str, int] = {
+    card: 0 if card == JOKER else RANK_ORDINAL[card[0]] * 4 + SUITS.index(card[1])
+    for card in _ALL_KINDS
+}
+_RANK_ORDER: dict[str, int] = {JOKER: 0, **RANK_ORDINAL}
+_POINTS_OF = POINTS.__getitem__
+
+_JOKERS_SPEC = OptionSpec(
+    "jokers", "bool", False, "add the two jokers X (0 points; the two jokers are one rank)"
+)
+
+
+def canonical_cards(cards: Sequence[str]) -> list[str]:
+    """Cards sorted canonically: joker first, then rank (ace low), then suit."""
+    return sorted(cards, key=SORT_KEY.__getitem__)
+
+
+def hand_total(cards: Sequence[str]) -> int:
+    """Point total of some cards."""
+    return sum(map(_POINTS_OF, cards))
+
+
+def drop_cards(action: Action) -> list[str]:
+    """The cards of a ``drop`` action in listed order (the last ends on top)."""
+    return action.split()[1:]
+
+
+def drop_actions(hand: Sequence[str]) -> list[Action]:
+    """Every legal drop from a canonically sorted hand, in the documented order.
+
+    Each non-empty set of at most four cards of one rank gives one action per
+    distinct choice of top card.  Order: points removed (most first), then cards
+    dropped (most first), then rank (high first), then the action string.
+    """
+    if len({card[0] for card in hand}) == len(hand):
+        # No two cards of a rank: single drops, highest rank (and points) first.
+        return [DROP_PREFIX + card for card in reversed(hand)]
+    return _drop_actions_grouped(hand)
+
+
+def _drop_actions_grouped(hand: Sequence[str]) -> list[Action]:
+    """:func:`drop_actions` for any hand, through the cache of rank groups."""
+    keyed: list[_DropKey] = []
+    start = 0
+    size = len(hand)
+    while start < size:
+        rank = hand[start][0]
+        end = start + 1
+        while end < size and hand[end][0] == rank:
+            end += 1
+        group = tuple(hand[start:end])
+        drops = _GROUP_DROPS.get(group)
+        if drops is None:
+            drops = _GROUP_DROPS[group] = _group_drops(group)
+        keyed += drops
+        start = end
+    keyed.sort()
+    return [key[3] for key in keyed]
+
+
+#: Sort key of a drop action; the action string itself is the last item.
+_DropKey = tuple[int, int, int, str]
+#: Drops of each group of same-rank cards met so far (at most a few hundred).
+_GROUP_DROPS: dict[tuple[str, ...], list[_DropKey]] = {}
+
+
+def _group_drops(cards: tuple[str, ...]) -> list[_DropKey]:
+    """Sort keys of every drop from ``cards`` (one rank, canonical order)."""
+    points = POINTS[cards[0]]
+    rank_key = -_RANK_ORDER[cards[0][0]]
+    keyed: dict[str, _DropKey] = {}
+    for size in range(1, min(len(cards), MAX_DROP) + 1):
+        for subset in combinations(cards, size):
+            for i, top in enumerate(subset):
+                action = DROP_PREFIX + " ".join((*subset[:i], *subset[i + 1 :], top))
+                keyed[action] = (-points * size, -size, rank_key, action)
+    return list(keyed.values())
+
+
+def shuffled_fast(cards: Sequence[str], rng: random.Random) -> list[str]:
+    """A shuffled copy of ``cards``: Fisher-Yates driven by ``rng.random()``.
+
+    The algorithm of the old ``random.shuffle(x, random)`` (bias below 2**-47
+    for 54 cards), about twice as fast as ``random.shuffle``: dealing is a large
+    share of the time of a short hand.
+    """
+    out = list(cards)
+    rand = rng.random
+    for i in range(len(out) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def hand_scores(hand_totals: Mapping[int, int], caller: int | None) -> dict[int, int]:
+    """Each playing seat's score for a hand, given its hand totals.
+
+    ``caller`` is the seat that ended the hand, or ``None`` for a no-result hand
+    (turn cap), where everyone scores its total.
+    """
+    if caller is None:
+        return dict(hand_totals)
+    caller_total = hand_totals[caller]
+    others = [t for s, t in hand_totals.items() if s != caller]
+    if all(caller_total < t for t in others):
+        return {s: 0 if s == caller else t for s, t in hand_totals.items()}
+    lowest = min(others)
+    return {
+        s: CALL_PENALTY if s == caller else (0 if t == lowest else t)
+        for s, t in hand_totals.items()
+    }
+
+
+class Five(Game):
+    """Five for 2-6 players; lower running totals are better."""
+
+    name: ClassVar[str] = "five"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+    score_order: ClassVar[ScoreOrder] = "lower"
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = (
+        _JOKERS_SPEC,
+        OptionSpec(
+            "limit",
+            "int",
+            200,
+            "score limit: a player whose running total reaches it is eliminated",
+            minimum=1,
+            maximum=1_000_000,
+        ),
+        OptionSpec(
+            "max_hands",
+            "int",
+            200,
+            "hand cap: a game still going after this many hands ends, standings by total",
+            minimum=1,
+            maximum=100_000,
+        ),
+    )
+
+    def __init__(self, num_players: int, options: Mapping[str, Any] | None = None) -> None:
+        # The deck depends on the jokers option, and the base checks the
+        # stacked deck before it stores the options, so read jokers first.
+        raw = dict(options or {})
+        self._jokers: bool = _JOKERS_SPEC.parse(raw["jokers"]) if "jokers" in raw else False
+        super().__init__(num_players, options)
+
+    def deck(self) -> list[str]:
+        """The 52 cards (suit-major, ace low), plus two jokers with option ``jokers``."""
+        return standard_deck(2 if self._jokers else 0)
+
+    def new_state(self, seed: int) -> FiveState:
+        return FiveState(self, seed)
+
+
+class FiveState(State):
+    """A game of Five in progress.
+
+    Piles are lists whose last element is the top card.  Seats out of the game
+    keep an empty hand.
+    """
+
+    def __init__(self, game: Five, seed: int) -> None:
+        super().__init__(game, seed)
+        opts = game.options
+        self.limit: int = opts["limit"]
+        self.max_hands: int = opts["max_hands"]
+        self.max_turns: int = opts["max_turns"]
+        self.jokers: bool = opts["jokers"]
+        self._all_cards = game.deck()
+        n = self.num_players
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        #: Cards publicly known to be in each hand (taken from the discard pile).
+        self.known: list[list[str]] = [[] for _ in range(n)]
+        self.deck: list[str] = []
+        self.discard: list[str] = []
+        self.taken: str | None = None
+        self.totals: list[int] = [0] * n
+        #: Hand number that eliminated each seat, 0 while it is still in.
+        self.out_in_hand: list[int] = [0] * n
+        self.eliminated: list[bool] = [False] * n
+        self.hand_no = 0
+        self.first_player = 0
+        #: Seats playing this hand, in turn order from the first player.
+        self.order: list[int] = []
+        self.pos = 0
+        self.to_move = 0
+        self.turns = 0
+        self.phase = PHASE_START
+        self.end_reason: str | None = None
+        #: Hands and hand totals revealed at the end of the latest hand.
+        self.last_hands: list[list[str]] = [[] for _ in range(n)]
+        self.last_hand_totals: list[int | None] = [None] * n
+        self._legal: list[Action] | None = None
+        self._start_hand(first_hand_deck(opts["deck"], self._all_cards, self.rng))
+
+    # -- hands ----------------------------------------------------------------
+    def _start_hand(self, deck_top_first: list[str]) -> None:
+        self.hand_no += 1
+        n = self.num_players
+        order = [(self.first_player + i) % n for i in range(n)]
+        self.order = [s for s in order if not self.out_in_hand[s]]
+        self.hands = [[] for _ in range(n)]
+        self.known = [[] for _ in range(n)]
+        # One card at a time in turn order: the i-th player gets every k-th card.
+        k = len(self.order)
+        dealt = HAND_SIZE * k
+        for i, seat in enumerate(self.order):
+            self.hands[seat] = sorted(deck_top_first[i:dealt:k], key=SORT_KEY.__getitem__)
+        up = deck_top_first[dealt]
+        self.deck = deck_top_first[:dealt:-1]
+        self.discard = [up]
+        self.taken = None
+        self.pos = 0
+        self.to_move = self.first_player
+        self.turns = 0
+        self.phase = PHASE_START
+        self._legal = None
+        self.emit(
+            "hand_start",
+            hand=self.hand_no,
+            first_player=self.first_player,
+            players=list(self.order),
+            up_card=up,
+            deck_size=len(self.deck),
+            totals=list(self.totals),
+        )
+        for seat in self.order:
+            self.emit("deal", to=(seat,), seat=seat, cards=list(self.hands[seat]))
+
+    def _end_hand(self, caller: int | None) -> None:
+        totals_now = {s: hand_total(self.hands[s]) for s in self.order}
+        scores = hand_scores(totals_now, caller)
+        n = self.num_players
+        self.last_hands = [list(h) for h in self.hands]
+        self.last_hand_totals = [totals_now.get(s) for s in range(n)]
+        for seat, score in scores.items():
+            self.totals[seat] += score
+        newly_out = sorted(s for s in self.order if self.totals[s] >= self.limit)
+        for seat in newly_out:
+            self.out_in_hand[seat] = self.hand_no
+            self.eliminated[seat] = True
+        self.emit(
+            "hand_end",
+            hand=self.hand_no,
+            result=RESULT_NO_RESULT if caller is None else RESULT_CALL,
+            caller=caller,
+            hands=[list(h) for h in self.hands],
+            hand_totals=list(self.last_hand_totals),
+            scores=[scores.get(s) for s in range(n)],
+            totals=list(self.totals),
+            eliminated=newly_out,
+        )
+        remaining = [s for s in range(n) if not self.out_in_hand[s]]
+        if len(remaining) <= 1:
+            self._finish("last_player" if remaining else "all_out")
+        elif self.hand_no >= self.max_hands:
+            self._finish("max_hands")
+        else:
+            self.first_player = self._next_in_game(self.first_player)
+            self._start_hand(shuffled_fast(self._all_cards, self.rng))
+
+    def _next_in_game(self, seat: int) -> int:
+        n = self.num_players
+        for step in range(1, n + 1):
+            other = (seat + step) % n
+            if not self.out_in_hand[other]:
+                return other
+        raise GameError("no player left in the game")
+
+    def _finish(self, reason: str) -> None:
+        self.phase = PHASE_OVER
+        self.end_reason = reason
+        self._legal = None
+        self.emit(
+            "game_end",
+            reason=reason,
+            totals=list(self.totals),
+            places=self.places(),
+        )
+
+    # -- turns ----------------------------------------------------------------
+    def _take(self, seat: int) -> None:
+        card = self.discard.pop()
+        self.taken = card
+        self.phase = PHASE_DROP
+        self.emit("take", seat=seat, card=card)
+
+    def _drop(self, seat: int, action: Action) -> None:
+        cards = drop_cards(action)
+        hand = self.hands[seat]
+        known = self.known[seat]
+        for card in cards:
+            hand.remove(card)
+            if card in known:
+                known.remove(card)
+        self.discard.extend(cards)
+        taken = self.taken
+        self.emit("drop", seat=seat, cards=cards, drew=taken is None)
+        if taken is not None:
+            hand.append(taken)
+            known.append(taken)
+            self.taken = None
+        else:
+            card = self.deck.pop()
+            hand.append(card)
+            self.emit("drawn", to=(seat,), seat=seat, card=card)
+            if not self.deck:
+                self._reshuffle()
+        hand.sort(key=SORT_KEY.__getitem__)
+        self.phase = PHASE_START
+        self.turns += 1
+        if self.turns >= self.max_turns:
+            self._end_hand(None)
+        else:
+            self.pos = (self.pos + 1) % len(self.order)
+            self.to_move = self.order[self.pos]
+
+    def _reshuffle(self) -> None:
+        """The deck ran out: the top discard stays, the rest becomes the deck."""
+        top = self.discard.pop()
+        self.deck = shuffled_fast(self.discard, self.rng)
+        self.discard = [top]
+        self.emit("reshuffle", deck_size=len(self.deck), top_discard=top)
+
+    # -- State interface ------------------------------------------------------
+    def deciding_seats(self) -> tuple[int, ...]:
+        if self.phase == PHASE_OVER:
+            return ()
+        return (self.to_move,)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Drops first (index 0 drops the most points), then ``take``, then ``end``."""
+        if self.phase == PHASE_OVER or seat != self.to_move:
+            return []
+        legal = self._legal
+        if legal is None:
+            legal = drop_actions(self.hands[seat])
+            if self.phase == PHASE_START:
+                legal.append(TAKE)
+                legal.append(END)
+            self._legal = legal
+        return list(legal)
+
+    def _apply(self, actions: Mapping[int, Action]) -> None:
+        seat = self.to_move
+        action = actions[seat]
+        self._legal = None
+        if action == END:
+            self.emit("end", seat=seat)
+            self._end_hand(seat)
+        elif action == TAKE:
+            self._take(seat)
+        else:
+            self._drop(seat, action)
+
+    def observation(self, seat: int) -> Observation:
+        hand = self.hands[seat]
+        discard = self.discard
+        return {
+            "game": "five",
+            "seat": seat,
+            "phase": self.phase,
+            "to_move": self.to_move,
+            "hand": hand[:],
+            "hand_points": sum(map(_POINTS_OF, hand)),
+            "taken": self.taken,
+            "top_discard": discard[-1] if discard else None,
+            "discard": discard[:],
+            "deck_size": len(self.deck),
+            "hand_sizes": list(map(len, self.hands)),
+            "known_cards": list(map(list, self.known)),
+            "totals": self.totals[:],
+            "eliminated": self.eliminated[:],
+            "players": self.order[:],
+            "hand_number": self.hand_no,
+            "first_player": self.first_player,
+            "turn_in_hand": self.turns,
+            "num_players": self.num_players,
+            "limit": self.limit,
+            "max_hands": self.max_hands,
+            "max_turns": self.max_turns,
+            "jokers": self.jokers,
+        }
+
+    def is_terminal(self) -> bool:
+        return self.phase == PHASE_OVER
+
+    def scores(self) -> list[float]:
+        """Running totals (lower is better)."""
+        if self.phase != PHASE_OVER:
+            raise GameError("the game is not over")
+        out: list[float] = [float(t) for t in self.totals]
+        return out
+
+    def places(self) -> list[int]:
+        """Later elimination ranks higher; players still in rank above everyone out.
+
+        Within one group (out in the same hand, or still in) a lower total ranks
+        higher and equal totals share a place.
+        """
+        if self.phase != PHASE_OVER:
+            raise GameError("the game is not over")
+        still_in = self.hand_no + 1
+        keys = [
+            (-(out or still_in), total)
+            for out, total in zip(self.out_in_hand, self.totals, strict=True)
+        ]
+        return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+    def reveal(self) -> dict[str, Any]:
+        """The last hand's cards and totals, running totals, eliminations, places."""
+        return {
+            "hands": [list(h) for h in self.last_hands],
+            "hand_totals": list(self.last_hand_totals),
+            "totals": list(self.totals),
+            "eliminated_in_hand": [h or None for h in self.out_in_hand],
+            "hands_played": self.hand_no,
+            "reason": self.end_reason,
+            "places": self.places() if self.phase == PHASE_OVER else None,
+        }
+
+    # -- inspection -----------------------------------------------------------
+    def zones(self) -> dict[str, list[str]]:
+        """Where every card is now (for tests and tools, not for bots)."""
+        zones: dict[str, list[str]] = {
+            "deck": list(self.deck),
+            "discard": list(self.discard),
+            "taken": [] if self.taken is None else [self.taken],
+        }
+        for seat, hand in enumerate(self.hands):
+            zones[f"hand{seat}"] = list(hand)
+        return zones
+
+
+GAME = Five
