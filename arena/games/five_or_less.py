@@ -1,0 +1,527 @@
+"""Five-or-less: shed points, end the hand when you are lowest (``seeds/five-or-less.txt``).
+
+Rules are the rulebook plus RULINGS "five-or-less"; the bot-facing description,
+action grammar and observation fields are in ``docs/rules/five-or-less.md``.
+
+A hand goes: deal 5 cards each; the *pre-call window* (each player in turn
+order whose total is <= 15 may end the hand before the first turn); then turns.
+A turn is two decisions: ``call`` or a ``drop``, then a ``draw`` (from the
+stack or from the previous player's drop).  Running totals are kept across
+hands; a player reaching ``limit`` is eliminated.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from arena.games.base import Action, Game, IllegalActionError, Observation, OptionSpec, State
+from arena.games.cards import RANK_ORDINAL, RANKS, SUITS, first_hand_deck, shuffled, standard_deck
+
+HAND_SIZE = 5
+#: Highest total that may end the hand before the first turn.
+PRECALL_MAX = 15
+#: Highest total that may end the hand at the start of a turn (``call_below_five``: 4).
+CALL_MAX = 5
+#: Penalty added to a caller who is not strictly lowest.
+CALL_PENALTY = 20
+#: Minimum length of a run.
+RUN_MIN = 3
+
+PRECALL = "precall"
+TURN = "turn"
+DRAW = "draw"
+OVER = "over"
+
+CALL = "call"
+PASS = "pass"
+DRAW_STACK = "draw stack"
+
+#: Points of each card: A=1, 2-10 face, J=11, Q=12, K=13.
+POINTS: dict[str, int] = {r + s: RANK_ORDINAL[r] for r in RANKS for s in SUITS}
+#: Canonical card order: by rank (ace low), then suit c d h s.
+CARD_KEY: dict[str, int] = {c: i for i, c in enumerate(r + s for r in RANKS for s in SUITS)}
+_NUM_RANKS = len(RANKS)
+_RANK_INDEX: dict[str, int] = {c: p - 1 for c, p in POINTS.items()}
+
+
+def sort_cards(cards: Sequence[str]) -> list[str]:
+    """``cards`` in canonical order (rank ace low, then suit c d h s)."""
+    return sorted(cards, key=CARD_KEY.__getitem__)
+
+
+def hand_total(cards: Sequence[str]) -> int:
+    """Points of a hand."""
+    return sum(POINTS[c] for c in cards)
+
+
+def disposals(hand: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every legal disposal from a canonically sorted hand, in a fixed order.
+
+    Singles, then 2+ cards of one rank (suits in canonical order), then runs of
+    >= 3 cyclically consecutive ranks of one suit (Q-K-A-2 is a run), listed
+    from the run's first card.
+    """
+    out: list[tuple[str, ...]] = [(c,) for c in hand]
+    n = len(hand)
+    i = 0
+    while i < n:
+        j = i + 1
+        rank = hand[i][0]
+        while j < n and hand[j][0] == rank:
+            j += 1
+        if j - i > 1:
+            for size in range(2, j - i + 1):
+                out.extend(combinations(hand[i:j], size))
+        i = j
+    if n >= RUN_MIN:
+        out.extend(_runs(hand))
+    return out
+
+
+def _runs(hand: Sequence[str]) -> list[tuple[str, ...]]:
+    by_suit: dict[str, dict[int, str]] = {}
+    for card in hand:
+        by_suit.setdefault(card[1], {})[_RANK_INDEX[card]] = card
+    out: list[tuple[str, ...]] = []
+    for suit in SUITS:
+        cards = by_suit.get(suit)
+        if cards is None or len(cards) < RUN_MIN:
+            continue
+        for start in sorted(cards):
+            run = [cards[start]]
+            rank = (start + 1) % _NUM_RANKS
+            while rank in cards and len(run) < len(cards):
+                run.append(cards[rank])
+                if len(run) >= RUN_MIN:
+                    out.append(tuple(run))
+                rank = (rank + 1) % _NUM_RANKS
+    return out
+
+
+def _drop_key(cards: tuple[str, ...]) -> int:
+    # Most points first, then more cards: index 0 is the sensible default drop.
+    return -8 * sum(map(POINTS.__getitem__, cards)) - len(cards)
+
+
+def hand_scores(
+    totals: Sequence[int | None], sizes: Sequence[int], caller: int
+) -> tuple[list[int | None], list[int]]:
+    """Score a called hand: ``(scores, winners)``.
+
+    ``totals[s]`` is seat ``s``'s hand total (``None`` for a seat out of the
+    game), ``sizes[s]`` its number of cards.  The caller wins only when strictly
+    lowest; otherwise the lowest non-callers win, fewer cards breaking ties, and
+    the caller scores its total plus the penalty.  Winners score 0, the others
+    their totals.
+    """
+    caller_total = totals[caller]
+    assert caller_total is not None
+    others = {s: t for s, t in enumerate(totals) if t is not None and s != caller}
+    low = min(others.values(), default=None)
+    if low is None or caller_total < low:
+        winners = [caller]
+        penalty = 0
+    else:
+        tied = [s for s, t in others.items() if t == low]
+        fewest = min(sizes[s] for s in tied)
+        winners = [s for s in tied if sizes[s] == fewest]
+        penalty = CALL_PENALTY
+    scores: list[int | None] = list(totals)
+    for s in winners:
+        scores[s] = 0
+    if caller not in winners:
+        scores[caller] = caller_total + penalty
+    return scores, winners
+
+
+@dataclass
+class _Decision:
+    """The legal actions of the current decision, computed once."""
+
+    legal: list[Action]
+    drops: dict[Action, tuple[str, ...]]
+
+
+class FiveOrLessState(State):
+    """A game of five-or-less in progress (see the module docstring)."""
+
+    game: FiveOrLess
+
+    def __init__(self, game: FiveOrLess, seed: int) -> None:
+        super().__init__(game, seed)
+        n = self.num_players
+        opts = game.options
+        self.limit: int = opts["limit"]
+        self.max_hands: int = opts["max_hands"]
+        self.max_turns: int = opts["max_turns"]
+        self.call_max: int = CALL_MAX - 1 if opts["call_below_five"] else CALL_MAX
+        self.totals: list[int] = [0] * n
+        self.active: list[bool] = [True] * n
+        #: Seats eliminated by each hand that eliminated someone, in order.
+        self.eliminated: list[list[int]] = []
+        self.hands_played = 0
+        self.hand_number = 0
+        self.dealer = 0
+        self.first = 1 % n
+        self.order: list[int] = []
+        self.pos = 0
+        self.to_move: int | None = None
+        self.phase = OVER
+        self.turns = 0
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        #: Each seat's hand total, kept in step with ``hands``.
+        self.points: list[int] = [0] * n
+        #: Cards every player saw a seat pick from a disposal, still in its hand.
+        self.known: list[list[str]] = [[] for _ in range(n)]
+        self.stack: list[str] = []
+        #: Older disposals not yet shuffled into the stack, oldest first.
+        self.discards: list[str] = []
+        #: The previous player's disposal (what may be picked), canonical order.
+        self.live: list[str] = []
+        self.live_owner: int | None = None
+        #: The current player's disposal during its draw decision.
+        self.dropped: list[str] = []
+        self.precall_queue: list[int] = []
+        self.last_result: dict[str, Any] = {}
+        self._decision: _Decision | None = None
+        deck = first_hand_deck(opts["deck"], game.deck(), self.rng)
+        self._start_hand(deck)
+
+    # -- hand flow ----------------------------------------------------------
+    def _start_hand(self, deck_top_first: list[str]) -> None:
+        n = self.num_players
+        self.hand_number += 1
+        self.first = self._next_active(self.dealer)
+        self.order = [s for s in _clockwise(self.first, n) if self.active[s]]
+        self.hands = [[] for _ in range(n)]
+        self.known = [[] for _ in range(n)]
+        it = iter(deck_top_first)
+        for _ in range(HAND_SIZE):
+            for seat in self.order:
+                self.hands[seat].append(next(it))
+        self.stack = list(it)
+        self.stack.reverse()
+        for seat in self.order:
+            self.hands[seat] = sort_cards(self.hands[seat])
+        self.points = [hand_total(h) for h in self.hands]
+        self.discards, self.live, self.dropped = [], [], []
+        self.live_owner = None
+        self.turns = 0
+        self.emit(
+            "hand_start",
+            hand=self.hand_number,
+            dealer=self.dealer,
+            first=self.first,
+            totals=list(self.totals),
+            active=list(self.active),
+            stack_size=len(self.stack),
+        )
+        for seat in self.order:
+            self.emit("deal", to=[seat], seat=seat, cards=list(self.hands[seat]))
+        self.precall_queue = [s for s in self.order if self.points[s] <= PRECALL_MAX]
+        self.precall_queue.reverse()
+        self._next_precall()
+
+    def _next_precall(self) -> None:
+        if self.precall_queue:
+            self.phase = PRECALL
+            self.to_move = self.precall_queue.pop()
+        else:
+            self.phase = TURN
+            self.pos = 0
+            self.to_move = self.order[0]
+
+    def _next_active(self, seat: int) -> int:
+        n = self.num_players
+        for step in range(1, n + 1):
+            other = (seat + step) % n
+            if self.active[other]:
+                return other
+        raise AssertionError("no active seat")
+
+    def _end_hand(self, caller: int | None, precall: bool = False) -> None:
+        n = self.num_players
+        hand_totals: list[int | None] = [
+            hand_total(self.hands[s]) if self.active[s] else None for s in range(n)
+        ]
+        scores: list[int | None] = list(hand_totals)
+        winners: list[int] = []
+        if caller is not None:
+            sizes = [len(h) for h in self.hands]
+            scores, winners = hand_scores(hand_totals, sizes, caller)
+        for seat, score in enumerate(scores):
+            if score is not None:
+                self.totals[seat] += score
+        out = [s for s in self.order if self.totals[s] >= self.limit]
+        for seat in out:
+            self.active[seat] = False
+        if out:
+            self.eliminated.append(out)
+        self.hands_played += 1
+        self.last_result = {
+            "hand": self.hand_number,
+            "reason": "no_result" if caller is None else "call",
+            "caller": caller,
+            "precall": precall,
+            "hands": [list(h) for h in self.hands],
+            "hand_totals": hand_totals,
+            "winners": winners,
+            "scores": scores,
+            "totals": list(self.totals),
+            "eliminated": out,
+        }
+        self.emit("hand_end", **self.last_result)
+        remaining = sum(self.active)
+        if remaining <= 1 or self.hands_played >= self.max_hands:
+            self.phase = OVER
+            self.to_move = None
+            self.emit("game_end", totals=list(self.totals), places=self.places())
+            return
+        self.dealer = self._next_active(self.dealer)
+        self._start_hand(shuffled(standard_deck(), self.rng))
+
+    # -- decisions ----------------------------------------------------------
+    def deciding_seats(self) -> tuple[int, ...]:
+        """The one seat to move, or () when the game is over."""
+        return () if self.to_move is None else (self.to_move,)
+
+    def _current(self) -> _Decision:
+        decision = self._decision
+        if decision is None:
+            decision = self._decision = self._build_decision()
+        return decision
+
+    def _build_decision(self) -> _Decision:
+        seat = self.to_move
+        assert seat is not None
+        if self.phase == PRECALL:
+            return _Decision([PASS, CALL], {})
+        if self.phase == DRAW:
+            return _Decision([DRAW_STACK, *("draw " + c for c in self.live)], {})
+        hand = self.hands[seat]
+        options = disposals(hand)
+        options.sort(key=_drop_key)
+        drops = {"drop " + " ".join(cards): cards for cards in options}
+        legal = list(drops)
+        if self.points[seat] <= self.call_max:
+            legal.append(CALL)
+        return _Decision(legal, drops)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Legal actions of ``seat`` (``[]`` unless it decides now); index 0 is
+        the default: ``pass``, the drop worth most points, or ``draw stack``."""
+        if seat != self.to_move:
+            return []
+        return list(self._current().legal)
+
+    def apply_actions(self, actions: Mapping[int, Action]) -> None:
+        """The base contract (one decision per deciding seat, illegal -> error and
+        no change), checked against the cached legal list without copying it."""
+        seat = self.to_move
+        if seat is None or len(actions) != 1 or seat not in actions:
+            raise IllegalActionError(
+                f"decisions for seats {sorted(actions)} but seats "
+                f"{list(self.deciding_seats())} decide"
+            )
+        if actions[seat] not in self._current().legal:
+            raise IllegalActionError(f"seat {seat} may not {actions[seat]!r} now")
+        self._apply(actions)
+
+    def _apply(self, actions: Mapping[int, Action]) -> None:
+        seat = self.to_move
+        assert seat is not None
+        action = actions[seat]
+        decision = self._current()
+        self._decision = None
+        if self.phase == PRECALL:
+            if action == CALL:
+                self._call(seat)
+            else:
+                self.emit("pass", seat=seat)
+                self._next_precall()
+        elif self.phase == TURN:
+            if action == CALL:
+                self._call(seat)
+            else:
+                self._drop(seat, decision.drops[action])
+        else:
+            self._draw(seat, action)
+
+    def _call(self, seat: int) -> None:
+        precall = self.phase == PRECALL
+        self.emit("call", seat=seat, precall=precall, cards=list(self.hands[seat]))
+        self._end_hand(seat, precall)
+
+    def _drop(self, seat: int, cards: tuple[str, ...]) -> None:
+        self.hands[seat] = [c for c in self.hands[seat] if c not in cards]
+        self.points[seat] -= sum(map(POINTS.__getitem__, cards))
+        known = self.known[seat]
+        if known:
+            self.known[seat] = [c for c in known if c not in cards]
+        self.dropped = list(cards)
+        self.phase = DRAW
+        self.emit("drop", seat=seat, cards=list(cards))
+
+    def _draw(self, seat: int, action: Action) -> None:
+        hand = self.hands[seat]
+        if action == DRAW_STACK:
+            if not self.stack:
+                self._reshuffle()
+            card = self.stack.pop()
+            self.emit("draw", seat=seat, source="stack")
+            self.emit("drawn", to=[seat], seat=seat, card=card)
+        else:
+            card = action[5:]
+            self.live.remove(card)
+            self.known[seat].append(card)
+            self.emit("draw", seat=seat, source="disposal", card=card)
+        insort(hand, card, key=CARD_KEY.__getitem__)
+        self.points[seat] += POINTS[card]
+        self.discards.extend(self.live)
+        self.live = sort_cards(self.dropped)
+        self.live_owner = seat
+        self.dropped = []
+        self.turns += 1
+        if self.turns >= self.max_turns:
+            self._end_hand(None)
+            return
+        self.phase = TURN
+        self.pos = (self.pos + 1) % len(self.order)
+        self.to_move = self.order[self.pos]
+
+    def _reshuffle(self) -> None:
+        # The previous player's disposal and this turn's stay out; older ones go back.
+        assert self.discards, "stack and older disposals cannot both be empty"
+        self.stack = shuffled(self.discards, self.rng)
+        self.discards = []
+        self.emit("reshuffle", stack_size=len(self.stack))
+
+    # -- what a seat sees ---------------------------------------------------
+    def observation(self, seat: int) -> Observation:
+        """Own hand, public piles, every seat's hand size, known picked cards,
+        running totals and the hand's progress (fields in the rules page)."""
+        return {
+            "game": "five-or-less",
+            "seat": seat,
+            "phase": self.phase,
+            "to_move": self.to_move,
+            "hand": list(self.hands[seat]),
+            "hand_total": self.points[seat],
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "first_player": self.first,
+            "turn": self.turns,
+            "hand_sizes": list(map(len, self.hands)),
+            "known": list(map(list, self.known)),
+            "totals": list(self.totals),
+            "active": list(self.active),
+            "stack_size": len(self.stack),
+            "discards": list(self.discards),
+            "previous_disposal": list(self.live),
+            "previous_player": self.live_owner,
+            "disposal": list(self.dropped),
+            "call_max": PRECALL_MAX if self.phase == PRECALL else self.call_max,
+            "call_below_five": self.call_max < CALL_MAX,
+            "limit": self.limit,
+            "max_hands": self.max_hands,
+            "max_turns": self.max_turns,
+        }
+
+    def cards_in_play(self) -> list[str]:
+        """Every card's current place, concatenated (for conservation checks)."""
+        out = [c for h in self.hands for c in h]
+        return out + self.stack + self.discards + self.live + self.dropped
+
+    # -- results --------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def scores(self) -> list[float]:
+        """Running totals (lower is better)."""
+        self._require_over()
+        return [t for t in self.totals]
+
+    def places(self) -> list[int]:
+        """Standings: players still in (by total, lower first), then the
+        eliminated, last out first; one hand's eliminations by total."""
+        self._require_over()
+        groups: list[list[int]] = []
+        still_in = [s for s in range(self.num_players) if self.active[s]]
+        for batch in [still_in, *reversed(self.eliminated)]:
+            groups.extend(self._by_total(batch))
+        places = [0] * self.num_players
+        better = 0
+        for group in groups:
+            for seat in group:
+                places[seat] = better + 1
+            better += len(group)
+        return places
+
+    def _by_total(self, seats: list[int]) -> list[list[int]]:
+        groups: dict[int, list[int]] = {}
+        for seat in seats:
+            groups.setdefault(self.totals[seat], []).append(seat)
+        return [groups[t] for t in sorted(groups)]
+
+    def _require_over(self) -> None:
+        if self.phase != OVER:
+            raise IllegalActionError("the game is not over")
+
+    def reveal(self) -> dict[str, Any]:
+        """The last hand's cards and scoring, the totals and the elimination order."""
+        return {
+            "last_hand": self.last_result,
+            "totals": list(self.totals),
+            "eliminated": [list(b) for b in self.eliminated],
+            "hands_played": self.hands_played,
+        }
+
+
+def _clockwise(start: int, n: int) -> list[int]:
+    return [(start + i) % n for i in range(n)]
+
+
+class FiveOrLess(Game):
+    """Five-or-less for 2-8 players; lower running total is better."""
+
+    name = "five-or-less"
+    min_players = 2
+    max_players = 8
+    score_order = "lower"
+    option_specs = (
+        OptionSpec(
+            "limit",
+            "int",
+            200,
+            "running total that eliminates a player (reached or passed)",
+            minimum=1,
+            maximum=100_000,
+        ),
+        OptionSpec(
+            "max_hands",
+            "int",
+            200,
+            "hands after which a game still going ends (standings by total)",
+            minimum=1,
+            maximum=100_000,
+        ),
+        OptionSpec(
+            "call_below_five",
+            "bool",
+            False,
+            "a turn-start call needs a total below 5 instead of 5 or less",
+        ),
+    )
+
+    def deck(self) -> list[str]:
+        return standard_deck()
+
+    def new_state(self, seed: int) -> FiveOrLessState:
+        return FiveOrLessState(self, seed)
+
+
+GAME = FiveOrLess
