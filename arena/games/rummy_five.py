@@ -1,0 +1,656 @@
+"""Rummy-five: draw-and-discard rummy with a 32-card two-suit deck (2-4 players).
+
+Rules: ``seeds/rummy-five-and-octablitz.txt`` (first part) plus the rummy-five
+section of ``RULINGS.md``; the bot-facing description, action grammar and
+observation fields are in ``docs/rules/rummy-five.md``.
+
+Internally a card is a *kind* index 0..13 (``NAMES[k]``): black s A B C J K L,
+then red s A B C J K L.  That index order is also the canonical order of every
+card list the game shows.  Hands are sorted lists of kinds; the stock is a list
+whose last element is the top card.
+
+Everything about what five cards make is pure and small, so it is cached per
+sorted tuple of kinds (:func:`shape_of`, :func:`waits_of`): legal actions and
+claim windows are table look-ups, not searches.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from arena.games import cards
+from arena.games.base import Action, Event, Game, Observation, OptionSpec, ScoreOrder, State
+
+# -- cards --------------------------------------------------------------------
+
+NAMES: tuple[str, ...] = tuple(s + r for s in cards.RUMMY_SUITS for r in cards.RUMMY_RANKS)
+KIND: dict[str, int] = {name: k for k, name in enumerate(NAMES)}
+NUM_KINDS = len(NAMES)
+COPIES: tuple[int, ...] = tuple(
+    cards.RUMMY_COPIES[r] for _ in cards.RUMMY_SUITS for r in cards.RUMMY_RANKS
+)
+RANK_S, RANK_A, RANK_B, RANK_C, RANK_J, RANK_K, RANK_L = range(7)
+BLACK_L, RED_L = KIND["bL"], KIND["rL"]
+DECK: tuple[str, ...] = tuple(cards.rummy_deck())
+
+
+def rank(kind: int) -> int:
+    """Rank index of a kind: 0 = s, 1 = A, ... 6 = L."""
+    return kind % 7
+
+
+def suit(kind: int) -> int:
+    """Suit index of a kind: 0 = black, 1 = red."""
+    return kind // 7
+
+
+# -- special combinations -------------------------------------------------------
+
+COVERT, FLUSH, MANEUVER, HAWKEYE, AMBUSH = "covert", "flush", "maneuver", "hawkeye", "ambush"
+LEGIO, TESTUDO, WEDGE, PHALANX, ROYALS, LIGHTNING = (
+    "legio", "testudo", "wedge", "phalanx", "royals", "lightning",
+)
+#: Every special combination with its points, in the rulebook's order (the order
+#: in which a win lists them).
+SPECIAL_POINTS: dict[str, int] = {
+    COVERT: 1, FLUSH: 1, MANEUVER: 1, HAWKEYE: 1, AMBUSH: 1, LEGIO: 2,
+    TESTUDO: 2, WEDGE: 3, PHALANX: 6, ROYALS: 6, LIGHTNING: 6,
+}
+
+
+def _is_trio(a: int, b: int, c: int) -> bool:
+    """Sorted kinds a <= b <= c form a Set (s-s-s one suit) or a Run (A-B-C or J-K-L one suit)."""
+    if a == b == c:
+        return rank(a) == RANK_S
+    return b == a + 1 and c == a + 2 and rank(a) in (RANK_A, RANK_J)
+
+
+def _without(key: tuple[int, ...], *drop: int) -> tuple[int, ...]:
+    rest = list(key)
+    for kind in drop:
+        rest.remove(kind)
+    return tuple(rest)
+
+
+def _pair_trio(key: tuple[int, ...]) -> list[tuple[int, int, int]]:
+    """Every trio that completes ``key`` (5 sorted kinds) as a pair plus a trio."""
+    trios = []
+    pairs = {(k, k) for k in set(key) if key.count(k) >= 2}
+    if BLACK_L in key and RED_L in key:
+        pairs.add((BLACK_L, RED_L))
+    for pair in pairs:
+        a, b, c = _without(key, *pair)
+        if _is_trio(a, b, c):
+            trios.append((a, b, c))
+    return trios
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What five cards make, whoever holds them and however they were won.
+
+    ``specials`` are the special combinations read from the cards alone
+    (Flush, Maneuver, Legio, Testudo, Wedge, Phalanx); Royals is kept apart in
+    ``royals`` because it is barred after one's own Run/Set call.
+    """
+
+    pair_trio: bool
+    royals: bool
+    specials: tuple[str, ...]
+
+    def complete(self, royals_allowed: bool) -> bool:
+        return self.pair_trio or (self.royals and royals_allowed)
+
+
+def _compute_shape(key: tuple[int, ...]) -> Shape:
+    trios = _pair_trio(key)
+    first = key[0]
+    one_suit = all(suit(k) == suit(first) for k in key)
+    royals = one_suit and key == (first, first, first + 1, first + 1, first + 2) and (
+        rank(first) == RANK_J
+    )
+    found: list[str] = []
+    if trios or royals:
+        if one_suit:
+            found.append(FLUSH)
+        if all(rank(k) != RANK_S for k in key):
+            found.append(MANEUVER)
+    if one_suit and rank(first) == RANK_S and key == (first,) * 3 + (first + 3,) * 2:
+        found.append(LEGIO)
+    if BLACK_L in key and RED_L in key:
+        a, b, c = _without(key, BLACK_L, RED_L)
+        # Both Ls are in the pair, so the trio is s-s-s or A-B-C, never J-K-L.
+        if _is_trio(a, b, c):
+            found.append(TESTUDO if rank(a) == RANK_S else WEDGE)
+    if key == (first,) * 5 and rank(first) == RANK_S:
+        found.append(PHALANX)
+    return Shape(bool(trios), royals, tuple(found))
+
+
+_SHAPES: dict[tuple[int, ...], Shape] = {}
+#: waits_of() caches: [royals barred, royals allowed].
+_WAITS: tuple[dict[tuple[int, ...], tuple[int, int]], ...] = ({}, {})
+
+
+def shape_of(key: tuple[int, ...]) -> Shape:
+    """The :class:`Shape` of five sorted kinds (cached)."""
+    shape = _SHAPES.get(key)
+    if shape is None:
+        shape = _SHAPES[key] = _compute_shape(key)
+    return shape
+
+
+def waits_of(key: tuple[int, ...], royals_allowed: bool) -> tuple[int, int]:
+    """For four sorted kinds: (bitmask of the kinds that would complete them,
+    bitmask of those whose completed hand also holds a card-only special).
+
+    A kind counts only if the deck composition has that many copies: the rulings'
+    "some card kind that exists in the deck composition", whether or not copies
+    are still unseen.  (Cached.)"""
+    cache = _WAITS[royals_allowed]
+    found = cache.get(key)
+    if found is None:
+        kinds = special = 0
+        for kind in range(NUM_KINDS):
+            if key.count(kind) >= COPIES[kind]:
+                continue
+            shape = shape_of(tuple(sorted((*key, kind))))
+            if shape.complete(royals_allowed):
+                kinds |= 1 << kind
+                if shape.specials or (shape.royals and royals_allowed):
+                    special |= 1 << kind
+        found = cache[key] = (kinds, special)
+    return found
+
+
+def is_complete(hand: Sequence[str], royals_allowed: bool = True) -> bool:
+    """Whether five named cards form a complete hand."""
+    return shape_of(tuple(sorted(KIND[c] for c in hand))).complete(royals_allowed)
+
+
+def completing_cards(hand: Sequence[str], royals_allowed: bool = True) -> list[str]:
+    """The card kinds that would complete four named cards ([] = not one card away)."""
+    mask = waits_of(tuple(sorted(KIND[c] for c in hand)), royals_allowed)[0]
+    return [NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1]
+
+
+# -- actions ---------------------------------------------------------------------
+
+PASS, CATCH, WIN = "pass", "catch", "win"
+DISCARD: tuple[str, ...] = tuple(f"discard {name}" for name in NAMES)
+GO_DISCARD: tuple[str, ...] = tuple(f"go discard {name}" for name in NAMES)
+#: The two hand cards that make a Run with a discarded kind (A-B-C, J-K-L).
+RUN_PARTNERS: dict[int, tuple[int, int]] = {}
+for _s in (0, 7):
+    for _low in (RANK_A, RANK_J):
+        _run = (_s + _low, _s + _low + 1, _s + _low + 2)
+        for _k in _run:
+            _a, _b = (x for x in _run if x != _k)
+            RUN_PARTNERS[_k] = (_a, _b)
+RUN_ACTION = {k: f"run {NAMES[a]} {NAMES[b]}" for k, (a, b) in RUN_PARTNERS.items()}
+SET_ACTION = {k: f"set {NAMES[k]} {NAMES[k]}" for k in (KIND["bs"], KIND["rs"])}
+
+#: Action string -> (verb, kind); "win", "pass" and "catch" carry kind -1.
+_PARSE: dict[str, tuple[str, int]] = {PASS: (PASS, -1), CATCH: (CATCH, -1), WIN: (WIN, -1)}
+for _k in range(NUM_KINDS):
+    _PARSE[DISCARD[_k]] = ("discard", _k)
+    _PARSE[GO_DISCARD[_k]] = ("go", _k)
+for _k, _text in RUN_ACTION.items():
+    _PARSE[_text] = ("run", _k)
+for _k, _text in SET_ACTION.items():
+    _PARSE[_text] = ("set", _k)
+
+# Phases.
+TURN, CLAIM, CLAIM_DISCARD, OVER = range(4)
+PHASE_NAMES = ("turn", "claim", "claim_discard", "over")
+
+
+# -- the game ----------------------------------------------------------------------
+
+
+class RummyFive(Game):
+    """Rummy-five for 2-4 players; scores are chips, higher is better."""
+
+    name: ClassVar[str] = "rummy-five"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    score_order: ClassVar[ScoreOrder] = "higher"
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec(
+            "deals",
+            "int",
+            0,
+            "deals in a game, 0 = 2 x number of players; the game also ends after a "
+            "deal that leaves a player with no chips (<= 0)",
+            minimum=0,
+            maximum=10_000,
+        ),
+        OptionSpec("chips", "int", 30, "chips each player starts with", minimum=1,
+                   maximum=1_000_000),
+    )
+
+    def deck(self) -> list[str]:
+        return list(DECK)
+
+    def total_deals(self) -> int:
+        """The number of deals the game plays unless a player runs out of chips."""
+        deals: int = self.options["deals"]
+        return deals or 2 * self.num_players
+
+    def new_state(self, seed: int) -> RummyFiveState:
+        return RummyFiveState(self, seed)
+
+
+def _kinds_names(mask: int) -> list[str]:
+    return [NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1]
+
+
+# Shared, immutable Event objects for the frequent events (draws and discards):
+# building a frozen Event is a large share of a turn's cost, and these repeat.
+_DRAW_EVENTS: dict[int, tuple[Event, Event]] = {}
+_DISCARD_EVENTS: dict[int, Event] = {}
+#: (hand, drawn kind) -> the turn's actions of a player who called neither Go
+#: nor Run/Set (it always has Covert, so "win" depends on the cards alone).
+_FREE_TURNS: dict[tuple[tuple[int, ...], int], tuple[Action, ...]] = {}
+_BARRED_NAMES: dict[int, list[str]] = {}
+
+
+def _free_turn(hand: tuple[int, ...], drawn: int) -> tuple[Action, ...]:
+    actions = _FREE_TURNS.get((hand, drawn))
+    if actions is None:
+        distinct = sorted(set(hand))
+        acts = [WIN] if shape_of(hand).complete(True) else []
+        acts += [DISCARD[drawn]] + [DISCARD[k] for k in distinct if k != drawn]
+        acts += [GO_DISCARD[k] for k in distinct if waits_of(_without(hand, k), True)[0]]
+        actions = _FREE_TURNS[hand, drawn] = tuple(acts)
+    return actions
+
+
+class RummyFiveState(State):
+    """A rummy-five game in progress (see the module docstring for the card encoding)."""
+
+    game: RummyFive
+
+    def __init__(self, game: RummyFive, seed: int) -> None:
+        super().__init__(game, seed)
+        n = self.num_players
+        self.max_turns: int = game.options["max_turns"]
+        self.deals_total = game.total_deals()
+        self.chips = [int(game.options["chips"])] * n
+        self.pot = 0
+        self.deal_no = 0
+        self.dealer = 0
+        self.dealer_count = 1
+        self._others = [tuple(s for s in range(n) if s != seat) for seat in range(n)]
+        self.last_hands: list[list[str]] = []
+        self.last_exposed: list[list[str]] = []
+        self._reset_deal_fields()
+        self._start_deal()
+
+    def _reset_deal_fields(self) -> None:
+        n = self.num_players
+        self.deck: list[int] = []
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.trios: list[list[int]] = [[] for _ in range(n)]
+        #: Face-up discards per seat, by name (only ever shown or popped).
+        self.piles: list[list[str]] = [[] for _ in range(n)]
+        self.trio_names: list[list[str]] = [[] for _ in range(n)]
+        #: Kinds each seat discarded this deal: it may never Catch them.
+        self.discarded = [0] * n
+        #: Kinds each seat passed a possible Catch on, until its next discard.
+        self.passed = [0] * n
+        #: waits_of() of each seat's four cards, kept while it holds four.
+        self.waits = [(0, 0)] * n
+        self.went_go = [False] * n
+        self.called = [False] * n
+        self.any_called = False
+        self.turns_taken = [0] * n
+        self.turn_count = 0
+        self.phase = TURN
+        self.current = self.dealer
+        self.drawn = -1
+        self.last_discard: tuple[int, int] | None = None
+        self._deciding: tuple[int, ...] = ()
+        self._legal: dict[int, list[Action]] = {}
+
+    # -- the State interface ---------------------------------------------------
+
+    def deciding_seats(self) -> tuple[int, ...]:
+        return self._deciding
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Legal actions of ``seat`` ([] if it does not decide now); see the rules page."""
+        return list(self._legal.get(seat, ()))
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def scores(self) -> list[float]:
+        """Final chips of each seat (the pot left on the table belongs to nobody)."""
+        if self.phase != OVER:
+            raise RuntimeError("the game is not over")
+        return [float(c) for c in self.chips]
+
+    def reveal(self) -> dict[str, Any]:
+        """Final chips and pot, deals played, and the last deal's revealed hands."""
+        return {
+            "chips": list(self.chips),
+            "pot": self.pot,
+            "deals_played": self.deal_no,
+            "hands": [list(h) for h in self.last_hands],
+            "exposed": [list(t) for t in self.last_exposed],
+        }
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` sees now; the fields are listed on the rules page."""
+        names = NAMES
+        last = self.last_discard
+        barred = self.discarded[seat] | self.passed[seat]
+        barred_names = _BARRED_NAMES.get(barred)
+        if barred_names is None:
+            barred_names = _BARRED_NAMES[barred] = _kinds_names(barred)
+        drawn = self.drawn
+        return {
+            "seat": seat,
+            "phase": PHASE_NAMES[self.phase],
+            "num_players": self.num_players,
+            "deal": self.deal_no,
+            "deals": self.deals_total,
+            "dealer": self.dealer,
+            "dealer_count": self.dealer_count,
+            "turn": self.current,
+            "turn_count": self.turn_count,
+            "max_turns": self.max_turns,
+            "deck_size": len(self.deck),
+            "hand": [names[k] for k in self.hands[seat]],
+            "drawn": names[drawn] if seat == self.current and self.phase == TURN else None,
+            "hand_sizes": list(map(len, self.hands)),
+            "exposed": list(map(list.copy, self.trio_names)),
+            "discards": list(map(list.copy, self.piles)),
+            "go": self.went_go[:],
+            "called": self.called[:],
+            "turns_taken": self.turns_taken[:],
+            "chips": self.chips[:],
+            "pot": self.pot,
+            "last_discard": None if last is None else {"seat": last[0], "card": names[last[1]]},
+            "catch_barred": barred_names[:],
+        }
+
+    def _apply(self, actions: Mapping[int, Action]) -> None:
+        if self.phase == CLAIM:
+            self._resolve_window(actions)
+            return
+        seat = self.current
+        verb, kind = _PARSE[actions[seat]]
+        if verb == WIN:
+            self._win(seat, self.drawn, None)
+        else:
+            self._discard(seat, kind, go=verb == "go")
+
+    # -- helpers for tests and tools ---------------------------------------------
+
+    def card_census(self) -> dict[str, list[str]]:
+        """Where every card is: "deck" (top card last), "hand N", "discards N",
+        "exposed N".  Together they always hold the 32 cards exactly."""
+        out = {"deck": [NAMES[k] for k in self.deck]}
+        for seat in range(self.num_players):
+            out[f"hand {seat}"] = [NAMES[k] for k in self.hands[seat]]
+            out[f"discards {seat}"] = list(self.piles[seat])
+            out[f"exposed {seat}"] = [NAMES[k] for k in self.trios[seat]]
+        return out
+
+    def one_card_away(self, seat: int) -> bool:
+        """Whether the seat's four cards (exposed trio included) are one card away;
+        only meaningful while it holds four cards (outside its own turn)."""
+        return bool(waits_of(self._key(seat), not self.called[seat])[0])
+
+    # -- deals and turns ---------------------------------------------------------
+
+    def _start_deal(self) -> None:
+        stacked = self.game.options["deck"] if self.deal_no == 0 else None
+        order = cards.first_hand_deck(stacked, DECK, self.rng)
+        self.deal_no += 1
+        self._reset_deal_fields()
+        hands, rest = cards.deal(order, self.num_players, 4, self.dealer)
+        self.hands = [sorted(KIND[c] for c in hand) for hand in hands]
+        self.deck = [KIND[c] for c in rest]
+        self.waits = [waits_of(tuple(hand), True) for hand in self.hands]
+        self.emit("hand_start", deal=self.deal_no, dealer=self.dealer,
+                  dealer_count=self.dealer_count, chips=list(self.chips), pot=self.pot,
+                  deck_size=len(self.deck))
+        for seat, hand in enumerate(self.hands):
+            self.emit("deal", to=(seat,), seat=seat, cards=[NAMES[k] for k in hand])
+        self._begin_turn(self.dealer)
+
+    def _begin_turn(self, seat: int) -> None:
+        if not self.deck:
+            self._end_in_draw("deck")
+            return
+        if self.turn_count >= self.max_turns:
+            self._end_in_draw("turn_cap")
+            return
+        kind = self.deck.pop()
+        hand = self.hands[seat]
+        insort(hand, kind)
+        self.turn_count += 1
+        self.turns_taken[seat] += 1
+        self.phase, self.current, self.drawn = TURN, seat, kind
+        left = len(self.deck)
+        key = ((self.num_players * 4 + seat) * NUM_KINDS + kind) * 32 + left
+        pair = _DRAW_EVENTS.get(key)
+        if pair is None:
+            data = {"seat": seat, "deck_size": left}
+            pair = _DRAW_EVENTS[key] = (Event("draw", data, self._others[seat]),
+                                        Event("draw", {**data, "card": NAMES[kind]}, (seat,)))
+        self.events += pair
+        if self.went_go[seat]:
+            acts = [DISCARD[kind]]  # locked: the drawn card only
+        elif self.called[seat]:
+            # Two concealed cards: the drawn one first, then the other if different.
+            other = [DISCARD[k] for k in hand if k != kind]
+            acts = [DISCARD[kind], other[0]] if other else [DISCARD[kind]]
+        else:
+            key5 = (tuple(hand), kind)
+            acts = list(_FREE_TURNS.get(key5) or _free_turn(*key5))
+        if (self.went_go[seat] or self.called[seat]) and self._can_self_draw(seat):
+            acts.insert(0, WIN)
+        self._deciding = (seat,)
+        self._legal = {seat: acts}
+
+    def _key(self, seat: int) -> tuple[int, ...]:
+        """Sorted kinds of the seat's whole hand: concealed cards plus exposed trio."""
+        if self.trios[seat]:
+            return tuple(sorted(self.hands[seat] + self.trios[seat]))
+        return tuple(self.hands[seat])
+
+    def _can_self_draw(self, seat: int) -> bool:
+        called = self.called[seat]
+        shape = shape_of(self._key(seat))
+        if not shape.complete(not called):
+            return False
+        # A player who called no Run/Set always has Covert, so only callers need more.
+        return (not called or bool(shape.specials) or rank(self.drawn) in (RANK_A, RANK_B)
+                or not self.deck)
+
+    def _discard(self, seat: int, kind: int, go: bool) -> None:
+        hand = self.hands[seat]
+        hand.remove(kind)
+        if self.called[seat]:
+            self.waits[seat] = waits_of(self._key(seat), False)
+        else:
+            key = tuple(hand)
+            self.waits[seat] = _WAITS[True].get(key) or waits_of(key, True)
+        self.piles[seat].append(NAMES[kind])
+        self.discarded[seat] |= 1 << kind
+        self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
+        self.drawn = -1
+        self.last_discard = (seat, kind)
+        if go:
+            self.went_go[seat] = True
+            self.chips[seat] -= 1
+            self.pot += 1
+        code = (seat * NUM_KINDS + kind) * 2 + go
+        event = _DISCARD_EVENTS.get(code)
+        if event is None:
+            event = _DISCARD_EVENTS[code] = Event(
+                "discard", {"seat": seat, "card": NAMES[kind], "go": go})
+        self.events.append(event)
+        self._open_window(seat, kind)
+
+    # -- claim windows -------------------------------------------------------------
+
+    def _open_window(self, discarder: int, kind: int) -> None:
+        n = self.num_players
+        bit = 1 << kind
+        is_s = kind % 7 == RANK_S
+        # Hawkeye (A or B) and Ambush (the deck is out) make any completion worth a point.
+        scores_anyway = kind % 7 in (RANK_A, RANK_B) or not self.deck
+        legal: dict[int, list[Action]] = {}
+        for offset in range(1, n):
+            seat = (discarder + offset) % n
+            kinds, special = self.waits[seat]
+            went_go = self.went_go[seat]
+            catch = (kinds & bit and not (self.discarded[seat] | self.passed[seat]) & bit
+                     and (went_go or special & bit or scores_anyway))
+            call = ""
+            if not went_go and not self.called[seat]:
+                hand = self.hands[seat]
+                if is_s:
+                    if hand.count(kind) >= 2:
+                        call = SET_ACTION[kind]
+                elif offset == 1:
+                    a, b = RUN_PARTNERS[kind]
+                    if a in hand and b in hand:
+                        call = RUN_ACTION[kind]
+            if catch or call:
+                acts = [PASS, CATCH] if catch else [PASS]
+                if call:
+                    acts.append(call)
+                legal[seat] = acts
+        if legal:
+            self.phase = CLAIM
+            self._deciding = tuple(legal)
+            self._legal = legal
+        else:
+            self._begin_turn((discarder + 1) % n)
+
+    def _resolve_window(self, actions: Mapping[int, Action]) -> None:
+        discarder, kind = self.last_discard or (-1, -1)
+        catcher = caller = -1
+        for seat in self._deciding:  # clockwise from the discarder
+            action = actions[seat]
+            if action == CATCH:
+                if catcher < 0:
+                    catcher = seat
+            else:
+                if CATCH in self._legal[seat]:
+                    self.passed[seat] |= 1 << kind
+                if action != PASS and caller < 0:
+                    caller = seat
+        if catcher >= 0:
+            self.piles[discarder].pop()
+            insort(self.hands[catcher], kind)
+            self._win(catcher, kind, discarder)
+        elif caller >= 0:
+            self._claim_trio(caller, _PARSE[actions[caller]][0], discarder, kind)
+        else:
+            self._begin_turn((discarder + 1) % self.num_players)
+
+    def _claim_trio(self, seat: int, call: str, discarder: int, kind: int) -> None:
+        self.piles[discarder].pop()
+        hand = self.hands[seat]
+        used = (kind, kind) if call == "set" else RUN_PARTNERS[kind]
+        for k in used:
+            hand.remove(k)
+        self.trios[seat] = sorted((kind, *used))
+        self.trio_names[seat] = [NAMES[k] for k in self.trios[seat]]
+        self.called[seat] = self.any_called = True
+        self.emit("claim", seat=seat, call=call, card=NAMES[kind], source=discarder,
+                  cards=[NAMES[k] for k in used])
+        self.phase, self.current, self.drawn = CLAIM_DISCARD, seat, -1
+        self._deciding = (seat,)
+        self._legal = {seat: [DISCARD[k] for k in sorted(set(hand))]}
+
+    # -- the end of a deal -----------------------------------------------------------
+
+    def _win_specials(self, seat: int, card: int, self_draw: bool) -> list[str]:
+        """Special combinations of the seat's complete hand won with ``card``, in rulebook order."""
+        called = self.called[seat]
+        shape = shape_of(self._key(seat))
+        found = set(shape.specials)
+        if self_draw and not called:
+            found.add(COVERT)
+        if rank(card) in (RANK_A, RANK_B):
+            found.add(HAWKEYE)
+        if not self.deck:
+            found.add(AMBUSH)
+        if shape.royals and not called:
+            found.add(ROYALS)
+        if self_draw and self.turns_taken[seat] == 1 and not self.any_called:
+            found.add(LIGHTNING)
+        return [name for name in SPECIAL_POINTS if name in found]
+
+    def _win(self, winner: int, card: int, discarder: int | None) -> None:
+        n = self.num_players
+        self_draw = discarder is None
+        how = "self-draw" if self_draw else "catch"
+        self.emit("win", seat=winner, how=how, card=NAMES[card], source=discarder)
+        specials = self._win_specials(winner, card, self_draw)
+        go_points = 1 if self.went_go[winner] else 0
+        special_points = sum(SPECIAL_POINTS[s] for s in specials)
+        dealer_points = self.dealer_count if winner == self.dealer else 0
+        total = go_points + special_points + dealer_points
+        pays = [0] * n
+        if discarder is not None:
+            pays[discarder] = total
+        else:
+            share = -(-total // (n - 1))  # ceil(total / (n - 1))
+            for seat in self._others[winner]:
+                pays[seat] = share
+        if self.dealer != winner:
+            pays[self.dealer] += 1
+        pot_won, self.pot = self.pot, 0
+        change = [-p for p in pays]
+        change[winner] = pot_won + sum(pays)
+        points = {"go": go_points, "specials": special_points, "dealer": dealer_points,
+                  "total": total}
+        self._settle("win", how, winner, change, pot_won, points=points,
+                     specials=[{"name": s, "points": SPECIAL_POINTS[s]} for s in specials])
+        if winner == self.dealer:
+            self.dealer_count += 1
+        else:
+            self.dealer, self.dealer_count = (self.dealer + 1) % n, 1
+        self._next_deal()
+
+    def _end_in_draw(self, reason: str) -> None:
+        one_away = [self.one_card_away(seat) for seat in range(self.num_players)]
+        change = [0 if ok else -1 for ok in one_away]
+        self.pot -= sum(change)
+        self._settle("draw", reason, None, change, 0, one_away=one_away)
+        self.dealer_count += 1
+        self._next_deal()
+
+    def _settle(self, result: str, reason: str, winner: int | None, change: list[int],
+                pot_won: int, **extra: Any) -> None:
+        for seat, delta in enumerate(change):
+            self.chips[seat] += delta
+        self.last_hands = [[NAMES[k] for k in h] for h in self.hands]
+        self.last_exposed = [list(t) for t in self.trio_names]
+        self.phase, self._deciding, self._legal = OVER, (), {}
+        self.emit("hand_end", deal=self.deal_no, result=result, reason=reason, winner=winner,
+                  hands=self.last_hands, exposed=self.last_exposed, go=list(self.went_go),
+                  pot_won=pot_won, payments=change, chips=list(self.chips), pot=self.pot,
+                  **extra)
+
+    def _next_deal(self) -> None:
+        if self.deal_no >= self.deals_total or min(self.chips) <= 0:
+            self.emit("game_end", chips=list(self.chips), pot=self.pot,
+                      deals_played=self.deal_no)
+            return
+        self._start_deal()
+
+
+GAME = RummyFive
