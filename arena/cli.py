@@ -76,12 +76,27 @@ def parse_bot(text: str, index: int) -> BotSpec:
         raise UserError(f"bot {text!r} has an empty command")
     program = argv[0]
     if shutil.which(program) is None:
-        where = "file not found" if os.sep in program else "not on PATH"
-        raise UserError(f"bot {name or text!r}: cannot run {program!r} ({where})")
+        if os.sep not in program:
+            why = "not on PATH"
+        elif not os.path.exists(program):
+            why = "file not found"
+        else:
+            why = "not an executable file: chmod +x it, or name its interpreter first"
+        raise UserError(f"bot {name or text!r}: cannot run {program!r} ({why})")
     if name is None:
-        base = Path(argv[-1]).stem or Path(program).stem
-        name = f"{base}-{index}"
+        name = f"{_default_name(argv)}-{index}"
     return BotSpec(name, command)
+
+
+def _default_name(argv: Sequence[str]) -> str:
+    """A readable name for an unnamed bot: the module after ``-m``, else the
+    first script argument (``./my_bot.py`` -> ``my_bot``), else the program."""
+    if "-m" in argv[:-1]:
+        return argv[argv.index("-m") + 1].rsplit(".", 1)[-1]
+    for word in argv[1:]:
+        if not word.startswith("-") and (os.sep in word or os.path.exists(word)):
+            return Path(word).stem
+    return Path(argv[0]).stem
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
