@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from arena.games.base import Game, OptionError
@@ -17,27 +18,16 @@ _MODULES = {
 
 
 def game_names() -> list[str]:
-    """Names of the games that are installed, in a stable order."""
-    return [name for name in _MODULES if _load(name) is not None]
-
-
-def _load(name: str) -> type[Game] | None:
-    import importlib
-
-    try:
-        module = importlib.import_module(_MODULES[name])
-    except ModuleNotFoundError:
-        return None
-    game_class: type[Game] = module.GAME
-    return game_class
+    """Names of every game, in a stable order."""
+    return list(_MODULES)
 
 
 def game_class(name: str) -> type[Game]:
     """The Game class called ``name``; raise :class:`OptionError` if unknown."""
-    cls = _load(name) if name in _MODULES else None
-    if cls is None:
-        raise OptionError(f"unknown game {name!r} (known: {', '.join(game_names())})")
-    return cls
+    if name not in _MODULES:
+        raise OptionError(f"unknown game {name!r} (known: {', '.join(_MODULES)})")
+    game: type[Game] = importlib.import_module(_MODULES[name]).GAME
+    return game
 
 
 def make_game(name: str, num_players: int, options: dict[str, Any] | None = None) -> Game:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 RANKS = "A23456789TJQK"
 SUITS = "cdhs"
@@ -54,10 +57,18 @@ def first_hand_deck(
     return shuffled(cards, rng)
 
 
-def shuffled(cards: Sequence[str], rng: random.Random) -> list[str]:
-    """A shuffled copy of ``cards`` (top card first)."""
+def shuffled(cards: Sequence[T], rng: random.Random) -> list[T]:
+    """A shuffled copy of ``cards``: Fisher-Yates driven by ``rng.random()``.
+
+    The algorithm of the old ``random.shuffle(x, random)`` (bias below 2**-47
+    for 54 cards) and about twice as fast as ``random.shuffle``, which matters:
+    dealing is a large share of the time of a short hand.
+    """
     out = list(cards)
-    rng.shuffle(out)
+    rand = rng.random
+    for i in range(len(out) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        out[i], out[j] = out[j], out[i]
     return out
 
 
