@@ -376,8 +376,8 @@ def demo_plans(games: int | None) -> list[Plan]:
 
 
 #: Games per table in the demo, sized so the whole demo takes about a minute.
-DEMO_GAMES = {"furious-five": 20, "five": 20, "five-or-less": 8, "five-card-rummy": 12,
-              "rummy-five": 20, "octablitz": 9}
+DEMO_GAMES = {"furious-five": 80, "five": 100, "five-or-less": 24, "five-card-rummy": 48,
+              "rummy-five": 80, "octablitz": 36}
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.games import game_class, make_game
+from sample_bots import HEURISTICS
+
 HERE = Path(__file__).resolve().parent
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 GREEDY = f"{sys.executable} -m sample_bots.greedy_furious_five"
@@ -133,3 +136,23 @@ def test_interrupt_then_resume_completes_without_losing_games(
         distinct = pairs.fetchone()[0]
         status = conn.execute("select status from tournaments").fetchone()[0]
     assert after == distinct == 60 and status == "finished"
+
+
+@pytest.mark.parametrize("game", sorted(HEURISTICS))
+def test_play_json_works_for_every_game_with_the_sample_bots(game: str) -> None:
+    players = max(2, game_class(game).min_players)
+    bots = [f"heuristic={sys.executable} -m sample_bots.{HEURISTICS[game]}"]
+    bots += [f"random{i}={RANDOM}" for i in range(players - 1)]
+    proc = arena("play", "-g", game, "--seed", "99", "--json", *bots)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["game"] == game and out["bots"][0] == "heuristic"
+    assert len(out["scores"]) == len(out["places"]) == players
+    assert min(out["places"]) == 1 and out["faults"] == []
+    assert out["record"]["actions"] and out["decisions"] > 0
+    # The printed record replays to the printed result.
+    state = make_game(game, players, out["options"]).new_state(out["seed"])
+    for step in out["record"]["actions"]:
+        state.apply_actions({seat: action for seat, action in step})
+    assert state.is_terminal()
+    assert state.scores() == out["scores"] and state.places() == out["places"]
