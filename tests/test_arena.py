@@ -178,3 +178,48 @@ async def test_cancellation_kills_every_bot_and_keeps_finished_games(
     done = store.done_games(tid)
     assert 0 < len(done) < plan.total_games  # the good-vs-random table finished
     assert_all_dead(pid_file)
+
+
+def first_multi_claim_seed(players: int) -> int:
+    """A seed whose game, played with first-legal actions, has a claim window
+    with two or more claimants."""
+    game = make_game("rummy-five", players, {"deals": 1})
+    for seed in range(500):
+        state = game.new_state(seed)
+        while not state.is_terminal():
+            deciding = state.deciding_seats()
+            if len(deciding) >= 2:
+                return seed
+            state.apply_actions({s: state.default_action(s) for s in deciding})
+    raise AssertionError("no multi-claimant window in 500 seeds")
+
+
+async def test_claim_window_asks_every_claimant_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.referee import Entrant, play_game
+    from protocol import wire
+
+    monkeypatch.setenv("RENDEZVOUS_DIR", str(tmp_path))
+    seed = first_multi_claim_seed(3)
+    game = make_game("rummy-five", 3, {"deals": 1})
+    control = TimeControl(move=5, bank=5)
+    spec = BotSpec("rv", f"{sys.executable} {HERE / 'bots' / 'rendezvous_bot.py'}")
+    start = {"type": wire.MATCH_START, "game": "rummy-five", "options": {}, "players": 3}
+    async with trio.open_nursery() as nursery:
+        entrants = [Entrant(spec, control, start, nursery) for _ in range(3)]
+        try:
+            result = await play_game(game, seed, entrants, 0, control)
+        finally:
+            for entrant in entrants:
+                await entrant.end_match()
+    assert result.faults == []
+    claims = [step for step in result.actions
+              if step[0][1] in ("pass", "catch") or step[0][1].startswith(("set ", "run "))]
+    multi = [step for step in claims if len(step) >= 2]
+    assert multi, "the game had no multi-claimant window"
+    logs = "".join(result.stderr)
+    # Asked at once, every claimant of a shared window meets another; asked
+    # one after the other, the first would wait alone.
+    assert logs.count("met ") == sum(len(step) for step in multi)
+    assert logs.count("alone ") == len(claims) - len(multi)
