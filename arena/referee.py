@@ -97,6 +97,8 @@ class GameResult:
     duration: float
     decisions: int = 0
     bot_info: list[dict[str, str]] = field(default_factory=list)
+    #: Whether the action log may be shown publicly (see Game.actions_public).
+    actions_public: bool = True
 
 
 def forfeit_places(game_places: Sequence[int], faulted: set[int]) -> list[int]:
@@ -206,4 +208,5 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
         ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made,
         bot_info=[{"name": e.info.name, "version": e.info.version, "author": e.info.author}
                   for e in entrants],
+        actions_public=game.actions_public,
     )

@@ -145,7 +145,8 @@ class RecordRow(Base):
 
 def pack_record(result: GameResult) -> bytes:
     body = {"actions": result.actions, "events": result.events, "reveal": result.reveal,
-            "stderr": result.stderr, "bot_info": result.bot_info}
+            "stderr": result.stderr, "bot_info": result.bot_info,
+            "actions_public": result.actions_public}
     return zlib.compress(json.dumps(body, separators=(",", ":")).encode(), 6)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
 from arena.faults import FAULT_KINDS
+from arena.games.base import seat_view
 from arena.ratings import rate
 from arena.storage import Store, StoredGame
 
@@ -361,10 +362,13 @@ def replay_context(game: StoredGame, record: dict[str, Any]) -> dict[str, Any]:
     seats = game.seats
     names = {seat: bot for seat, bot in enumerate(seats)}
     # formatted here rather than by template filters: replay pages hold most of the text
+    # An action log that names hidden cards (octablitz's face-down plays) is
+    # kept in the database for replays but never published.
+    actions = record.get("actions", []) if record.get("actions_public", False) else []
     steps = [[(seat, names.get(seat, "?"), format_value(action)) for seat, action in step]
-             for step in record.get("actions", [])]
+             for step in actions]
     events = [(event.get("kind", ""), format_value({k: v for k, v in event.items() if k != "kind"}))
-              for event in record.get("events", []) if "to" not in event]
+              for event in seat_view(record.get("events", []), None)]
     stderr = list(record.get("stderr", []))
     stderr += [""] * (len(seats) - len(stderr))
     bot_info = [info if isinstance(info, dict) else {} for info in record.get("bot_info") or []]
@@ -373,5 +377,6 @@ def replay_context(game: StoredGame, record: dict[str, Any]) -> dict[str, Any]:
     for fault in game.faults:
         faulted[fault["seat"]].append(fault["kind"])
     return {"steps": steps, "events": events, "reveal": record.get("reveal") or {},
+            "hidden_actions": bool(record.get("actions")) and not actions,
             "stderr": stderr, "faulted": dict(faulted),
             "bot_info": bot_info}

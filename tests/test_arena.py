@@ -223,3 +223,37 @@ async def test_claim_window_asks_every_claimant_at_once(
     # one after the other, the first would wait alone.
     assert logs.count("met ") == sum(len(step) for step in multi)
     assert logs.count("alone ") == len(claims) - len(multi)
+
+
+def test_octablitz_face_down_cards_stay_hidden_in_stored_views(tmp_path: Path) -> None:
+    from arena.games.base import seat_view
+    from reports.render import render_report
+
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    bots = tuple(BotSpec(f"r{i}", RANDOM.command) for i in range(3))
+    plan = Plan(game="octablitz", bots=bots, table_size=3, games_per_table=3,
+                options={"deals": 2}, control=FAST)
+    tid = run_plan(plan, store)
+    games = list(store.games(tid))
+    for game in games:
+        record = store.record(game.id)
+        assert record is not None and record["actions_public"] is False
+        downs = [a for step in record["actions"] for _, a in step if a.startswith("down ")]
+        assert downs, "random bots always play some cards face down"
+        state = make_game("octablitz", 3, game.options).new_state(game.seed)
+        for step in record["actions"]:
+            state.apply_actions(dict(step))
+        for seat in (None, 0, 1, 2):
+            view = seat_view(record["events"], seat)
+            assert view == [e.to_dict() for e in state.events
+                            if (seat is not None and e.visible_to(seat)) or e.to is None]
+            for event in view:
+                if event["kind"] == "down_cards":
+                    assert event["seat"] == seat
+                if event["kind"] == "play" and event["face"] == "down":
+                    assert not event.get("cards")
+    index = render_report(store, tmp_path / "report")
+    for game in games:
+        page = (index.parent / f"game-{game.id}.html").read_text()
+        assert "down_cards" not in page and "<code>down " not in page
+        assert "only the public events" in page

@@ -28,7 +28,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -70,6 +70,12 @@ class Event:
         if self.to is not None:
             out["to"] = list(self.to)
         return out
+
+
+def seat_view(events: Iterable[Mapping[str, Any]], seat: int | None) -> list[Mapping[str, Any]]:
+    """The stored events (``Event.to_dict()`` form) that ``seat`` may see;
+    ``seat=None`` is a spectator, who sees public events only."""
+    return [e for e in events if "to" not in e or (seat is not None and seat in e["to"])]
 
 
 OptionKind = Literal["int", "bool", "str", "cards"]
@@ -177,6 +183,9 @@ class Game(ABC):
     max_players: ClassVar[int]
     score_order: ClassVar[ScoreOrder]
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
+    #: False when an action can name a card other seats may never see
+    #: (octablitz's face-down plays): then only events may be shown publicly.
+    actions_public: ClassVar[bool] = True
 
     def __init__(self, num_players: int, options: Mapping[str, Any] | None = None) -> None:
         if not self.min_players <= num_players <= self.max_players:

@@ -154,6 +154,7 @@ class Octablitz(Game):
     min_players: ClassVar[int] = 3
     max_players: ClassVar[int] = 4
     score_order: ClassVar[ScoreOrder] = "higher"
+    actions_public: ClassVar[bool] = False  # "down" actions name hidden cards
     option_specs: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec(
             "deals",
