@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
+from arena.games import make_game
 from arena.games.base import State
 
 
@@ -50,3 +52,62 @@ def visible_strings(value: object) -> list[str]:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return out
+
+
+Chooser = Callable[[dict[str, Any], list[str]], int]
+
+
+def random_chooser(seed: int) -> Chooser:
+    """A uniformly random player, reproducible from ``seed``."""
+    rng = random.Random(seed)
+    return lambda _observation, legal: rng.randrange(len(legal))
+
+
+def play_choosers(state: State, choosers: Sequence[Chooser]) -> list[int]:
+    """Play to the end, ``choosers[seat]`` deciding for each seat from its
+    observation and legal actions (several seats at once in claim windows);
+    every answer must be a legal index.  Returns the places."""
+    while not state.is_terminal():
+        actions = {}
+        for seat in state.deciding_seats():
+            legal = state.legal_actions(seat)
+            index = choosers[seat](state.observation(seat), list(legal))
+            assert 0 <= index < len(legal), (seat, index, legal)
+            actions[seat] = legal[index]
+        state.apply_actions(actions)
+    return state.places()
+
+
+def duplicate_results(game: str, players: int, seeds: Iterable[int], hero: Chooser,
+                      options: dict[str, Any] | None = None) -> list[tuple[int, list[int]]]:
+    """Duplicate deals: every seed played once with ``hero`` in each seat and
+    random choosers elsewhere.  Returns (hero's seat, places) per game."""
+    results = []
+    for seed in seeds:
+        for seat in range(players):
+            choosers = [random_chooser(seed * 100 + s) for s in range(players)]
+            choosers[seat] = hero
+            state = make_game(game, players, options).new_state(seed)
+            results.append((seat, play_choosers(state, choosers)))
+    return results
+
+
+def win_share(results: Sequence[tuple[int, list[int]]]) -> float:
+    """Share of games the hero placed first (shared first place counts)."""
+    return sum(places[seat] == 1 for seat, places in results) / len(results)
+
+
+def average_place(results: Sequence[tuple[int, list[int]]]) -> float:
+    return sum(places[seat] for seat, places in results) / len(results)
+
+
+def pair_share(results: Sequence[tuple[int, list[int]]]) -> float:
+    """Share of (hero, opponent) pairs the hero beat, draws counting half: the
+    virtual games the Elo fit uses; 0.76 is about +200 Elo."""
+    score = pairs = 0.0
+    for seat, places in results:
+        for other, place in enumerate(places):
+            if other != seat:
+                pairs += 1
+                score += 1.0 if places[seat] < place else 0.5 if places[seat] == place else 0.0
+    return score / pairs

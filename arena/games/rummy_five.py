@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from arena.games import cards
-from arena.games.base import Action, Event, Game, Observation, OptionSpec, ScoreOrder, State
+from arena.games.base import (
+    Action,
+    Event,
+    Game,
+    GameError,
+    Observation,
+    OptionSpec,
+    ScoreOrder,
+    State,
+)
 
 # -- cards --------------------------------------------------------------------
 
@@ -331,7 +340,7 @@ class RummyFiveState(State):
     def scores(self) -> list[float]:
         """Final chips of each seat (the pot left on the table belongs to nobody)."""
         if self.phase != OVER:
-            raise RuntimeError("the game is not over")
+            raise GameError("the game is not over")
         return [float(c) for c in self.chips]
 
     def reveal(self) -> dict[str, Any]:
