@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import make_game
-from arena.games.base import Event, IllegalActionError, OptionError
+from arena.games.base import Event, GameError, IllegalActionError, OptionError
 from arena.games.cards import rummy_deck
 from arena.games.rummy_five import (
     NAMES,
@@ -600,7 +600,7 @@ def test_deals_option(players: int, deals: int, expected: int) -> None:
 def test_chips_option_and_scores() -> None:
     state = RummyFive(3, {"chips": 7, "deals": 1}).new_state(3)
     assert state.observation(0)["chips"] == [7, 7, 7]
-    with pytest.raises(RuntimeError):
+    with pytest.raises(GameError):
         state.scores()
     random_playout(state, random.Random(1))
     assert sum(state.scores()) + state.pot == 21
