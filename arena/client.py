@@ -74,8 +74,13 @@ class BotClient:
         #: Replies with a stale or unknown id, and unexpected messages, ignored so far.
         self.ignored = 0
 
-    async def send(self, message: dict[str, Any]) -> None:
-        await self.process.send(wire.pack(message))
+    async def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Write one message; a bot that stops reading its stdin cannot block
+        the table past ``deadline``."""
+        with trio.move_on_at(deadline):
+            await self.process.send(wire.pack(message))
+            return
+        raise TimeoutFault("did not read its input before the deadline")
 
     async def _next_message(self, deadline: float) -> dict[str, Any]:
         with trio.move_on_at(deadline):
@@ -91,7 +96,7 @@ class BotClient:
     async def handshake(self, timeout: float) -> BotInfo:
         """Send ``hello`` and wait for the bot's ``hello``."""
         deadline = trio.current_time() + timeout
-        await self.send({"type": wire.HELLO, "protocol": wire.PROTOCOL_VERSION})
+        await self.send({"type": wire.HELLO, "protocol": wire.PROTOCOL_VERSION}, deadline)
         while True:
             message = await self._next_message(deadline)
             if message["type"] == wire.HELLO:
@@ -115,10 +120,11 @@ class BotClient:
         request_id = self.next_id
         self.next_id += 1
         start = trio.current_time()
-        await self.send({"type": wire.REQUEST, "id": request_id, "observation": observation,
-                         "legal": legal, "events": events, "time": clock.as_message()})
         deadline = clock.deadline(start)
         try:
+            await self.send({"type": wire.REQUEST, "id": request_id, "observation": observation,
+                             "legal": legal, "events": events, "time": clock.as_message()},
+                            deadline)
             while True:
                 message = await self._next_message(deadline)
                 if message["type"] != wire.ACTION or message.get("id") != request_id:
@@ -134,9 +140,9 @@ class BotClient:
         finally:
             clock.spend(trio.current_time() - start)
 
-    async def notify(self, message: dict[str, Any]) -> None:
-        """Send a message that needs no answer."""
-        await self.send(message)
+    async def notify(self, message: dict[str, Any], timeout: float) -> None:
+        """Send a message that needs no answer, within ``timeout`` seconds."""
+        await self.send(message, trio.current_time() + timeout)
 
 
 def _text(value: object, limit: int = 200) -> str:

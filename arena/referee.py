@@ -49,7 +49,7 @@ class Entrant:
         self.process = await start_bot_process(self.spec, self.nursery)
         client = BotClient(self.process)
         self.info = await client.handshake(self.control.handshake)
-        await client.notify(self.match_start)
+        await client.notify(self.match_start, self.control.handshake)
         self.client = client
         return client
 
@@ -71,7 +71,7 @@ class Entrant:
         if self.client is not None:
             with trio.move_on_after(1.0):
                 try:
-                    await self.client.notify({"type": wire.MATCH_END})
+                    await self.client.notify({"type": wire.MATCH_END}, 1.0)
                     assert self.process is not None
                     await self.process.process.wait()
                 except BotFault:
@@ -165,7 +165,7 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
         try:
             client = await entrant.ensure_started()
             await client.notify({"type": wire.GAME_START, "game_number": game_number,
-                                 "seat": seat, "players": game.num_players})
+                                 "seat": seat, "players": game.num_players}, control.handshake)
         except BotFault as exc:
             await table.fault(seat, exc)
     actions: list[list[list[Any]]] = []
@@ -193,7 +193,8 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
             await entrant.client.notify({"type": wire.GAME_END, "game_number": game_number,
                                          "scores": scores, "places": places,
                                          "game_places": game_places, "reveal": reveal,
-                                         "events": table.new_events(seat)})
+                                         "events": table.new_events(seat)},
+                                        control.handshake)
         except BotFault as exc:
             await table.fault(seat, exc)
     for seat, entrant in enumerate(entrants):

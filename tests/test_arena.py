@@ -257,3 +257,21 @@ def test_octablitz_face_down_cards_stay_hidden_in_stored_views(tmp_path: Path) -
         page = (index.parent / f"game-{game.id}.html").read_text()
         assert "down_cards" not in page and "<code>down " not in page
         assert "only the public events" in page
+
+
+async def test_a_bot_that_stops_reading_cannot_block_the_arena() -> None:
+    from arena.client import BotClient
+    from arena.faults import TimeoutFault
+    from arena.process import start_bot_process
+
+    async with trio.open_nursery() as nursery:
+        deaf = await start_bot_process(BotSpec("deaf", "sleep 60"), nursery)
+        try:
+            client = BotClient(deaf)
+            started = trio.current_time()
+            with pytest.raises(TimeoutFault, match="did not read its input"):
+                # Far more than a pipe buffer: send_all must block, then time out.
+                await client.notify({"type": "game_start", "pad": "x" * 2_000_000}, 0.5)
+            assert trio.current_time() - started < 5
+        finally:
+            await deaf.aclose()
