@@ -247,8 +247,15 @@ def config_items(tournament: dict[str, Any]) -> list[tuple[str, str]]:
     sizes = sorted({len(table) for table in tables})
     if "table_size" not in config and sizes:
         items.append(("Table size", " / ".join(map(str, sizes))))
-    items += [(key.replace("_", " ").capitalize(), format_value(value) or "(none)")
-              for key, value in config.items()]
+    for key, value in config.items():
+        if key == "game":
+            continue
+        if key == "bots" and isinstance(value, list):
+            text = "; ".join(f"{b.get('name')}: {b.get('command')}" for b in value
+                             if isinstance(b, dict))
+        else:
+            text = format_value(value)
+        items.append((key.replace("_", " ").capitalize(), text or "(none)"))
     return items
 
 
