@@ -59,8 +59,8 @@ def test_play_is_deterministic_for_a_seed_with_deterministic_bots() -> None:
 
 
 def test_play_reports_a_fault_with_exit_3() -> None:
-    proc = arena("play", "-g", "furious-five", "--seed", "1", "--json", "--move-time", "0.2",
-                 "--bank-time", "0", f"bad={sys.executable} {BAD_BOT} illegal 2", RANDOM)
+    proc = arena("play", "-g", "furious-five", "--seed", "1", "--json",
+                 f"bad={sys.executable} {BAD_BOT} illegal 2", RANDOM)
     assert proc.returncode == 3
     out = json.loads(proc.stdout)
     assert [f["kind"] for f in out["faults"]] == ["illegal_action"]
