@@ -170,6 +170,16 @@ def competition_places(scores: Sequence[float], order: ScoreOrder) -> list[int]:
     return [1 + sum(1 for other in keys if other < k) for k in keys]
 
 
+def elimination_places(out_in_hand: Sequence[int | None], totals: Sequence[float]) -> list[int]:
+    """Standings of the elimination games (five, five-or-less): players still in
+    (``None``) rank above everyone out, a later elimination (higher hand number)
+    above an earlier one; within a group a lower total ranks higher; equal
+    (group, total) share a place."""
+    keys = [(float("-inf") if out is None else -out, total)
+            for out, total in zip(out_in_hand, totals, strict=True)]
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
 class Game(ABC):
     """A game's parameters; makes states.
 

@@ -30,6 +30,7 @@ from arena.games.base import (
     OptionSpec,
     ScoreOrder,
     State,
+    elimination_places,
 )
 from arena.games.cards import (
     JOKER,
@@ -451,12 +452,7 @@ class FiveState(State):
         """
         if self.phase != PHASE_OVER:
             raise GameError("the game is not over")
-        still_in = self.hand_no + 1
-        keys = [
-            (-(out or still_in), total)
-            for out, total in zip(self.out_in_hand, self.totals, strict=True)
-        ]
-        return [1 + sum(1 for other in keys if other < key) for key in keys]
+        return elimination_places([out or None for out in self.out_in_hand], self.totals)
 
     def reveal(self) -> dict[str, Any]:
         """The last hand's cards and totals, running totals, eliminations, places."""

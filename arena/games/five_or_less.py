@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from arena.games.base import Action, Game, IllegalActionError, Observation, OptionSpec, State
+from arena.games.base import (
+    Action,
+    Game,
+    IllegalActionError,
+    Observation,
+    OptionSpec,
+    State,
+    elimination_places,
+)
 from arena.games.cards import RANK_ORDINAL, RANKS, SUITS, first_hand_deck, shuffled, standard_deck
 
 HAND_SIZE = 5
@@ -449,23 +457,11 @@ class FiveOrLessState(State):
         """Standings: players still in (by total, lower first), then the
         eliminated, last out first; one hand's eliminations by total."""
         self._require_over()
-        groups: list[list[int]] = []
-        still_in = [s for s in range(self.num_players) if self.active[s]]
-        for batch in [still_in, *reversed(self.eliminated)]:
-            groups.extend(self._by_total(batch))
-        places = [0] * self.num_players
-        better = 0
-        for group in groups:
-            for seat in group:
-                places[seat] = better + 1
-            better += len(group)
-        return places
-
-    def _by_total(self, seats: list[int]) -> list[list[int]]:
-        groups: dict[int, list[int]] = {}
-        for seat in seats:
-            groups.setdefault(self.totals[seat], []).append(seat)
-        return [groups[t] for t in sorted(groups)]
+        out: list[int | None] = [None] * self.num_players
+        for order, batch in enumerate(self.eliminated, start=1):
+            for seat in batch:
+                out[seat] = order
+        return elimination_places(out, self.totals)
 
     def _require_over(self) -> None:
         if self.phase != OVER:
