@@ -26,10 +26,9 @@ from arena.client import TimeControl
 from arena.games import game_class, game_names, make_game
 from arena.games.base import GameError
 from arena.process import BotSpec
-from arena.referee import Entrant, GameResult, play_game
+from arena.referee import GameResult, play_single_game
 from arena.storage import DEFAULT_URL, StorageError, Store
-from arena.tournament import ConfigError, Plan, run_tournament
-from protocol import wire
+from arena.tournament import ConfigError, Plan, create_tournament, run_tournament
 
 DEFAULT_REPORT_DIR = "arena-report"
 EXIT_USAGE = 2
@@ -278,25 +277,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     plan.validate()
     if args.parallel < 1:
         raise UserError("--parallel must be at least 1")
-    store.register_bots([(b.name, b.command) for b in bots])
-    tables = [[bots[i].name for i in table] for table in plan.tables()]
-    tournament_id = store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
-    return _run_plan(store, plan, tournament_id, args.parallel)
-
-
-async def _play_one(game_name: str, options: dict[str, Any], bots: Sequence[BotSpec], seed: int,
-                    control: TimeControl) -> GameResult:
-    game = make_game(game_name, len(bots), options)
-    match_start = {"type": wire.MATCH_START, "game": game_name,
-                   "options": game.public_options(), "players": len(bots), "games": 1}
-    async with trio.open_nursery() as nursery:
-        entrants = [Entrant(spec, control, match_start, nursery) for spec in bots]
-        try:
-            return await play_game(game, seed, entrants, 0, control)
-        finally:
-            with trio.CancelScope(shield=True):
-                for entrant in entrants:
-                    await entrant.end_match()
+    return _run_plan(store, plan, create_tournament(store, plan), args.parallel)
 
 
 def play_result_json(game: str, options: dict[str, Any], result: GameResult) -> dict[str, Any]:
@@ -322,7 +303,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(7), "big")
     store = Store(args.db) if args.db else None
     try:
-        result = trio.run(_play_one, args.game, options, bots, seed, _time_control(args))
+        result = trio.run(play_single_game, game, seed, bots, _time_control(args))
     except BaseException as exc:
         if not is_interrupt(exc):
             raise
@@ -384,9 +365,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     store = Store(args.db)
     for plan in demo_plans(args.games):
         plan.validate()
-        store.register_bots([(b.name, b.command) for b in plan.bots])
-        tables = [[plan.bots[i].name for i in table] for table in plan.tables()]
-        tid = store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
+        tid = create_tournament(store, plan)
         print(f"demo: {plan.game}: {', '.join(b.name for b in plan.bots)}", file=sys.stderr)
         status = _run_plan(store, plan, tid, args.parallel)
         if status:

@@ -39,13 +39,11 @@ class Entrant:
         self.process: BotProcess | None = None
         self.client: BotClient | None = None
         self.info = BotInfo()
-        self.starts = 0
 
     async def ensure_started(self) -> BotClient:
         """A connected client: start, handshake and announce the match if needed."""
         if self.client is not None:
             return self.client
-        self.starts += 1
         self.process = await start_bot_process(self.spec, self.nursery)
         client = BotClient(self.process)
         self.info = await client.handshake(self.control.handshake)
@@ -211,3 +209,24 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
                   for e in entrants],
         actions_public=game.actions_public,
     )
+
+
+def match_start_message(game: Game, games: int) -> dict[str, Any]:
+    """The ``match_start`` message: the public options only, never the deck."""
+    return {"type": wire.MATCH_START, "game": game.name, "options": game.public_options(),
+            "players": game.num_players, "games": games}
+
+
+async def play_single_game(game: Game, seed: int, specs: Sequence[BotSpec],
+                           control: TimeControl) -> GameResult:
+    """A one-game match: start ``specs[seat]`` for each seat, play, end the match.
+    Every bot is stopped before this returns, also on cancellation."""
+    match_start = match_start_message(game, 1)
+    async with trio.open_nursery() as nursery:
+        entrants = [Entrant(spec, control, match_start, nursery) for spec in specs]
+        try:
+            return await play_game(game, seed, entrants, 0, control)
+        finally:
+            with trio.CancelScope(shield=True):
+                for entrant in entrants:
+                    await entrant.end_match()

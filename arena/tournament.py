@@ -26,9 +26,8 @@ from arena.client import TimeControl
 from arena.games import make_game
 from arena.games.base import Game
 from arena.process import BotSpec
-from arena.referee import Entrant, GameResult, play_game
+from arena.referee import Entrant, GameResult, match_start_message, play_game
 from arena.storage import Store
-from protocol import wire
 
 
 class ConfigError(ValueError):
@@ -99,6 +98,13 @@ class Plan:
                    control=TimeControl(**time))
 
 
+def create_tournament(store: Store, plan: Plan) -> int:
+    """Register the plan's bots, store the tournament and its tables; its id."""
+    store.register_bots([(b.name, b.command) for b in plan.bots])
+    tables = [[plan.bots[i].name for i in table] for table in plan.tables()]
+    return store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
+
+
 OnGame = Callable[[GameResult], None]
 
 
@@ -126,9 +132,7 @@ async def _run_table(plan: Plan, store: Store, tournament_id: int, number: int,
                      tables_limiter: trio.CapacityLimiter, writer: trio.CapacityLimiter,
                      on_game: OnGame | None) -> None:
     game = plan.make_game()
-    match_start = {"type": wire.MATCH_START, "game": plan.game,
-                   "options": game.public_options(), "players": plan.table_size,
-                   "games": plan.games_per_table}
+    match_start = match_start_message(game, plan.games_per_table)
     async with tables_limiter, trio.open_nursery() as nursery:
         entrants = {i: Entrant(plan.bots[i], plan.control, match_start, nursery) for i in table}
         finished = False

@@ -21,7 +21,7 @@ from arena.client import TimeControl
 from arena.games import game_class
 from arena.ratings import rate
 from arena.storage import Store
-from arena.tournament import Plan, run_tournament
+from arena.tournament import Plan, create_tournament, run_tournament
 from sample_bots import HEURISTICS, RANDOM, spec
 
 BAR = 200.0
@@ -36,8 +36,7 @@ def gap_for(game: str, games: int, folder: str, seed: int) -> tuple[float, float
                 seed=seed, control=TimeControl(move=5, bank=30))
     plan.validate()
     store = Store(f"sqlite:///{folder}/{game}.db")
-    tables = [[plan.bots[i].name for i in t] for t in plan.tables()]
-    tid = store.create_tournament(game, plan.to_config(), tables, plan.total_games)
+    tid = create_tournament(store, plan)
     trio.run(lambda: run_tournament(plan, store, tid, parallel=os.cpu_count() or 1))
     stored = list(store.games(tid))
     ratings = {r.player: r for r in rate([list(zip(g.seats, g.places, strict=True))

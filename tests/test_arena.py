@@ -13,8 +13,9 @@ import trio
 from arena.client import TimeControl
 from arena.games import make_game
 from arena.process import BotSpec
+from arena.referee import play_single_game
 from arena.storage import Store
-from arena.tournament import Plan, run_tournament
+from arena.tournament import Plan, create_tournament, run_tournament
 
 HERE = Path(__file__).resolve().parent
 BAD_BOT = HERE / "bots" / "bad_bot.py"
@@ -56,8 +57,7 @@ def pid_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run_plan(plan: Plan, store: Store, parallel: int = 2) -> int:
-    tables = [[plan.bots[i].name for i in t] for t in plan.tables()]
-    tid = store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
+    tid = create_tournament(store, plan)
     trio.run(lambda: run_tournament(plan, store, tid, parallel=parallel))
     return tid
 
@@ -173,8 +173,7 @@ async def test_cancellation_kills_every_bot_and_keeps_finished_games(
     plan = Plan(game="furious-five", bots=(bad("good"), bad("fork_hang", 40), RANDOM),
                 table_size=2, games_per_table=2, options={"rounds": 2},
                 control=TimeControl(move=30, bank=30))
-    tables = [[plan.bots[i].name for i in t] for t in plan.tables()]
-    tid = store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
+    tid = create_tournament(store, plan)
     with trio.move_on_after(4):
         await run_tournament(plan, store, tid, parallel=3)
     done = store.done_games(tid)
@@ -199,22 +198,12 @@ def first_multi_claim_seed(players: int) -> int:
 async def test_claim_window_asks_every_claimant_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.referee import Entrant, play_game
-    from protocol import wire
-
     monkeypatch.setenv("RENDEZVOUS_DIR", str(tmp_path))
     seed = first_multi_claim_seed(3)
     game = make_game("rummy-five", 3, {"deals": 1})
     control = TimeControl(move=5, bank=5)
     spec = BotSpec("rv", f"{sys.executable} {HERE / 'bots' / 'rendezvous_bot.py'}")
-    start = {"type": wire.MATCH_START, "game": "rummy-five", "options": {}, "players": 3}
-    async with trio.open_nursery() as nursery:
-        entrants = [Entrant(spec, control, start, nursery) for _ in range(3)]
-        try:
-            result = await play_game(game, seed, entrants, 0, control)
-        finally:
-            for entrant in entrants:
-                await entrant.end_match()
+    result = await play_single_game(game, seed, [spec] * 3, control)
     assert result.faults == []
     claims = [step for step in result.actions
               if step[0][1] in ("pass", "catch") or step[0][1].startswith(("set ", "run "))]

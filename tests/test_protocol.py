@@ -7,12 +7,11 @@ from pathlib import Path
 
 import msgpack
 import pytest
-import trio
 
 from arena.client import TimeControl
 from arena.games import make_game
 from arena.process import BotSpec
-from arena.referee import Entrant, play_game
+from arena.referee import play_single_game
 from protocol import wire
 
 HERE = Path(__file__).resolve().parent
@@ -78,14 +77,7 @@ async def test_sdk_keeps_stdout_clean_and_reports_identity() -> None:
     control = TimeControl(move=5, bank=5)
     spec = BotSpec("chatty", f"{sys.executable} {HERE / 'bots' / 'chatty_bot.py'}")
     other = BotSpec("random", f"{sys.executable} -m sample_bots.random_bot")
-    start = {"type": wire.MATCH_START, "game": "furious-five", "options": {}, "players": 2}
-    async with trio.open_nursery() as nursery:
-        entrants = [Entrant(s, control, start, nursery) for s in (spec, other)]
-        try:
-            result = await play_game(game, 3, entrants, 0, control)
-        finally:
-            for entrant in entrants:
-                await entrant.end_match()
+    result = await play_single_game(game, 3, [spec, other], control)
     assert result.faults == []
     assert result.bot_info[0] == {"name": "chatty", "version": "2.0", "author": "tests"}
     assert "print() from choose" in result.stderr[0]
