@@ -189,11 +189,11 @@ def open_engine(url: str) -> Engine:
     """An engine for ``url`` with the schema created; StorageError if unusable."""
     try:
         parsed = make_url(url)
-        kwargs: dict[str, Any] = {}
-        if parsed.get_backend_name() == "sqlite":
-            kwargs["connect_args"] = {"check_same_thread": False}
+        sqlite = parsed.get_backend_name() == "sqlite"
+        # Games are saved from a worker thread, so SQLite must allow it.
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}} if sqlite else {}
         engine = create_engine(parsed, **kwargs)
-        if parsed.get_backend_name() == "sqlite":
+        if sqlite:
             event.listen(engine, "connect", _sqlite_pragmas)
         Base.metadata.create_all(engine)
     except ArgumentError:
