@@ -3,8 +3,9 @@
 Rules are the rulebook plus RULINGS "five-or-less"; the bot-facing description,
 action grammar and observation fields are in ``docs/rules/five-or-less.md``.
 
-A hand goes: deal 5 cards each; the *pre-call window* (each player in turn
-order whose total is <= 15 may end the hand before the first turn); then turns.
+A hand goes: deal 5 cards each; the *pre-call window* (every player in turn
+order is asked; one whose total is <= 15 may end the hand before the first
+turn, the others may only pass, so being asked reveals nothing); then turns.
 A turn is two decisions: ``call`` or a ``drop``, then a ``draw`` (from the
 stack or from the previous player's drop).  Running totals are kept across
 hands; a player reaching ``limit`` is eliminated.
@@ -230,8 +231,9 @@ class FiveOrLessState(State):
         )
         for seat in self.order:
             self.emit("deal", to=[seat], seat=seat, cards=list(self.hands[seat]))
-        self.precall_queue = [s for s in self.order if self.points[s] <= PRECALL_MAX]
-        self.precall_queue.reverse()
+        # Every seat is asked, whatever its total: asking only the seats that may
+        # call would tell everyone which hands hold 15 points or less.
+        self.precall_queue = list(reversed(self.order))
         self._next_precall()
 
     def _next_precall(self) -> None:
@@ -307,7 +309,8 @@ class FiveOrLessState(State):
         seat = self.to_move
         assert seat is not None
         if self.phase == PRECALL:
-            return _Decision([PASS, CALL], {})
+            may_call = self.points[seat] <= PRECALL_MAX
+            return _Decision([PASS, CALL] if may_call else [PASS], {})
         if self.phase == DRAW:
             return _Decision([DRAW_STACK, *("draw " + c for c in self.live)], {})
         hand = self.hands[seat]

@@ -51,6 +51,19 @@ def new(n: int, seed: int = 0, **options: Any) -> FiveOrLessState:
     return state
 
 
+def pass_precall(state: FiveOrLessState) -> None:
+    """Every seat passes in the pre-call window (every seat is asked)."""
+    while state.phase == "precall":
+        play(state, "pass")
+
+
+def at_first_turn(n: int, seed: int = 0, **options: Any) -> FiveOrLessState:
+    """A new state after everyone passed in the pre-call window."""
+    state = new(n, seed, **options)
+    pass_precall(state)
+    return state
+
+
 DEFAULT = "<default>"
 
 
@@ -82,7 +95,7 @@ def three_player_hand(second_draw: str, **options: Any) -> FiveOrLessState:
         2: ["2d", "2s", "4c", "5c", "6c"],
         0: ["Th", "Ts", "Jh", "Js", "Qh"],
     }
-    state = new(3, deck=stacked_deck(3, hands, ["As", second_draw, "Qs"]), **options)
+    state = at_first_turn(3, deck=stacked_deck(3, hands, ["As", second_draw, "Qs"]), **options)
     play(state, "drop Kc Kd", "draw stack")
     play(state, "drop 4c 5c 6c", "draw stack")
     play(state, "drop Jh Js", "draw stack")
@@ -99,13 +112,13 @@ def test_example_same_rank_two_nines_and_four_queens() -> None:
 
 
 def test_example_sequence_six_seven_eight_same_suit() -> None:
-    state = new(2, deck=stacked_deck(2, {1: ["6h", "7h", "8h", "Kc", "Kd"]}))
+    state = at_first_turn(2, deck=stacked_deck(2, {1: ["6h", "7h", "8h", "Kc", "Kd"]}))
     assert "drop 6h 7h 8h" in state.legal_actions(1)
     assert "drop 6h 7h" not in state.legal_actions(1)
 
 
 def test_example_sequence_queen_king_ace_two_wraps() -> None:
-    state = new(2, deck=stacked_deck(2, {1: ["Qs", "Ks", "As", "2s", "9d"]}))
+    state = at_first_turn(2, deck=stacked_deck(2, {1: ["Qs", "Ks", "As", "2s", "9d"]}))
     legal = state.legal_actions(1)
     assert {"drop Qs Ks As 2s", "drop Qs Ks As", "drop Ks As 2s"} <= set(legal)
     play(state, "drop Qs Ks As 2s", "draw stack")
@@ -113,7 +126,7 @@ def test_example_sequence_queen_king_ace_two_wraps() -> None:
 
 
 def test_example_dispose_all_cards_still_picks_one() -> None:
-    state = new(2, deck=stacked_deck(2, {1: ["3c", "4c", "5c", "6c", "7c"]}, ["8d"]))
+    state = at_first_turn(2, deck=stacked_deck(2, {1: ["3c", "4c", "5c", "6c", "7c"]}, ["8d"]))
     play(state, "drop 3c 4c 5c 6c 7c")
     assert state.hands[1] == []
     assert state.phase == "draw" and seat(state) == 1
@@ -124,7 +137,7 @@ def test_example_dispose_all_cards_still_picks_one() -> None:
 
 
 def test_example_may_keep_playing_with_four_points() -> None:
-    state = new(2, deck=stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As", "Qs"]))
+    state = at_first_turn(2, deck=stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As", "Qs"]))
     play(state, "drop Kc Kd", "draw stack", DEFAULT, "draw stack")
     assert state.observation(1)["hand_total"] == 4
     legal = state.legal_actions(1)
@@ -225,7 +238,7 @@ def test_four_of_a_kind_gives_every_subset() -> None:
 
 
 def test_turn_legal_order_most_points_first_call_last() -> None:
-    state = new(2, deck=stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As"]))
+    state = at_first_turn(2, deck=stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As"]))
     legal = state.legal_actions(1)
     assert legal[0] == "drop Kc Kd"
     points = [sum(POINTS[c] for c in a.split()[1:]) for a in legal]
@@ -247,7 +260,7 @@ def test_turn_legal_order_most_points_first_call_last() -> None:
 )
 def test_turn_start_call_threshold(drawn: str, below_five: bool, may_call: bool) -> None:
     deck = stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, [drawn, "Qs"])
-    state = new(2, deck=deck, call_below_five=below_five)
+    state = at_first_turn(2, deck=deck, call_below_five=below_five)
     play(state, "drop Kc Kd", "draw stack", DEFAULT, "draw stack")
     assert ("call" in state.legal_actions(1)) is may_call
     assert state.observation(1)["call_max"] == (4 if below_five else 5)
@@ -255,14 +268,14 @@ def test_turn_start_call_threshold(drawn: str, below_five: bool, may_call: bool)
 
 def test_call_only_at_turn_start() -> None:
     deck = stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As", "Qs", "2c"])
-    state = new(2, deck=deck)
+    state = at_first_turn(2, deck=deck)
     play(state, "drop Kc Kd", "draw stack", DEFAULT, "draw stack")
     play(state, "drop Ac")
     assert "call" not in state.legal_actions(1)
 
 
 @pytest.mark.parametrize(
-    ("seat1", "seat2", "seat0", "asked"),
+    ("seat1", "seat2", "seat0", "may_call"),
     [
         (["Ac", "2c", "3d", "4h", "5s"], ["6c", "6d", "7h", "8h", "9s"], None, [1]),  # 15, 36
         (["Ac", "2c", "3d", "4h", "6s"], ["Ad", "2d", "3c", "4c", "5c"], None, [2]),  # 16, 15
@@ -272,20 +285,36 @@ def test_call_only_at_turn_start() -> None:
         (["9c", "2c", "3d", "4h", "5s"], ["9d", "2d", "3c", "4c", "5c"], None, []),
     ],
 )
-def test_precall_asks_qualifying_players_in_turn_order(
-    seat1: list[str], seat2: list[str], seat0: list[str] | None, asked: list[int]
+def test_precall_asks_every_player_in_turn_order(
+    seat1: list[str], seat2: list[str], seat0: list[str] | None, may_call: list[int]
 ) -> None:
     hands = {1: seat1, 2: seat2} | ({0: seat0} if seat0 else {})
     state = new(3, deck=stacked_deck(3, hands))
     seen = []
     while state.phase == "precall":
-        seen.append(seat(state))
-        assert state.legal_actions(seen[-1]) == ["pass", "call"]
-        assert state.observation(seen[-1])["call_max"] == 15
+        who = seat(state)
+        seen.append(who)
+        assert state.legal_actions(who) == (["pass", "call"] if who in may_call else ["pass"])
+        assert state.observation(who)["call_max"] == 15
         play(state, "pass")
-    assert seen == asked
+    assert seen == [1, 2, 0]
     assert state.phase == "turn" and seat(state) == 1 and state.turns == 0
-    assert kinds(state).count("pass") == len(asked)
+    assert kinds(state).count("pass") == 3
+
+
+def test_precall_window_reveals_nothing_about_a_hand() -> None:
+    """Seat 1 holding 15 (may call) or 16 (may not) looks the same to the others."""
+    views = []
+    for low, high in (("5s", "6s"), ("6s", "5s")):
+        deck = stacked_deck(3, {1: ["Ac", "2c", "3d", "4h", low]}, [high])
+        state = new(3, deck=deck)
+        view: list[object] = []
+        while state.phase == "precall":
+            view.append([(state.observation(s), state.legal_actions(s)) for s in (0, 2)])
+            play(state, "pass")
+        view.append([e.to_dict() for e in state.events if e.visible_to(0) or e.visible_to(2)])
+        views.append(view)
+    assert views[0] == views[1]
 
 
 # -- hand scoring (table) -------------------------------------------------------------
@@ -319,7 +348,7 @@ def test_fewest_cards_tie_break_in_play() -> None:
         2: ["2d", "2s", "4c", "5c", "6c"],
         3: ["3h", "8d", "9d", "Td", "Jd"],
     }
-    state = new(4, deck=stacked_deck(4, hands, ["2c", "As", "2h", "Qc"]))
+    state = at_first_turn(4, deck=stacked_deck(4, hands, ["2c", "As", "2h", "Qc"]))
     play(state, "drop Kc Kd", "draw stack")  # seat 1: Ac Ad Ah 2c = 5, four cards
     play(state, "drop 4c 5c 6c", "draw stack")  # seat 2: As 2d 2s = 5, three cards
     play(state, "drop 8d 9d Td Jd", "draw stack")  # seat 3: 2h 3h = 5, two cards
@@ -347,7 +376,7 @@ def test_no_result_hand_scores_every_total() -> None:
 # -- picking ------------------------------------------------------------------
 def test_pick_choices_previous_disposal_only() -> None:
     hands = {1: ["Ac", "Ad", "2h", "Kc", "Kd"], 0: ["9c", "9d", "Tc", "Td", "Jc"]}
-    state = new(2, deck=stacked_deck(2, hands, ["As", "Qs", "Qd"]))
+    state = at_first_turn(2, deck=stacked_deck(2, hands, ["As", "Qs", "Qd"]))
     play(state, "drop Kc Kd")
     assert state.legal_actions(1) == ["draw stack"]  # very first turn: no disposal
     play(state, "draw stack")
@@ -368,7 +397,7 @@ def test_pick_choices_previous_disposal_only() -> None:
 
 
 def test_stack_draw_events_hide_the_card() -> None:
-    state = new(2, deck=stacked_deck(2, {1: ["Ac", "Ad", "2h", "Kc", "Kd"]}, ["As"]))
+    state = at_first_turn(2, deck=stacked_deck(2, {1: ["Ac", "Ad", "2h", "Kc", "Kd"]}, ["As"]))
     play(state, "drop Kc Kd", "draw stack")
     public, private = state.events[-2], state.events[-1]
     assert public.to is None and "card" not in public.data
@@ -720,7 +749,10 @@ def test_rules_page_example_matches_the_engine() -> None:
         0: ["Th", "Ts", "Jh", "Js", "Qh"],
     }
     state = new(3, deck=stacked_deck(3, hands, ["As", "2c", "Qs"]))
-    play(state, "drop Kc Kd", "draw stack")
+    play(state, "pass")
+    assert seat(state) == 2
+    since = len(state.events)  # seat 2's previous request: its pre-call question
+    play(state, "pass", "pass", "drop Kc Kd", "draw stack")
     assert request["observation"] == state.observation(2)
     assert request["legal"] == state.legal_actions(2)
-    assert request["events"] == [e.to_dict() for e in state.events if e.visible_to(2)]
+    assert request["events"] == [e.to_dict() for e in state.events[since:] if e.visible_to(2)]
