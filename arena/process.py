@@ -1,12 +1,18 @@
 """A bot subprocess: the transport under :mod:`arena.client`.
 
-The process is started in its own session (so it leads a new process group)
-and is killed as a whole group with SIGKILL by :meth:`BotProcess.aclose`, which
-is shielded from cancellation; callers close every bot they start in a
+The process is started confined by an :class:`arena.sandbox.Sandbox` (its
+command line, cleared environment, private directory and resource limits) and
+is killed as a whole tree with SIGKILL by :meth:`BotProcess.aclose`, which is
+shielded from cancellation; callers close every bot they start in a
 ``finally`` so that no bot outlives the table that started it, even on Ctrl-C.
 
-stderr is drained continuously into a bounded tail, so a bot that floods its
-log can neither block on a full pipe nor make the arena use unbounded memory.
+Processes are spawned from the thread that runs the trio loop (not a worker
+thread): the parent-death signal that kills a bot when the arena dies belongs
+to the spawning thread, and trio's worker threads come and go.
+
+stderr is drained continuously into a bounded tail, at a bounded rate, so a bot
+that floods its log can neither block on a full pipe for long, nor make the
+arena use unbounded memory, nor take the event loop's time from other tables.
 """
 
 from __future__ import annotations
@@ -14,17 +20,27 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import subprocess
+import time
 from collections import deque
 from dataclasses import dataclass
 
 import trio
 
 from arena.faults import CrashFault
+from arena.sandbox import MARKER_VAR, Launch, Sandbox, SandboxError, resolve
 
 STDERR_TAIL_BYTES = 4096
 READ_CHUNK = 65536
+#: A bot's stderr is read at up to this rate after the first burst; beyond it
+#: the bot waits on its own full pipe, which costs nobody else anything.
+STDERR_BYTES_PER_SECOND = 4 << 20
+STDERR_BURST_BYTES = 1 << 20
+#: The process table is scanned for new children of bots at most this often.
+SCAN_INTERVAL = 1.0
+_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -64,29 +80,100 @@ class StderrTail:
         return text
 
 
+class _ProcessTable:
+    """Parent of every process on the machine, from one scan of /proc, shared
+    by all bots and refreshed at most every :data:`SCAN_INTERVAL` seconds."""
+
+    def __init__(self) -> None:
+        self.children: dict[int, list[int]] = {}
+        self.scanned = -SCAN_INTERVAL
+        #: Counts scans, so a bot recomputes its tree only after a new one.
+        self.generation = 0
+
+    def rescan(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self.scanned >= SCAN_INTERVAL:
+            self.children = {}
+            for pid, parent in _scan_parents().items():
+                self.children.setdefault(parent, []).append(pid)
+            self.scanned = now
+            self.generation += 1
+
+    def descendants(self, root: int) -> list[int]:
+        """``root`` and its descendants as of the last scan."""
+        children = self.children
+        found, stack = [], [root]
+        while stack:
+            pid = stack.pop()
+            found.append(pid)
+            stack.extend(children.get(pid, ()))
+        return found
+
+
+_TABLE = _ProcessTable()
+
+
+def _scan_parents() -> dict[int, int]:
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            stat = _read_stat(int(entry.name))
+            if stat is not None:
+                parents[int(entry.name)] = int(stat[1])
+    return parents
+
+
+def _read_stat(pid: int) -> list[bytes] | None:
+    """Fields of /proc/PID/stat after the command name (state first)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    return data[data.rfind(b")") + 2 :].split()
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU of one process (all its threads) and of the children it reaped."""
+    stat = _read_stat(pid)
+    if stat is None:
+        return 0.0
+    return sum(int(stat[i]) for i in (11, 12, 13, 14)) / _TICKS
+
+
 class BotProcess:
     """A running bot: write bytes to its stdin, read bytes from its stdout."""
 
-    def __init__(self, spec: BotSpec, process: trio.Process) -> None:
+    def __init__(self, spec: BotSpec, popen: subprocess.Popen[bytes], launch: Launch,
+                 sandbox: Sandbox, streams: tuple[trio.lowlevel.FdStream, ...]) -> None:
         self.spec = spec
-        self.process = process
+        self.popen = popen
+        self.pid = popen.pid
+        self.launch = launch
+        self.sandbox = sandbox
+        self.stdin, self.stdout, self._stderr_stream = streams
         self.stderr = StderrTail()
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()
+        self._members = [self.pid]
+        self._generation = -1
+        self._closed = False
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
 
     async def send(self, data: bytes) -> None:
         """Write all of ``data``; a closed pipe is a crash."""
-        assert self.process.stdin is not None
         try:
-            await self.process.stdin.send_all(data)
+            await self.stdin.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise CrashFault(f"stdin closed ({exc.__class__.__name__})") from None
 
     async def receive(self) -> bytes:
         """Read the next chunk of stdout; end of file is a crash."""
-        assert self.process.stdout is not None
         try:
-            data = await self.process.stdout.receive_some(READ_CHUNK)
+            data = await self.stdout.receive_some(READ_CHUNK)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise CrashFault(f"stdout closed ({exc.__class__.__name__})") from None
         if not data:
@@ -94,12 +181,38 @@ class BotProcess:
         return bytes(data)
 
     def exit_description(self) -> str:
-        code = self.process.poll()
+        code = self.popen.poll()
         if code is None:
             return "closed its stdout"
         if code < 0:
             return f"killed by signal {signal.Signals(-code).name}"
+        if code > 128 and self.sandbox.kind == "bwrap":
+            # bwrap reports a signal death of the bot as 128 + the signal.
+            with contextlib.suppress(ValueError):
+                return f"killed by signal {signal.Signals(code - 128).name}"
         return f"exited with code {code}"
+
+    def cpu_seconds(self, refresh: bool = False) -> float:
+        """CPU time used so far by the bot's whole process tree (10 ms ticks).
+
+        Children are found by a shared scan of /proc at most once a second (or
+        now, with ``refresh``); a child's time counts from when it is found,
+        or through its parent once reaped."""
+        _TABLE.rescan(force=refresh)
+        if self._generation != _TABLE.generation:
+            self._members = _TABLE.descendants(self.pid)
+            self._generation = _TABLE.generation
+        return sum(process_cpu_seconds(pid) for pid in self._members)
+
+    async def wait(self) -> int:
+        """Wait for the process (bwrap's outer process) to exit."""
+        if self.popen.poll() is None:
+            pidfd = os.pidfd_open(self.pid)
+            try:
+                await trio.lowlevel.wait_readable(pidfd)
+            finally:
+                os.close(pidfd)
+        return self.popen.wait()
 
     async def _drain_stderr(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                             ) -> None:
@@ -111,54 +224,122 @@ class BotProcess:
             self._drained.set()
 
     async def _read_stderr(self) -> None:
-        assert self.process.stderr is not None
+        budget = float(STDERR_BURST_BYTES)
+        last = trio.current_time()
         try:
-            while data := await self.process.stderr.receive_some(READ_CHUNK):
+            while data := await self._stderr_stream.receive_some(READ_CHUNK):
                 self.stderr.add(bytes(data))
+                now = trio.current_time()
+                budget = min(STDERR_BURST_BYTES, budget + (now - last) * STDERR_BYTES_PER_SECOND)
+                budget -= len(data)
+                last = now
+                if budget < 0:
+                    await trio.sleep(-budget / STDERR_BYTES_PER_SECOND)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             return
 
     def kill(self) -> None:
-        """SIGKILL the bot's whole process group (idempotent, never blocks)."""
+        """SIGKILL the bot's whole tree (idempotent, never blocks).
+
+        Under bubblewrap, killing its outer process kills the sandbox's PID 1
+        (parent-death signal), which takes every process in the namespace
+        with it.  Without it: the process group, every descendant found, and
+        every process carrying this bot's environment marker."""
+        victims = [self.pid]
+        if self.sandbox.kind != "bwrap" and self.popen.poll() is None:
+            _TABLE.rescan(force=True)
+            victims = _TABLE.descendants(self.pid)
+        for pid in victims:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+            os.killpg(self.pid, signal.SIGKILL)
+        if self.sandbox.kind != "bwrap":
+            kill_marked(self.launch.marker)
 
     async def aclose(self) -> None:
-        """Kill the process group, reap the process, close the pipes.
+        """Kill the tree, reap the process, close the pipes, delete its directory.
 
         Shielded from cancellation: once called, it always finishes, so a
         cancelled table still leaves no process behind.
         """
+        if self._closed:
+            return
+        self._closed = True
         self.kill()
         with trio.CancelScope(shield=True):
-            await self.process.wait()
-            # Pick up the last words written before the kill, briefly: a
-            # grandchild may still hold the pipe open.
+            await self.wait()
+            # Pick up the last words written before the kill, briefly.
             with trio.move_on_after(0.2):
                 await self._drained.wait()
             self._drain_scope.cancel()
             await self._drained.wait()
-            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-                if stream is not None:
-                    await stream.aclose()
+            for stream in (self.stdin, self.stdout, self._stderr_stream):
+                await stream.aclose()
+            if self.launch.scratch is not None:
+                shutil.rmtree(self.launch.scratch, ignore_errors=True)
 
 
-async def start_bot_process(spec: BotSpec, nursery: trio.Nursery) -> BotProcess:
-    """Start ``spec`` with its stderr drained by a task in ``nursery``.
+def kill_marked(marker: str) -> None:
+    """SIGKILL every process whose environment carries ``marker``."""
+    needle = f"{MARKER_VAR}={marker}".encode()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as file:
+                if needle in file.read().split(b"\0"):
+                    os.kill(int(entry.name), signal.SIGKILL)
+        except OSError:
+            continue
+
+
+_DEFAULT: list[Sandbox] = []
+
+
+def default_sandbox() -> Sandbox:
+    """``--sandbox auto`` with default limits, resolved once per process."""
+    if not _DEFAULT:
+        _DEFAULT.append(resolve("auto"))
+    return _DEFAULT[0]
+
+
+def _spawn(launch: Launch) -> tuple[subprocess.Popen[bytes], tuple[int, int, int]]:
+    pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
+    child = (pipes[0][0], pipes[1][1], pipes[2][1])
+    try:
+        popen = subprocess.Popen(launch.argv, stdin=child[0], stdout=child[1], stderr=child[2],
+                                 env=launch.env, cwd=launch.cwd, start_new_session=True,
+                                 close_fds=True)
+    except BaseException:
+        for fd in (*child, pipes[0][1], pipes[1][0], pipes[2][0]):
+            os.close(fd)
+        raise
+    for fd in child:
+        os.close(fd)
+    return popen, (pipes[0][1], pipes[1][0], pipes[2][0])
+
+
+async def start_bot_process(spec: BotSpec, nursery: trio.Nursery,
+                            sandbox: Sandbox | None = None) -> BotProcess:
+    """Start ``spec`` confined by ``sandbox`` (default: :func:`default_sandbox`),
+    with its stderr drained by a task in ``nursery``.
 
     The caller must ``await bot.aclose()`` (typically in a ``finally``).
     Raises :class:`CrashFault` if the command cannot be started.
     """
+    sandbox = sandbox or default_sandbox()
     try:
-        process = await trio.lowlevel.open_process(
-            spec.argv(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except (OSError, ValueError) as exc:
+        launch = sandbox.launch(spec.argv())
+    except (SandboxError, ValueError, OSError) as exc:
         raise CrashFault(f"could not start {spec.command!r}: {exc}") from None
-    bot = BotProcess(spec, process)
+    try:
+        popen, fds = _spawn(launch)
+    except (OSError, ValueError) as exc:
+        if launch.scratch is not None:
+            shutil.rmtree(launch.scratch, ignore_errors=True)
+        raise CrashFault(f"could not start {spec.command!r}: {exc}") from None
+    streams = tuple(trio.lowlevel.FdStream(fd) for fd in fds)
+    bot = BotProcess(spec, popen, launch, sandbox, streams)
     await nursery.start(bot._drain_stderr)
     return bot
