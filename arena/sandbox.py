@@ -34,6 +34,7 @@ import os
 import secrets
 import shutil
 import site
+import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -170,11 +171,14 @@ class Sandbox:
         for key, value in env.items():
             out += ["--setenv", key, value]
         out += _system_mounts()
-        out += _program_mounts(program_paths(argv), self.hidden)
         out += ["--proc", "/proc", "--dev", "/dev",
                 "--size", str(self.limits.file_size_mb << 20), "--perms", "1777",
                 "--tmpfs", BWRAP_HOME, "--chdir", BWRAP_HOME]
+        # After the private /tmp, so a program kept under /tmp stays visible.
+        paths = program_paths(argv)
+        out += _program_mounts(paths, self.hidden)
         if os.geteuid() == 0:
+            _check_world_readable(paths)
             # The kernel exempts root from RLIMIT_NPROC: become nobody, in a user
             # namespace of its own, before the limits are set.
             out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
@@ -327,7 +331,7 @@ def _program_mounts(paths: Iterable[str], hidden: Sequence[str]) -> list[str]:
     binds: list[str] = []
     for path in paths:
         path = os.path.abspath(path)
-        if _under_system(path):
+        if _under_system(path) or any(_contains(h, path) for h in hidden):
             continue
         if os.path.isdir(path) and any(_contains(path, h) for h in hidden):
             continue
@@ -338,17 +342,29 @@ def _program_mounts(paths: Iterable[str], hidden: Sequence[str]) -> list[str]:
         else:
             binds.append(path)
     out: list[str] = []
+    bound: list[str] = []
     made: set[str] = set()
     for path in sorted(set(binds), key=len):
-        if any(_contains(done, path) for done in made):
+        if any(_contains(done, path) for done in bound):
             continue
         for ancestor in _ancestors(path):
             if ancestor not in made:
                 out += ["--perms", "0755", "--dir", ancestor]
                 made.add(ancestor)
         out += ["--ro-bind", path, path]
-        made.add(path)
+        bound.append(path)
     return out
+
+
+def _check_world_readable(paths: Iterable[str]) -> None:
+    """Under root the bot runs as nobody: say so before it fails obscurely."""
+    for path in paths:
+        if _under_system(path) or not os.path.exists(path):
+            continue
+        need = stat.S_IROTH | (stat.S_IXOTH if os.path.isdir(path) else 0)
+        if os.stat(path).st_mode & need != need:
+            raise SandboxError(f"{path} is not readable by the sandbox's user 'nobody' (the "
+                               f"arena runs as root): chmod o+rX it, or run as another user")
 
 
 def _contains(folder: str, path: str) -> bool:
