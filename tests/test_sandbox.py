@@ -84,7 +84,9 @@ def test_none_still_limits_and_clears(tmp_path: Path, listener: socket.socket,
     monkeypatch.setenv("ORGANISER_SECRET", "x")
     secret = tmp_path / "secret"
     secret.write_text("x")
-    report = probe(NONE, PROBE, secret, listener.getsockname()[1])
+    program = tmp_path / "probe_bot.py"
+    program.write_text(PROBE.read_text())
+    report = probe(NONE, program, secret, listener.getsockname()[1])
     assert "ORGANISER_SECRET" not in report["env"]  # type: ignore[operator]
     assert report["data"] == Limits().memory_mb << 20
     assert report["core"] == 0
@@ -138,7 +140,8 @@ def test_memory_hog_dies_alone(tmp_path: Path) -> None:
         except MemoryError:
             print("refused at", len(hoard) * 16, "MiB", file=sys.stderr, flush=True)
     """)
-    for sandbox in (Sandbox("bwrap", Limits(memory_mb=256)), Sandbox("none", Limits(memory_mb=256))):
+    limits = Limits(memory_mb=256)
+    for sandbox in (Sandbox("bwrap", limits), Sandbox("none", limits)):
         bot = trio.run(run_to_exit, command, sandbox)
         assert "refused at" in bot.stderr.text()
         assert int(bot.stderr.text().split("refused at")[1].split()[0]) <= 256
