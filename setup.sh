@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up Five Arena on a Debian machine: the system packages it needs (only
+# those missing, with apt-get; as root or through sudo), then the Python
+# package in editable mode.  `setup.sh test` also installs what the tests need.
+#
+#   bubblewrap   the bot sandbox (bwrap)
+#   util-linux   prlimit and setpriv, which apply the bots' limits
+set -euo pipefail
+cd "$(dirname "$0")"
+
+want=(bubblewrap util-linux)
+missing=()
+for package in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    if ! command -v apt-get >/dev/null; then
+        echo "setup: please install ${missing[*]} (no apt-get on this machine)" >&2
+        exit 1
+    fi
+    sudo=()
+    if [ "$(id -u)" != 0 ]; then sudo=(sudo); fi
+    echo "setup: installing ${missing[*]} with apt-get" >&2
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+extra=""
+if [ "${1:-}" = test ]; then extra="[test]"; fi
+python -m pip install -q -e ".${extra}"
