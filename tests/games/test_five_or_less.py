@@ -137,7 +137,8 @@ def test_example_dispose_all_cards_still_picks_one() -> None:
 
 
 def test_example_may_keep_playing_with_four_points() -> None:
-    state = at_first_turn(2, deck=stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As", "Qs"]))
+    deck = stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As", "Qs"])
+    state = at_first_turn(2, deck=deck)
     play(state, "drop Kc Kd", "draw stack", DEFAULT, "draw stack")
     assert state.observation(1)["hand_total"] == 4
     legal = state.legal_actions(1)
