@@ -116,10 +116,12 @@ def should_end(observation: dict[str, Any], mean: float, spread: float) -> bool:
         known: list[str] = observation["known_cards"][other]
         hidden = observation["hand_sizes"][other] - len(known)
         expected = sum(POINTS[c] for c in known) + hidden * hidden_mean
-        if hidden == 0:
+        sd = math.sqrt(hidden) * spread
+        if sd == 0:
+            # No hidden cards, or every unseen card is worth the same (only
+            # tens and faces left): the estimate has no spread.
             chance *= 1.0 if expected > mine else 0.0
             continue
-        sd = math.sqrt(hidden) * spread
         z = (mine + 0.5 - expected) / sd
         chance *= 1 - 0.5 * (1 + math.erf(z / math.sqrt(2)))
     return chance >= CALL_CONFIDENCE
