@@ -1,7 +1,8 @@
 """The static HTML report: leaderboards, head-to-head crosstables, tournaments, game replays.
 
-Everything comes from stored records through :class:`arena.storage.Store`; the game
-engines are never imported, so a report can be rendered from any database.  The output
+Everything comes from stored records through :class:`arena.storage.Store`; no game is
+replayed (each game class only says which recorded decisions are public), so a report can
+be rendered from any database.  The output
 is a flat directory of ``.html`` files and one stylesheet, with relative links only, so
 it opens from ``file://`` and works offline.
 """
@@ -23,7 +24,8 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
 from arena.faults import FAULT_KINDS
-from arena.games.base import seat_view
+from arena.games import game_class
+from arena.games.base import OptionError, seat_view
 from arena.ratings import rate
 from arena.storage import Store, StoredGame
 
@@ -365,15 +367,14 @@ def _neighbours(games: Sequence[StoredGame]) -> Iterator[
 
 
 def replay_context(game: StoredGame, record: dict[str, Any]) -> dict[str, Any]:
-    """What a replay page shows from a stored record: steps, public events, reveal, stderr."""
+    """What a replay page shows from a stored record: public steps and events,
+    the reveal, stderr.  The record is the organiser's: a spectator sees only
+    the decisions the game calls public (:meth:`Game.public_decisions`)."""
     seats = game.seats
     names = {seat: bot for seat, bot in enumerate(seats)}
+    recorded = record.get("actions", [])
     # formatted here rather than by template filters: replay pages hold most of the text
-    # An action log that names hidden cards (octablitz's face-down plays) is
-    # kept in the database for replays but never published.
-    actions = record.get("actions", []) if record.get("actions_public", False) else []
-    steps = [[(seat, names.get(seat, "?"), format_value(action)) for seat, action in step]
-             for step in actions]
+    steps = public_steps(game, record)
     events = [(event.get("kind", ""), format_value({k: v for k, v in event.items() if k != "kind"}))
               for event in seat_view(record.get("events", []), None)]
     stderr = list(record.get("stderr", []))
@@ -383,7 +384,42 @@ def replay_context(game: StoredGame, record: dict[str, Any]) -> dict[str, Any]:
     faulted = defaultdict(list)
     for fault in game.faults:
         faulted[fault["seat"]].append(fault["kind"])
-    return {"steps": steps, "events": events, "reveal": record.get("reveal") or {},
-            "hidden_actions": bool(record.get("actions")) and not actions,
+    shown = sum(len(step) for step in steps)
+    return {"steps": [[(seat, names.get(seat, "?"), format_value(action), by_arena)
+                       for seat, action, by_arena in step] for step in steps],
+            "events": events, "reveal": record.get("reveal") or {},
+            "hidden_actions": bool(recorded) and not steps,
+            "private_decisions": bool(steps) and shown < sum(len(step) for step in recorded),
             "stderr": stderr, "faulted": dict(faulted),
             "bot_info": bot_info}
+
+
+def arena_default_from(faults: Iterable[dict[str, Any]]) -> dict[int, int]:
+    """Per faulted seat, the first action step the arena played for it: a
+    fault's ``step`` (absent or None in older records: nothing is marked)."""
+    first: dict[int, int] = {}
+    for fault in faults:
+        step = fault.get("step")
+        if isinstance(step, int):
+            seat = fault["seat"]
+            first[seat] = min(step, first.get(seat, step))
+    return first
+
+
+def public_steps(game: StoredGame, record: dict[str, Any]) -> list[list[tuple[int, str, bool]]]:
+    """The recorded steps a spectator may see, each as ``(seat, action,
+    played_by_arena)``; steps with no public decision are left out."""
+    if not record.get("actions_public", False):
+        return []
+    try:
+        rules = game_class(game.game)
+    except OptionError:
+        return []
+    arena_from = arena_default_from(game.faults)
+    out = []
+    for index, step in enumerate(record.get("actions", [])):
+        decisions = rules.public_decisions(step)
+        if decisions:
+            out.append([(seat, action, index >= arena_from.get(seat, index + 1))
+                        for seat, action in decisions])
+    return out

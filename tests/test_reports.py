@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import random
 import re
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arena.client import TimeControl
 from arena.faults import FaultRecord
-from arena.referee import GameResult, forfeit_places
-from arena.storage import Store
-from reports.render import render_report
+from arena.games import make_game
+from arena.games.base import State
+from arena.process import BotSpec
+from arena.referee import GameResult, forfeit_places, play_single_game
+from arena.storage import Store, StoredGame
+from reports.render import render_report, replay_context
 
+HERE = Path(__file__).resolve().parent
 XSS = "<script>alert(1)</script>"
 STDERR_HTML = "Traceback: <b>boom</b> & <img src=x onerror=alert(2)>"
 BOOTSTRAP = 20
@@ -239,3 +247,116 @@ def test_empty_database(tmp_path: Path) -> None:
     assert "No games yet" in index.read_text()
     assert "No games yet" in (tmp_path / "site" / "head-to-head.html").read_text()
     assert "No tournaments yet" in (tmp_path / "site" / "tournaments.html").read_text()
+
+
+# -- what spectators may see -----------------------------------------------------------
+def _stored(game: str, seats: list[str], faults: list[dict[str, Any]]) -> StoredGame:
+    n = len(seats)
+    return StoredGame(id=1, tournament_id=1, table=0, number=0, game=game, seed=1, options={},
+                      seats=seats, scores=[0.0] * n, places=list(range(1, n + 1)),
+                      game_places=list(range(1, n + 1)), faults=faults, duration=0.1,
+                      decisions=4, ignored=[0] * n)
+
+
+def _shown(context: dict[str, Any]) -> list[list[tuple[int, str, bool]]]:
+    return [[(seat, action, by_arena) for seat, _, action, by_arena in step]
+            for step in context["steps"]]
+
+
+def test_arena_default_moves_are_marked_from_the_faults_step() -> None:
+    actions = [[[0, "drop 5h"]], [[1, "drop 6h"]], [[0, "drop 7h"]], [[1, "drop 8h"]]]
+    record = {"actions": actions, "events": [], "actions_public": True}
+    fault = {"seat": 1, "bot": "b", "kind": "crash", "detail": "", "stderr_tail": ""}
+    marked = replay_context(_stored("five", ["a", "b"], [{**fault, "step": 1}]), record)
+    assert _shown(marked) == [[(0, "drop 5h", False)], [(1, "drop 6h", True)],
+                              [(0, "drop 7h", False)], [(1, "drop 8h", True)]]
+    old = replay_context(_stored("five", ["a", "b"], [fault]), record)  # no step: no marking
+    assert not any(by_arena for step in _shown(old) for _, _, by_arena in step)
+    later = replay_context(_stored("five", ["a", "b"], [{**fault, "step": 3}]), record)
+    assert [by for step in _shown(later) for _, _, by in step] == [False, False, False, True]
+
+
+def test_claim_window_answers_are_private() -> None:
+    record = {"actions_public": True, "events": [], "actions": [
+        [[0, "discard bC"]],
+        [[1, "pass"]],                                        # a lone pass: not even the window
+        [[1, "discard rs"]],
+        [[2, "set rs rs"], [0, "catch"]],                     # the catch wins
+        [[0, "discard bA"]],
+        [[1, "run bB bC"], [2, "pass"]],                      # the run wins
+    ]}
+    context = replay_context(_stored("rummy-five", ["a", "b", "c"], []), record)
+    assert _shown(context) == [[(0, "discard bC", False)], [(1, "discard rs", False)],
+                               [(0, "catch", False)], [(0, "discard bA", False)],
+                               [(1, "run bB bC", False)]]
+    assert context["private_decisions"]
+
+
+async def test_report_of_a_real_game_marks_the_faulted_bots_default_moves(tmp_path: Path) -> None:
+    game = make_game("five", 2, {"max_hands": 2})
+    bad_bot = f"{sys.executable} {HERE / 'bots' / 'bad_bot.py'}"
+    bots = [BotSpec("crasher", f"{bad_bot} crash 2"), BotSpec("first", f"{bad_bot} good")]
+    played = await play_single_game(game, 5, bots, TimeControl(handshake=10.0, move=5.0,
+                                                               bank=20.0))
+    (fault,) = played.faults
+    stored_fault = fault.to_dict()
+    if "step" not in stored_fault:
+        pytest.skip("faults do not record their step yet")
+    store = Store(f"sqlite:///{tmp_path}/a.db")
+    store.register_bots([("crasher", "c"), ("first", "f")])
+    tid = store.create_tournament("five", {}, [["crasher", "first"]], total_games=1)
+    gid = store.save_game(tid, 0, 0, {"max_hands": 2}, played)
+    render_report(store, tmp_path / "site", bootstrap=0)
+    html = (tmp_path / "site" / f"game-{gid}.html").read_text()
+    steps = re.findall(r"<li>(.*?)</li>", html.split('class="steps"')[1].split("</ol>")[0])
+    assert len(steps) == len(played.actions)
+    step = int(stored_fault["step"])  # type: ignore[call-overload]
+    for index, (entry, text) in enumerate(zip(played.actions, steps, strict=True)):
+        by_arena = entry[0][0] == fault.seat and index >= step
+        assert ("(arena default)" in text) is by_arena, (index, text)
+    assert step < len(played.actions) and "(arena default)" in html
+
+
+def test_rummy_five_replay_page_hides_window_answers_and_hidden_cards(tmp_path: Path) -> None:
+    seed, state, actions = _rummy_five_game_with_passed_claims()
+    events = [e.to_dict() for e in state.events]
+    played = GameResult(
+        seed=seed, bots=["a", "b", "c"], scores=state.scores(), game_places=state.places(),
+        places=state.places(), faults=[], actions=actions, events=events,
+        reveal=state.reveal(), stderr=["", "", ""], ignored=[0, 0, 0], duration=0.1,
+        decisions=sum(map(len, actions)))
+    store = Store(f"sqlite:///{tmp_path}/a.db")
+    store.register_bots([("a", "a"), ("b", "b"), ("c", "c")])
+    tid = store.create_tournament("rummy-five", {}, [["a", "b", "c"]], total_games=1)
+    gid = store.save_game(tid, 0, 0, {"deals": 1}, played)
+    render_report(store, tmp_path / "site", bootstrap=0)
+    html = (tmp_path / "site" / f"game-{gid}.html").read_text()
+    log = html.split('class="steps"')[1].split("</ol>")[0]
+    assert "<code>pass</code>" not in log
+    windows = [step for step in actions if all(a.split()[0] in WINDOW for _, a in step)]
+    won = sum(1 for e in events if e["kind"] == "claim"
+              or (e["kind"] == "win" and e["how"] == "catch"))
+    assert len(re.findall(r"<li>", log)) == len(actions) - len(windows) + won
+    shown = html.split('id="events"')[1].split("</section>")[0]
+    assert len(re.findall(r"<li>", shown)) == sum(1 for e in events if "to" not in e)
+    assert "<strong>deal</strong>" not in shown  # private events (hands, drawn cards)
+
+
+WINDOW = {"pass", "catch", "run", "set"}
+
+
+def _rummy_five_game_with_passed_claims() -> tuple[int, State, list[list[list[Any]]]]:
+    """A random 3-player deal in which some seat passed a claim it could make."""
+    for seed in range(200):
+        rng = random.Random(seed)
+        state = make_game("rummy-five", 3, {"deals": 1}).new_state(seed)
+        actions: list[list[list[Any]]] = []
+        passed = False
+        while not state.is_terminal():
+            decisions = {s: rng.choice(state.legal_actions(s)) for s in state.deciding_seats()}
+            passed |= "pass" in decisions.values()
+            state.apply_actions(decisions)
+            actions.append([[s, a] for s, a in decisions.items()])
+        if passed and any(e.kind == "claim" for e in state.events):
+            return seed, state, actions
+    raise AssertionError("no deal with a passed claim in 200 seeds")

@@ -255,6 +255,20 @@ class Game(ABC):
     def new_state(self, seed: int) -> State:
         """The initial state of a game shuffled from ``seed``."""
 
+    @classmethod
+    def public_decisions(cls, step: Sequence[Sequence[Any]]) -> list[tuple[int, Action]]:
+        """The decisions of one recorded step (``[seat, action]`` pairs in
+        :meth:`State.deciding_seats` order) that every player and spectator
+        may see; a public replay shows only these.
+
+        Default: all of them, or none when :attr:`actions_public` is False.  A
+        game with private decisions (rummy-five's claim-window answers)
+        publishes only what the step's public events show; a step with no
+        public decision must not be shown at all, since even being asked can
+        tell something about a hand.
+        """
+        return [(int(seat), str(action)) for seat, action in step] if cls.actions_public else []
+
     def public_options(self) -> dict[str, Any]:
         """Options a bot may be told: all but the stacked deck."""
         return {k: v for k, v in self.options.items() if k != "deck"}

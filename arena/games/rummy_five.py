@@ -212,6 +212,9 @@ for _k, _text in RUN_ACTION.items():
 for _k, _text in SET_ACTION.items():
     _PARSE[_text] = ("set", _k)
 
+#: Verbs of claim-window answers.
+_WINDOW_VERBS = frozenset((PASS, CATCH, "run", "set"))
+
 # Phases.
 TURN, CLAIM, CLAIM_DISCARD, OVER = range(4)
 PHASE_NAMES = ("turn", "claim", "claim_discard", "over")
@@ -243,6 +246,18 @@ class RummyFive(Game):
 
     def deck(self) -> list[str]:
         return list(DECK)
+
+    @classmethod
+    def public_decisions(cls, step: Sequence[Sequence[Any]]) -> list[tuple[int, Action]]:
+        """Every decision except claim-window answers: of a window only the
+        claim that won is public (the ``claim`` or ``win`` event announces it).
+        A ``pass`` would tell that the seat held what a claim needs."""
+        decisions = [(int(seat), str(action)) for seat, action in step]
+        if not all(_PARSE.get(action, ("", -1))[0] in _WINDOW_VERBS for _, action in decisions):
+            return decisions
+        # Seats are in clockwise priority order: a Catch beats Run/Set, then the nearest.
+        catches = [d for d in decisions if d[1] == CATCH]
+        return (catches or [d for d in decisions if d[1] != PASS])[:1]
 
     def total_deals(self) -> int:
         """The number of deals the game plays unless a player runs out of chips."""

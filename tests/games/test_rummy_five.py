@@ -19,6 +19,7 @@ from arena.games import make_game
 from arena.games.base import Event, GameError, IllegalActionError, OptionError
 from arena.games.cards import rummy_deck
 from arena.games.rummy_five import (
+    CLAIM,
     NAMES,
     SPECIAL_POINTS,
     RummyFive,
@@ -828,3 +829,24 @@ def test_rules_page_example_is_real() -> None:
     state.apply_actions({1: request["legal"][1]})
     end = last(state, "hand_end")
     assert specials_of(end) == ["flush"] and end["payments"] == [-2, 2, 0]
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 4))
+def test_public_decisions_of_a_window_are_the_announced_claim(seed: int, n: int) -> None:
+    """Of a claim window only the claim the engine announces is public; every
+    other step is public as it is."""
+    rng = random.Random(seed)
+    state = RummyFive(n, {"deals": 2}).new_state(seed)
+    while not state.is_terminal():
+        window = state.phase == CLAIM
+        step = [(s, rng.choice(state.legal_actions(s))) for s in state.deciding_seats()]
+        before = len(state.events)
+        state.apply_actions(dict(step))
+        public = RummyFive.public_decisions([list(d) for d in step])
+        if not window:
+            assert public == step
+            continue
+        announced = [(e.data["seat"], e.kind) for e in state.events[before:]
+                     if e.kind == "claim" or (e.kind == "win" and e.data["how"] == "catch")]
+        assert [(s, "claim" if a != "catch" else "win") for s, a in public] == announced
