@@ -1,21 +1,27 @@
 """The ``arena`` command: tournament, play, report, demo, games.
 
-Every user error ends with one line on stderr (``arena: error: ...``) and exit
-status 2; Ctrl-C ends with status 130 after every finished game is stored and
-every bot is killed.  ``arena play`` exits 3 when a bot faulted.
+Exit status: 0; 2 for bad input, with one line on stderr (``arena: error:
+...``) and nothing stored changed; 3 when a bot faulted (``arena play``, and
+``arena tournament`` and ``arena demo`` when any bot faulted in the tournament:
+one line per fault or per faulting bot on stderr); 130 after Ctrl-C (or
+SIGTERM/SIGHUP), once every finished game is stored and every bot is killed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import os
 import re
 import shutil
 import signal
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -27,13 +33,22 @@ from arena.games import game_class, game_names, make_game
 from arena.games.base import GameError
 from arena.process import BotSpec
 from arena.referee import GameResult, play_single_game
-from arena.storage import DEFAULT_URL, StorageError, Store
+from arena.storage import DEFAULT_URL, StorageError, Store, StoredGame, sqlite_database
 from arena.tournament import ConfigError, Plan, create_tournament, run_tournament
 
 DEFAULT_REPORT_DIR = "arena-report"
 EXIT_USAGE = 2
 EXIT_FAULT = 3
 EXIT_INTERRUPTED = 130
+#: The longest time limit accepted (--move-time etc.), in seconds: one day.
+MAX_SECONDS = 86400.0
+#: Deal seeds are stored as signed 64-bit integers.
+MAX_SEED = 2**63 - 1
+#: Suffixes of files that a bot command names (its script, a jar, a model).
+FILE_SUFFIXES = frozenset({
+    ".py", ".pyc", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua", ".sh",
+    ".bash", ".jar", ".class", ".jl", ".r", ".exe", ".wasm", ".json", ".onnx", ".pt", ".pkl"})
+LOCKED_MESSAGE = "arena: database is locked by another process; retrying"
 _NAMED = re.compile(r"^([A-Za-z0-9_.\-]+)=(.+)$", re.S)
 
 
@@ -73,6 +88,15 @@ def parse_bot(text: str, index: int) -> BotSpec:
         raise UserError(f"bot {text!r}: cannot split command: {exc}") from None
     if not argv:
         raise UserError(f"bot {text!r} has an empty command")
+    check_runnable(name or text, argv)
+    if name is None:
+        name = f"{_default_name(argv)}-{index}"
+    return BotSpec(name, command)
+
+
+def check_runnable(label: str, argv: Sequence[str]) -> None:
+    """UserError unless ``argv``'s program can be run and every file it names exists,
+    so that a typo fails now rather than as a crash in every game."""
     program = argv[0]
     if shutil.which(program) is None:
         if os.sep not in program:
@@ -81,10 +105,23 @@ def parse_bot(text: str, index: int) -> BotSpec:
             why = "file not found"
         else:
             why = "not an executable file: chmod +x it, or name its interpreter first"
-        raise UserError(f"bot {name or text!r}: cannot run {program!r} ({why})")
-    if name is None:
-        name = f"{_default_name(argv)}-{index}"
-    return BotSpec(name, command)
+        raise UserError(f"bot {label!r}: cannot run {program!r} ({why})")
+    for word in path_arguments(argv):
+        if not os.path.exists(word):
+            raise UserError(f"bot {label!r}: {word!r} does not exist (file not found)")
+
+
+def path_arguments(argv: Sequence[str]) -> Iterator[str]:
+    """The arguments after the program that look like files: they contain a path
+    separator or end in one of :data:`FILE_SUFFIXES`.  Options, ``KEY=VALUE``,
+    URLs and the word after ``-m``/``-c``/``-e`` (a module or code) are not files."""
+    words = iter(argv[1:])
+    for word in words:
+        if word in ("-m", "-c", "-e"):
+            next(words, None)
+        elif not (word.startswith("-") or "=" in word or "://" in word) and (
+                os.sep in word or Path(word).suffix.lower() in FILE_SUFFIXES):
+            yield word
 
 
 def _default_name(argv: Sequence[str]) -> str:
@@ -110,9 +147,54 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 
 def _time_control(args: argparse.Namespace) -> TimeControl:
     for flag in ("move_time", "bank_time", "handshake_time"):
-        if getattr(args, flag) < 0:
-            raise UserError(f"--{flag.replace('_', '-')} must not be negative")
+        check_seconds(f"--{flag.replace('_', '-')}", getattr(args, flag))
     return TimeControl(handshake=args.handshake_time, move=args.move_time, bank=args.bank_time)
+
+
+def check_seconds(flag: str, value: float) -> None:
+    """UserError unless ``value`` is a finite time from 0 to :data:`MAX_SECONDS`."""
+    if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
+        raise UserError(f"{flag} must be a number of seconds from 0 to {MAX_SECONDS:g} "
+                        f"(one day), not {value!r}")
+
+
+def check_seed(seed: int | None) -> None:
+    """UserError unless ``seed`` (if given) is from 0 to :data:`MAX_SEED`."""
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise UserError(f"--seed must be from 0 to 2^63 - 1 ({MAX_SEED}), not {seed}")
+
+
+def open_store(url: str, *, existing: bool = False) -> Store:
+    """The database at ``url``, announcing on stderr when it waits for another
+    process's lock.  Refuses an in-memory SQLite database (it would store
+    nothing) and, with ``existing``, a SQLite file that does not exist (rather
+    than create an empty one)."""
+    database = sqlite_database(url)
+    if database in ("", ":memory:"):
+        raise UserError(f"--db {url!r} is an in-memory database, which would store nothing; "
+                        f"name a file, e.g. {DEFAULT_URL}")
+    if existing and database and not database.startswith("file:") and \
+            not Path(database).is_file():
+        raise UserError(f"no database file {database!r} (--db {url!r})")
+    return Store(url, on_locked=_say_locked)
+
+
+def _say_locked() -> None:
+    tqdm.write(LOCKED_MESSAGE, file=sys.stderr)
+
+
+def report_folder(out: str) -> Path:
+    """The report's folder, created if needed; UserError if it cannot be written."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"--out {out!r} is an existing file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UserError(f"cannot write the report into {out!r}: {exc.strerror or exc}") from None
+    return folder
 
 
 def _add_time_flags(parser: argparse.ArgumentParser) -> None:
@@ -148,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="games per table, a multiple of the table size (default 2 x table size)")
     t.add_argument("--seed", type=int, default=1, help="seed of the deal seeds (default 1)")
     t.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1,
-                   help="tables played at once (default: CPU count)")
+                   help="streams (a table's seat rotations) played at once (default: CPU count)")
     t.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
     t.add_argument("--resume", type=int, metavar="ID",
                    help="resume tournament ID from the database (other flags but --db, "
@@ -235,48 +317,101 @@ async def _until_signal(plan: Plan, store: Store, tournament_id: int, parallel: 
 def _run_plan(store: Store, plan: Plan, tournament_id: int, parallel: int) -> int:
     done = len(store.done_games(tournament_id))
     progress = _Progress(plan.total_games, done)
-    store.set_status(tournament_id, "running")
     started = time.monotonic()
     try:
+        store.set_status(tournament_id, "running")
         stopped = trio.run(_until_signal, plan, store, tournament_id, parallel, progress)
     except BaseException as exc:
         if not is_interrupt(exc):
-            raise
+            progress.close()
+            _mark_failed(store, tournament_id)
+            raise _storage_error(exc) from None
         stopped = signal.SIGINT
+    progress.close()
     if stopped is not None:
-        progress.close()
-        store.set_status(tournament_id, "interrupted")
+        # One bounded attempt: a Ctrl-C must not wait for another process's lock.
+        with contextlib.suppress(StorageError):
+            store.set_status(tournament_id, "interrupted", wait=False)
         stored = len(store.done_games(tournament_id))
         print(f"arena: interrupted; {stored}/{plan.total_games} games stored; resume with "
               f"'arena tournament --resume {tournament_id} --db {store.url}'", file=sys.stderr)
         return EXIT_INTERRUPTED
-    progress.close()
     store.set_status(tournament_id, "finished")
-    elapsed = time.monotonic() - started
+    return _report_tournament(store, plan, tournament_id, plan.total_games - done,
+                              time.monotonic() - started)
+
+
+def _mark_failed(store: Store, tournament_id: int) -> None:
+    """After an unexpected error: never leave the tournament "running"."""
+    with contextlib.suppress(Exception):
+        store.set_status(tournament_id, "failed", wait=False)
+
+
+def _storage_error(exc: BaseException) -> BaseException:
+    """A StorageError that trio wrapped in exception groups, unwrapped so that it
+    is reported in one line; any other exception as it is."""
+    leaves = [exc]
+    while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
+        leaves = list(leaves[0].exceptions)
+    return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], StorageError) else exc
+
+
+def _report_tournament(store: Store, plan: Plan, tournament_id: int, played: int,
+                       elapsed: float) -> int:
+    """The closing lines of ``arena tournament``; its exit status (3 if a bot faulted)."""
+    games = list(store.games(tournament_id))
+    faults = sum(len(game.faults) for game in games)
+    no_result = sum(game.no_result for game in games)
+    without = f" ({no_result} without result: every seat faulted)" if no_result else ""
     print(f"tournament {tournament_id}: {plan.total_games} games "
-          f"({plan.total_games - done} played in {elapsed:.1f}s), {progress.faults} faults, "
+          f"({played} played in {elapsed:.1f}s), {faults} faults{without}, "
           f"stored in {store.url}", file=sys.stderr)
-    return 0
+    for line in fault_summary(games):
+        print(line, file=sys.stderr)
+    return EXIT_FAULT if faults else 0
+
+
+def fault_summary(games: Iterable[StoredGame]) -> list[str]:
+    """One line per bot that faulted in ``games``: how often, of which kind, and
+    the last line of stderr its faults left."""
+    kinds: dict[str, Counter[str]] = {}
+    last: dict[str, str] = {}
+    for game in games:
+        for fault in game.faults:
+            kinds.setdefault(fault["bot"], Counter())[fault["kind"]] += 1
+            lines = [line for line in fault["stderr_tail"].splitlines() if line.strip()]
+            if lines:
+                last[fault["bot"]] = lines[-1].strip()[:200]
+    summary = []
+    for bot, counts in sorted(kinds.items()):
+        tally = ", ".join(f"{kind} x{count}" for kind, count in counts.most_common())
+        tail = f"last stderr line: {last[bot]!r}" if bot in last else "no stderr"
+        summary.append(f"arena: bot {bot!r} faulted: {tally}; {tail}")
+    return summary
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    store = Store(args.db)
+    if args.parallel < 1:
+        raise UserError("--parallel must be at least 1")
     if args.resume is not None:
+        store = open_store(args.db, existing=True)
         stored = store.tournament(args.resume)
         if stored is None or stored["kind"] != "tournament":
             raise UserError(f"no tournament {args.resume} in {args.db}")
         plan = Plan.from_config(stored["config"])
         plan.validate()
+        for bot in plan.bots:
+            check_runnable(bot.name, bot.argv())
         return _run_plan(store, plan, args.resume, args.parallel)
     if not args.game:
         raise UserError("--game is required (see 'arena games')")
     bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
     games = args.games if args.games is not None else 2 * args.table_size
+    check_seed(args.seed)
     plan = Plan(game=args.game, bots=bots, table_size=args.table_size, games_per_table=games,
                 options=parse_options(args.option), seed=args.seed, control=_time_control(args))
     plan.validate()
-    if args.parallel < 1:
-        raise UserError("--parallel must be at least 1")
+    store = open_store(args.db)
     return _run_plan(store, plan, create_tournament(store, plan), args.parallel)
 
 
@@ -300,23 +435,19 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UserError("two bots have the same name; name them NAME=COMMAND")
     options = parse_options(args.option)
     game = make_game(args.game, len(bots), options)  # validate before starting bots
+    check_seed(args.seed)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(7), "big")
-    store = Store(args.db) if args.db else None
+    control = _time_control(args)
+    store = open_store(args.db) if args.db else None
     try:
-        result = trio.run(play_single_game, game, seed, bots, _time_control(args))
+        result = trio.run(play_single_game, game, seed, bots, control)
     except BaseException as exc:
         if not is_interrupt(exc):
             raise
         print("arena: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     if store is not None:
-        store.register_bots([(b.name, b.command) for b in bots])
-        tid = store.create_tournament(args.game, {"game": args.game, "options": options,
-                                                  "bots": [{"name": b.name, "command": b.command}
-                                                           for b in bots]},
-                                      [names], 1, kind="play")
-        store.save_game(tid, 0, 0, game.options, result)
-        store.set_status(tid, "finished")
+        _store_play(store, args.game, options, game.options, bots, result)
     if args.json:
         print(json.dumps(play_result_json(args.game, game.options, result)))
     else:
@@ -330,11 +461,27 @@ def cmd_play(args: argparse.Namespace) -> int:
     return EXIT_FAULT if result.faults else 0
 
 
+def _store_play(store: Store, game: str, options: dict[str, Any], full_options: dict[str, Any],
+                bots: Sequence[BotSpec], result: GameResult) -> None:
+    """Store an ``arena play`` game as a one-game tournament of kind "play"."""
+    store.register_bots([(b.name, b.command) for b in bots])
+    config = {"game": game, "options": options,
+              "bots": [{"name": b.name, "command": b.command} for b in bots]}
+    tid = store.create_tournament(game, config, [[b.name for b in bots]], 1, kind="play")
+    try:
+        store.save_game(tid, 0, 0, full_options, result)
+    except BaseException:
+        _mark_failed(store, tid)
+        raise
+    store.set_status(tid, "finished")
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from reports.render import render_report
 
-    store = Store(args.db)
-    index = render_report(store, Path(args.out), max_replays=args.max_replays)
+    store = open_store(args.db, existing=True)
+    folder = report_folder(args.out)
+    index = render_report(store, folder, max_replays=args.max_replays)
     print(index.resolve())
     return 0
 
@@ -362,19 +509,22 @@ DEMO_GAMES = {"furious-five": 80, "five": 100, "five-or-less": 24, "five-card-ru
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    store = Store(args.db)
+    store = open_store(args.db)
+    folder = report_folder(args.out)
+    faulted = False
     for plan in demo_plans(args.games):
         plan.validate()
         tid = create_tournament(store, plan)
         print(f"demo: {plan.game}: {', '.join(b.name for b in plan.bots)}", file=sys.stderr)
         status = _run_plan(store, plan, tid, args.parallel)
-        if status:
+        if status not in (0, EXIT_FAULT):
             return status
+        faulted = faulted or status == EXIT_FAULT
     from reports.render import render_report
 
-    index = render_report(store, Path(args.out))
+    index = render_report(store, folder)
     print(f"report: {index.resolve()}")
-    return 0
+    return EXIT_FAULT if faulted else 0
 
 
 COMMANDS = {"tournament": cmd_tournament, "play": cmd_play, "report": cmd_report,

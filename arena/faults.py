@@ -7,6 +7,7 @@ seat on with its default action and restarts the bot for the next game.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -53,7 +54,20 @@ class FaultRecord:
     kind: str
     detail: str
     stderr_tail: str
+    #: Index of the first action step the arena played for this seat: every
+    #: entry of this seat in ``actions[step:]`` is the default action, not the bot's.
+    step: int = 0
 
     def to_dict(self) -> dict[str, object]:
         return {"seat": self.seat, "bot": self.bot, "kind": self.kind,
-                "detail": self.detail, "stderr_tail": self.stderr_tail}
+                "detail": self.detail, "stderr_tail": self.stderr_tail, "step": self.step}
+
+
+def is_no_result(players: int, faulted_seats: Iterable[int]) -> bool:
+    """Whether a game has no result: every seat faulted, so nobody finished it.
+
+    Such a game counts in no rating and no place statistic (its faults still count).
+    This is the one definition; ``GameResult`` and ``StoredGame`` derive it from
+    their faults.
+    """
+    return players > 0 and set(range(players)) <= set(faulted_seats)

@@ -16,15 +16,18 @@ bootstrap refits all resamples at once.  Edge cases:
 * Ratings in different connected components of the comparison graph are not comparable;
   each component is centred on mean 0 on its own (so the overall mean is 0 too).
 * A player who never met an opponent (only ever alone at a table) is rated 0.
+
+Stored games become tables to rate through :func:`ratable_games`, which leaves out the
+games without a result (every seat faulted) and those that seat one player twice.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,6 +49,27 @@ _TOLERANCE = 1e-18  # on the squared Newton decrement, about twice the gap to th
 # lost in rounding, so Armijo cannot judge the step: take it whole.
 _FULL_STEP_DECREMENT = 1e-8
 _MAX_BATCH_CELLS = 4_000_000  # bootstrap chunk size bound: resamples x players x players
+
+
+class TableResult(Protocol):
+    """A finished game as stored (e.g. ``arena.storage.StoredGame``)."""
+
+    @property
+    def seats(self) -> Sequence[str]: ...
+
+    @property
+    def places(self) -> Sequence[int]: ...
+
+    @property
+    def no_result(self) -> bool: ...
+
+
+def ratable_games(games: Iterable[TableResult]) -> list[Game]:
+    """The (player, place) tables to rate: every game but those without a result
+    (every seat faulted, so their places say nothing) and those that seat one player
+    twice (a player cannot play itself)."""
+    return [list(zip(game.seats, game.places, strict=True)) for game in games
+            if not game.no_result and len(set(game.seats)) == len(game.seats)]
 
 
 @dataclass(frozen=True)

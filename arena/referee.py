@@ -1,14 +1,16 @@
 """Plays games between bot processes: the only place where rules meet bots.
 
-:class:`Entrant` owns one bot's process across the games of a table (started
+:class:`Entrant` owns one bot's process across the games of a match (started
 once, restarted only after a fault).  :func:`play_game` runs one game: at each
 step every deciding seat is asked concurrently (a trio nursery, each request
 with its own deadline), so a slow bot never delays another seat's clock, and
 the engine receives all decisions of a step together.
 
-Fault policy: a faulting bot forfeits the game (placed last), its process is
-killed at once, its seat plays on with the default action so the others'
-game completes, and the fault is recorded with the bot's stderr tail.
+Fault policy: a faulting bot forfeits the game (faulting seats share last
+place), its process is killed at once, its seat plays on with the default
+action so the others' game completes, and the fault is recorded with the bot's
+stderr tail and the first action step played for it.  A game in which every
+seat faulted has no result (:func:`arena.faults.is_no_result`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 import trio
 
 from arena.client import BotClient, BotInfo, Clock, TimeControl
-from arena.faults import BotFault, FaultRecord
+from arena.faults import BotFault, FaultRecord, is_no_result
 from arena.games.base import Game, State, competition_places
 from arena.process import BotProcess, BotSpec, start_bot_process
 from protocol import wire
@@ -98,13 +100,20 @@ class GameResult:
     #: Whether the action log may be shown publicly (see Game.actions_public).
     actions_public: bool = True
 
+    @property
+    def no_result(self) -> bool:
+        """Every seat faulted: the game counts in no rating or place statistic."""
+        return is_no_result(len(self.bots), {f.seat for f in self.faults})
+
 
 def forfeit_places(game_places: Sequence[int], faulted: set[int]) -> list[int]:
     """Places after forfeits: faulting seats share last place; the others keep
-    their order from the game among themselves."""
+    their order from the game among themselves.  When every seat faulted (no
+    result) every seat is last, so that no reader mistakes it for a shared win."""
     clean = [seat for seat in range(len(game_places)) if seat not in faulted]
     ranked = competition_places([game_places[s] for s in clean], "lower")
-    places = [len(clean) + 1] * len(game_places)
+    last = len(clean) + 1 if clean else len(game_places)
+    places = [last] * len(game_places)
     for seat, place in zip(clean, ranked, strict=True):
         places[seat] = place
     return places
@@ -122,6 +131,7 @@ class _Table:
         self.faulted: set[int] = set()
         self.tails = [""] * len(entrants)
         self.ignored = [0] * len(entrants)
+        self.actions: list[list[list[Any]]] = []
 
     async def fault(self, seat: int, exc: BotFault) -> None:
         entrant = self.entrants[seat]
@@ -130,7 +140,9 @@ class _Table:
         tail = self.tails[seat] + await entrant.stop()
         self.tails[seat] = ""
         self.faulted.add(seat)
-        self.faults.append(FaultRecord(seat, entrant.spec.name, exc.kind, str(exc), tail))
+        # From the step being decided on, the arena plays this seat's default action.
+        self.faults.append(FaultRecord(seat, entrant.spec.name, exc.kind, str(exc), tail,
+                                       step=len(self.actions)))
 
     def new_events(self, seat: int) -> list[dict[str, Any]]:
         events = self.state.events
@@ -166,7 +178,7 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
                                  "seat": seat, "players": game.num_players}, control.handshake)
         except BotFault as exc:
             await table.fault(seat, exc)
-    actions: list[list[list[Any]]] = []
+    actions = table.actions
     decisions_made = 0
     while not state.is_terminal():
         deciding = state.deciding_seats()

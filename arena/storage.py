@@ -2,7 +2,12 @@
 
 Default: a SQLite file (``sqlite:///arena.db``); any SQLAlchemy URL works.
 Each finished game is committed in its own transaction as it finishes, so an
-interrupted tournament loses at most the games that were in flight.
+interrupted tournament loses at most the games that were in flight.  While
+another process holds the database's write lock (another arena, a backup),
+writes wait and retry (:class:`DatabaseLocked`, ``on_locked``) rather than fail.
+
+There are no migrations yet: :func:`open_engine` adds the columns that newer
+code expects to databases created by older code.
 
 Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
 ...), never game internals.
@@ -11,11 +16,12 @@ Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
 from __future__ import annotations
 
 import json
+import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -31,10 +37,12 @@ from sqlalchemy import (
     create_engine,
     event,
     func,
+    inspect,
     select,
+    text,
 )
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -44,13 +52,34 @@ from sqlalchemy.orm import (
     selectinload,
 )
 
+from arena.faults import is_no_result
 from arena.referee import GameResult
 
 DEFAULT_URL = "sqlite:///arena.db"
+#: How long one SQLite write waits for another process's lock before it gives up.
+BUSY_TIMEOUT_MS = 2000
+#: Seconds between attempts of a write that waits for the database's lock.
+LOCK_RETRY_SECONDS = 1.0
+
+T = TypeVar("T")
 
 
 class StorageError(Exception):
     """The database cannot be opened or used; the message says why in one line."""
+
+
+class DatabaseLocked(StorageError):
+    """Another process held the database's lock for longer than the busy timeout."""
+
+
+def _is_locked(exc: OperationalError) -> bool:
+    message = str(exc.orig if exc.orig is not None else exc).lower()
+    return "locked" in message or "busy" in message
+
+
+def _first_line(exc: SQLAlchemyError) -> str:
+    orig = getattr(exc, "orig", None)
+    return (str(orig or exc).splitlines() or [type(exc).__name__])[0]
 
 
 def _now() -> datetime:
@@ -132,6 +161,8 @@ class FaultRow(Base):
     kind: Mapped[str] = mapped_column(String(30))
     detail: Mapped[str] = mapped_column(Text)
     stderr_tail: Mapped[str] = mapped_column(Text)
+    #: First action step the arena played for the seat; NULL in older databases.
+    step: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class RecordRow(Base):
@@ -175,18 +206,67 @@ class StoredGame:
     decisions: int
     ignored: list[int]
 
+    @property
+    def no_result(self) -> bool:
+        """Every seat faulted: the game counts in no rating or place statistic."""
+        return is_no_result(len(self.seats), {f["seat"] for f in self.faults})
+
+
+def counted_games(games: Iterable[StoredGame]) -> list[StoredGame]:
+    """The games that count for places (average place, first places, head-to-head):
+    every game but the no-result ones.  Fault counts still use every game."""
+    return [game for game in games if not game.no_result]
+
+
+def sqlite_database(url: str) -> str | None:
+    """The database of a SQLite URL (``""`` or ``":memory:"`` when in memory);
+    None for another backend or a string that is not a URL."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    return parsed.database or ""
+
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
-def open_engine(url: str) -> Engine:
-    """An engine for ``url`` with the schema created; StorageError if unusable."""
+def _upgrade_schema(engine: Engine) -> None:
+    """Add the columns that databases created by older code lack."""
+    columns = {column["name"] for column in inspect(engine).get_columns("faults")}
+    if "step" not in columns:
+        with engine.begin() as connection:
+            connection.execute(text("ALTER TABLE faults ADD COLUMN step INTEGER"))
+
+
+def _retry_locked(work: Callable[[], T], on_locked: Callable[[], None] | None) -> T:
+    """``work()``, retried while the database is locked, calling ``on_locked()``
+    before each wait; with ``on_locked`` None, DatabaseLocked at once."""
+    while True:
+        try:
+            return work()
+        except OperationalError as exc:
+            if not _is_locked(exc):
+                raise
+            if on_locked is None:
+                raise DatabaseLocked(f"database is locked: {_first_line(exc)}") from None
+            on_locked()
+        time.sleep(LOCK_RETRY_SECONDS)
+
+
+def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine:
+    """An engine for ``url`` with the schema created; StorageError if unusable.
+
+    While the database is locked, creating the schema waits (see ``on_locked``
+    in :class:`Store`)."""
     try:
         parsed = make_url(url)
         sqlite = parsed.get_backend_name() == "sqlite"
@@ -195,7 +275,12 @@ def open_engine(url: str) -> Engine:
         engine = create_engine(parsed, **kwargs)
         if sqlite:
             event.listen(engine, "connect", _sqlite_pragmas)
-        Base.metadata.create_all(engine)
+
+        def create() -> None:
+            Base.metadata.create_all(engine)
+            _upgrade_schema(engine)
+
+        _retry_locked(create, on_locked)
     except ArgumentError:
         raise StorageError(f"not a database URL: {url!r} (try sqlite:///arena.db)") from None
     except NoSuchModuleError as exc:
@@ -203,25 +288,54 @@ def open_engine(url: str) -> Engine:
     except ModuleNotFoundError as exc:
         raise StorageError(f"database driver for {url!r} is not installed: {exc.name}") from None
     except SQLAlchemyError as exc:
-        first = str(exc.orig if hasattr(exc, "orig") and exc.orig else exc).splitlines()[0]
-        raise StorageError(f"cannot open database {url!r}: {first}") from None
+        raise StorageError(f"cannot open database {url!r}: {_first_line(exc)}") from None
     return engine
 
 
 class Store:
-    """The arena's database: writes results, answers the reports' queries."""
+    """The arena's database: writes results, answers the reports' queries.
 
-    def __init__(self, url: str = DEFAULT_URL) -> None:
+    A write that finds the database locked by another process waits and
+    retries; ``on_locked`` (if given) is called once per such wait.  Writes
+    given ``wait=False`` make one attempt (bounded by :data:`BUSY_TIMEOUT_MS`)
+    and raise :class:`DatabaseLocked`, for callers that wait in their own way.
+    """
+
+    def __init__(self, url: str = DEFAULT_URL,
+                 on_locked: Callable[[], None] | None = None) -> None:
         self.url = url
-        self.engine = open_engine(url)
+        self.on_locked = on_locked
+        self._waiting = False
+        self.engine = open_engine(url, self.notice_locked)
+        self._waiting = False
 
     def close(self) -> None:
         self.engine.dispose()
 
+    def notice_locked(self) -> None:
+        """Tell ``on_locked`` that a write is waiting for the lock, once per wait."""
+        if not self._waiting and self.on_locked is not None:
+            self.on_locked()
+        self._waiting = True
+
+    def _write(self, work: Callable[[Session], T], wait: bool = True) -> T:
+        """``work(session)`` in one transaction, committed; retried while locked."""
+        def attempt() -> T:
+            with Session(self.engine) as session, session.begin():
+                return work(session)
+
+        try:
+            done = _retry_locked(attempt, self.notice_locked if wait else None)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot write to database {self.url!r}: "
+                               f"{_first_line(exc)}") from None
+        self._waiting = False
+        return done
+
     # -- writes ------------------------------------------------------------
     def register_bots(self, bots: Sequence[tuple[str, str]]) -> None:
         """Insert or update (name, command) pairs."""
-        with Session(self.engine) as session, session.begin():
+        def work(session: Session) -> None:
             for name, command in bots:
                 row = session.scalar(select(BotRow).where(BotRow.name == name))
                 if row is None:
@@ -229,9 +343,11 @@ class Store:
                 else:
                     row.command = command
 
+        self._write(work)
+
     def create_tournament(self, game: str, config: dict[str, Any], tables: Sequence[Sequence[str]],
                           total_games: int, kind: str = "tournament") -> int:
-        with Session(self.engine) as session, session.begin():
+        def work(session: Session) -> int:
             row = TournamentRow(kind=kind, game=game, config=config, total_games=total_games)
             session.add(row)
             session.flush()
@@ -239,37 +355,45 @@ class Store:
                 session.add(TableRow(tournament_id=row.id, number=number, bots=list(bots)))
             return row.id
 
-    def set_status(self, tournament_id: int, status: str) -> None:
-        with Session(self.engine) as session, session.begin():
+        return self._write(work)
+
+    def set_status(self, tournament_id: int, status: str, *, wait: bool = True) -> None:
+        def work(session: Session) -> None:
             row = session.get(TournamentRow, tournament_id)
             if row is not None:
                 row.status = status
 
+        self._write(work, wait)
+
     def save_game(self, tournament_id: int, table: int, number: int, options: dict[str, Any],
-                  result: GameResult) -> int:
+                  result: GameResult, *, wait: bool = True) -> int:
         """Commit one finished game with its faults and record, in one transaction."""
-        with Session(self.engine) as session, session.begin():
-            table_id = session.scalar(select(TableRow.id).where(
-                TableRow.tournament_id == tournament_id, TableRow.number == table))
-            if table_id is None:
-                raise StorageError(f"tournament {tournament_id} has no table {table}")
-            game = GameRow(table_id=table_id, number=number, seed=result.seed, options=options,
-                           seats=result.bots, scores=result.scores,
-                           game_places=result.game_places, places=result.places,
-                           fault_count=len(result.faults), ignored=result.ignored,
-                           decisions=result.decisions, duration=result.duration)
-            session.add(game)
-            session.flush()
-            for fault in result.faults:
-                session.add(FaultRow(game_id=game.id, seat=fault.seat, bot=fault.bot,
-                                     kind=fault.kind, detail=fault.detail,
-                                     stderr_tail=fault.stderr_tail))
-            session.add(RecordRow(game_id=game.id, data=pack_record(result)))
-            for name, info in zip(result.bots, result.bot_info, strict=False):
-                bot = session.scalar(select(BotRow).where(BotRow.name == name))
-                if bot is not None and (info.get("version") or info.get("author")):
-                    bot.version, bot.author = info["version"], info["author"]
-            return game.id
+        return self._write(lambda session: self._add_game(
+            session, tournament_id, table, number, options, result), wait)
+
+    def _add_game(self, session: Session, tournament_id: int, table: int, number: int,
+                  options: dict[str, Any], result: GameResult) -> int:
+        table_id = session.scalar(select(TableRow.id).where(
+            TableRow.tournament_id == tournament_id, TableRow.number == table))
+        if table_id is None:
+            raise StorageError(f"tournament {tournament_id} has no table {table}")
+        game = GameRow(table_id=table_id, number=number, seed=result.seed, options=options,
+                       seats=result.bots, scores=result.scores,
+                       game_places=result.game_places, places=result.places,
+                       fault_count=len(result.faults), ignored=result.ignored,
+                       decisions=result.decisions, duration=result.duration)
+        session.add(game)
+        session.flush()
+        for fault in result.faults:
+            session.add(FaultRow(game_id=game.id, seat=fault.seat, bot=fault.bot,
+                                 kind=fault.kind, detail=fault.detail,
+                                 stderr_tail=fault.stderr_tail, step=fault.step))
+        session.add(RecordRow(game_id=game.id, data=pack_record(result)))
+        for name, info in zip(result.bots, result.bot_info, strict=False):
+            bot = session.scalar(select(BotRow).where(BotRow.name == name))
+            if bot is not None and (info.get("version") or info.get("author")):
+                bot.version, bot.author = info["version"], info["author"]
+        return game.id
 
     # -- reads ---------------------------------------------------------------
     def tournament(self, tournament_id: int) -> dict[str, Any] | None:
@@ -317,7 +441,8 @@ class Store:
                     options=game.options, seats=game.seats, scores=game.scores,
                     places=game.places, game_places=game.game_places,
                     faults=[{"seat": f.seat, "bot": f.bot, "kind": f.kind, "detail": f.detail,
-                             "stderr_tail": f.stderr_tail} for f in game.faults],
+                             "stderr_tail": f.stderr_tail, "step": f.step}
+                            for f in game.faults],
                     duration=game.duration, decisions=game.decisions,
                     ignored=game.ignored)
 

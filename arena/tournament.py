@@ -5,15 +5,19 @@ games.  Games come in groups of ``table_size``: one deal seed, played once per
 cyclic seat rotation (duplicate deals), so every bot sits every seat equally
 often on the same cards.  The same deal seeds are used at every table.
 
-Tables run concurrently (``parallel`` at a time); each table's games run one
-after another on the same bot processes.  Each finished game is committed as
-it finishes (on a worker thread, so the event loop never waits on disk), which
-makes a tournament safe to interrupt and resume: :func:`run_tournament` skips
-every game already stored.
+Each seat rotation of a table is a :class:`Stream`: the games of that rotation,
+one per deal in deal order, played on the stream's own bot processes, each bot
+keeping one seat.  So no bot process ever plays two games of one deal (it
+could remember its old hand, now an opponent's).  Streams run concurrently
+(``parallel`` at a time).  Each finished game is committed as it finishes (on
+a worker thread, so the event loop never waits on disk; while another process
+holds the database's lock it waits and retries), which makes a tournament safe
+to interrupt and resume: :func:`run_tournament` skips every game already stored.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections.abc import Callable, Sequence
@@ -27,11 +31,28 @@ from arena.games import make_game
 from arena.games.base import Game
 from arena.process import BotSpec
 from arena.referee import Entrant, GameResult, match_start_message, play_game
-from arena.storage import Store
+from arena.storage import DatabaseLocked, Store
+
+#: Seconds between attempts to save a game while the database is locked.
+LOCK_RETRY_SECONDS = 1.0
 
 
 class ConfigError(ValueError):
     """A tournament configuration that cannot be run; the message says why."""
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One seat rotation of one table: a match on its own bot processes.
+
+    ``seating`` is the bot index in each seat (fixed for the whole stream),
+    ``games`` the table's game numbers it plays, one per deal, in deal order.
+    """
+
+    table: int
+    rotation: int
+    seating: tuple[int, ...]
+    games: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -78,6 +99,17 @@ class Plan:
         rotation = game_number % k
         return [table[(seat + rotation) % k] for seat in range(k)]
 
+    def deal(self, game_number: int) -> int:
+        """Index (into :meth:`deal_seeds`) of the deal a table's game plays."""
+        return game_number // self.table_size
+
+    def streams(self) -> list[Stream]:
+        """Every table's seat rotations, table by table."""
+        k = self.table_size
+        return [Stream(number, rotation, tuple(self.seating(table, rotation)),
+                       tuple(range(rotation, self.games_per_table, k)))
+                for number, table in enumerate(self.tables()) for rotation in range(k)]
+
     @property
     def total_games(self) -> int:
         return len(self.tables()) * self.games_per_table
@@ -112,45 +144,59 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
                          on_game: OnGame | None = None) -> None:
     """Play every game of ``plan`` not yet stored under ``tournament_id``.
 
-    Cancellation (e.g. Ctrl-C) stops every table: bots are killed, games in
-    flight are dropped, every finished game is already committed.
+    ``parallel`` streams (see :class:`Stream`) run at once.  Cancellation (e.g.
+    Ctrl-C) stops every stream: bots are killed, games in flight are dropped,
+    every finished game is already committed.
     """
     done = store.done_games(tournament_id)
-    tables_limiter = trio.CapacityLimiter(max(1, parallel))
+    streams_limiter = trio.CapacityLimiter(max(1, parallel))
     writer = trio.CapacityLimiter(1)
     seeds = plan.deal_seeds()
     async with trio.open_nursery() as nursery:
-        for number, table in enumerate(plan.tables()):
-            todo = [g for g in range(plan.games_per_table) if (number, g) not in done]
+        for stream in plan.streams():
+            todo = [g for g in stream.games if (stream.table, g) not in done]
             if todo:
-                nursery.start_soon(_run_table, plan, store, tournament_id, number, table, todo,
-                                   seeds, tables_limiter, writer, on_game)
+                nursery.start_soon(_run_stream, plan, store, tournament_id, stream, todo,
+                                   seeds, streams_limiter, writer, on_game)
 
 
-async def _run_table(plan: Plan, store: Store, tournament_id: int, number: int,
-                     table: tuple[int, ...], todo: list[int], seeds: list[int],
-                     tables_limiter: trio.CapacityLimiter, writer: trio.CapacityLimiter,
-                     on_game: OnGame | None) -> None:
+async def _run_stream(plan: Plan, store: Store, tournament_id: int, stream: Stream,
+                      todo: list[int], seeds: list[int], streams_limiter: trio.CapacityLimiter,
+                      writer: trio.CapacityLimiter, on_game: OnGame | None) -> None:
     game = plan.make_game()
-    match_start = match_start_message(game, plan.games_per_table)
-    async with tables_limiter, trio.open_nursery() as nursery:
-        entrants = {i: Entrant(plan.bots[i], plan.control, match_start, nursery) for i in table}
+    match_start = match_start_message(game, len(todo))
+    async with streams_limiter, trio.open_nursery() as nursery:
+        entrants = [Entrant(plan.bots[i], plan.control, match_start, nursery)
+                    for i in stream.seating]
         finished = False
         try:
             for game_number in todo:
-                seating = plan.seating(table, game_number)
-                result = await play_game(game, seeds[game_number // plan.table_size],
-                                         [entrants[i] for i in seating], game_number,
-                                         plan.control)
-                await trio.to_thread.run_sync(store.save_game, tournament_id, number,
-                                              game_number, game.options, result,
-                                              limiter=writer)
+                result = await play_game(game, seeds[plan.deal(game_number)], entrants,
+                                         game_number, plan.control)
+                save = functools.partial(store.save_game, tournament_id, stream.table,
+                                         game_number, game.options, result, wait=False)
+                await _save(store, save, writer)
                 if on_game is not None:
                     on_game(result)
             finished = True
         finally:
             with trio.CancelScope(shield=True):
-                for entrant in entrants.values():
+                for entrant in entrants:
                     await (entrant.end_match() if finished else entrant.stop())
             nursery.cancel_scope.cancel()
+
+
+async def _save(store: Store, save: Callable[[], object], writer: trio.CapacityLimiter) -> None:
+    """Run ``save`` on a worker thread; while the database is locked, wait and retry.
+
+    Each attempt blocks its thread for at most the store's busy timeout and the
+    waits in between are trio sleeps, so a Ctrl-C while waiting is prompt.
+    """
+    while True:
+        try:
+            await trio.to_thread.run_sync(save, limiter=writer)
+            return
+        except DatabaseLocked:
+            store.notice_locked()
+        await trio.sleep(LOCK_RETRY_SECONDS)
 

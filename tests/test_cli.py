@@ -7,12 +7,18 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from arena.cli import LOCKED_MESSAGE
+from arena.faults import FaultRecord
 from arena.games import game_class, make_game
+from arena.referee import GameResult
+from arena.storage import Store
 from sample_bots import HEURISTICS
 
 HERE = Path(__file__).resolve().parent
@@ -65,6 +71,10 @@ def test_play_reports_a_fault_with_exit_3() -> None:
     out = json.loads(proc.stdout)
     assert [f["kind"] for f in out["faults"]] == ["illegal_action"]
     assert out["places"][0] == 2
+    # It answered 2 requests; from its 3rd decision on the arena played for it.
+    own_steps = [i for i, step in enumerate(out["record"]["actions"])
+                 if any(seat == 0 for seat, _ in step)]
+    assert out["faults"][0]["step"] == own_steps[2]
     assert "illegal_action" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -84,14 +94,176 @@ def test_play_reports_a_fault_with_exit_3() -> None:
           "-n", "3"], ["multiple of the table size"]),
         (["tournament", "-g", "furious-five", "-b", f"a={RANDOM}", "-b", f"a={RANDOM}"],
          ["used twice"]),
-        (["tournament", "--resume", "99", "--db", "sqlite:///{tmp}/x.db"], ["no tournament 99"]),
+        (["tournament", "--resume", "99", "--db", "sqlite:///{tmp}/x.db"], ["no database file"]),
         (["report", "--db", "postgresql+nosuchdriver://u@h/db"], ["nosuchdriver"]),
-        (["report", "--db", "sqlite:////nonexistent-dir/sub/x.db"], ["cannot open database"]),
+        (["report", "--db", "sqlite:////nonexistent-dir/sub/x.db"], ["no database file", "x.db"]),
     ],
 )
 def test_bad_input_is_one_clear_line(args: list[str], needles: list[str], tmp_path: Path) -> None:
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     assert_one_line_error(arena(*args, cwd=tmp_path), *needles)
+
+
+@pytest.fixture
+def existing_db(tmp_path: Path) -> Path:
+    """A database holding one finished game (with a fault)."""
+    path = tmp_path / "existing.db"
+    store = Store(f"sqlite:///{path}")
+    store.register_bots([("a", RANDOM), ("b", RANDOM)])
+    tid = store.create_tournament("furious-five", {"game": "furious-five"}, [["a", "b"]], 1)
+    store.save_game(tid, 0, 0, {}, GameResult(
+        seed=5, bots=["a", "b"], scores=[1.0, -1.0], game_places=[1, 2], places=[2, 1],
+        faults=[FaultRecord(0, "a", "crash", "exited", "oops", step=3)], actions=[],
+        events=[], reveal={}, stderr=["", ""], ignored=[0, 0], duration=0.1))
+    store.set_status(tid, "finished")
+    store.close()
+    return path
+
+
+def dump(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        return list(conn.iterdump())
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["tournament", "-g", "furious-five", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}",
+          "--db", "sqlite://"], ["in-memory"]),
+        (["play", "-g", "furious-five", "--db", "sqlite:///:memory:", RANDOM, RANDOM],
+         ["in-memory"]),
+        (["report", "--db", "{url}", "--out", "{path}"], ["existing file"]),
+        (["report", "--db", "{url}", "--out", "/proc/arena-report"], ["cannot write the report"]),
+        (["report", "--db", "{url}", "--out", "{path}/sub"], ["cannot write the report"]),
+        (["tournament", "-g", "furious-five", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}",
+          "--move-time", "nan", "--db", "{url}"], ["--move-time", "nan"]),
+        (["play", "-g", "furious-five", "--move-time", "inf", "--db", "{url}", RANDOM, RANDOM],
+         ["--move-time", "inf"]),
+        (["play", "-g", "furious-five", "--bank-time", "1e308", "--db", "{url}", RANDOM, RANDOM],
+         ["--bank-time", "86400"]),
+        (["play", "-g", "furious-five", "--handshake-time", "-1", "--db", "{url}", RANDOM,
+          RANDOM], ["--handshake-time"]),
+        (["play", "-g", "furious-five", "--seed", str(2**64), "--db", "{url}", RANDOM, RANDOM],
+         ["--seed", str(2**64)]),
+        (["play", "-g", "furious-five", "--seed", str(2**63), "--db", "{url}", RANDOM, RANDOM],
+         ["--seed"]),
+        (["play", "-g", "furious-five", "--seed", "-1", "--db", "{url}", RANDOM, RANDOM],
+         ["--seed", "-1"]),
+        (["tournament", "-g", "furious-five", "--seed", "-5", "-b", f"a={RANDOM}",
+          "-b", f"b={RANDOM}", "--db", "{url}"], ["--seed"]),
+        (["tournament", "-g", "furious-five", "-b", f"a={sys.executable} missing.py",
+          "-b", f"b={RANDOM}", "--db", "{url}"], ["'a'", "missing.py", "does not exist"]),
+        (["play", "-g", "furious-five", "--db", "{url}", f"{sys.executable} missing.py", RANDOM],
+         ["missing.py", "does not exist"]),
+        (["play", "-g", "furious-five", "--db", "{url}", RANDOM,
+          f"{sys.executable} {BAD_BOT} crash 3 --model=x ./no/such/weights"],
+         ["./no/such/weights"]),
+    ],
+)
+def test_bad_input_changes_no_stored_data(args: list[str], needles: list[str],
+                                          existing_db: Path, tmp_path: Path) -> None:
+    before = dump(existing_db)
+    args = [a.replace("{url}", f"sqlite:///{existing_db}").replace("{path}", str(existing_db))
+            for a in args]
+    assert_one_line_error(arena(*args, cwd=tmp_path), *needles)
+    assert dump(existing_db) == before
+    created = {p.name for p in tmp_path.iterdir()} - {"existing.db-wal", "existing.db-shm"}
+    assert created == {"existing.db"}  # no other database, no report folder
+
+
+def test_report_does_not_create_a_missing_database(tmp_path: Path) -> None:
+    proc = arena("report", "--db", f"sqlite:///{tmp_path / 'typo.db'}", "--out",
+                 str(tmp_path / "out"), cwd=tmp_path)
+    assert_one_line_error(proc, "typo.db")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tournament_summarises_faults_and_exits_3(tmp_path: Path) -> None:
+    proc = arena("tournament", "-g", "furious-five", "-o", "rounds=3", "-n", "2",
+                 "-b", f"bad={sys.executable} {BAD_BOT} crash 3", "-b", f"ok={RANDOM}",
+                 "--db", f"sqlite:///{tmp_path / 'arena.db'}", cwd=tmp_path)
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr
+    summary = [line for line in proc.stderr.splitlines() if line.startswith("arena: bot ")]
+    assert summary == ["arena: bot 'bad' faulted: crash x2; "
+                       "last stderr line: 'bad_bot: about to crash'"]
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def tournament_exists(path: Path) -> bool:
+    try:
+        with sqlite3.connect(path, timeout=0.1) as conn:
+            return conn.execute("select count(*) from tournaments").fetchone()[0] > 0
+    except sqlite3.OperationalError:
+        return False
+
+
+def start_tournament(tmp_path: Path, err: Path) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "arena.cli", "tournament", "-g", "furious-five",
+           "-b", f"a={RANDOM}", "-b", f"b={GREEDY}", "-b", f"c={RANDOM}", "-n", "4",
+           "-o", "rounds=1", "-j", "1", "--db", f"sqlite:///{tmp_path / 'arena.db'}"]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err.open("w"), text=True,
+                            stdin=subprocess.DEVNULL, cwd=tmp_path)
+
+
+def hold_exclusive_lock(path: Path, seconds: float, locked: threading.Event,
+                        stored: list[int]) -> None:
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    conn.execute("BEGIN EXCLUSIVE")
+    stored.append(conn.execute("select count(*) from games").fetchone()[0])
+    locked.set()
+    time.sleep(seconds)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_tournament_waits_while_another_process_holds_the_database_lock(
+        tmp_path: Path) -> None:
+    path, err = tmp_path / "arena.db", tmp_path / "stderr"
+    proc = start_tournament(tmp_path, err)
+    wait_for(lambda: tournament_exists(path))
+    locked, stored = threading.Event(), list[int]()
+    holder = threading.Thread(target=hold_exclusive_lock, args=(path, 5, locked, stored))
+    holder.start()
+    proc.wait(timeout=120)
+    holder.join()
+    text = err.read_text()
+    assert proc.returncode == 0, text
+    assert stored[0] < 12, "the lock came too late to matter"
+    assert LOCKED_MESSAGE in text.splitlines() and "Traceback" not in text
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("select count(*) from games").fetchone()[0] == 12
+        assert conn.execute("select status from tournaments").fetchone()[0] == "finished"
+
+
+def test_an_interrupt_while_waiting_for_the_lock_exits_with_the_resume_line(
+        tmp_path: Path) -> None:
+    path, err = tmp_path / "arena.db", tmp_path / "stderr"
+    proc = start_tournament(tmp_path, err)
+    wait_for(lambda: tournament_exists(path))
+    locked, stored = threading.Event(), list[int]()
+    holder = threading.Thread(target=hold_exclusive_lock, args=(path, 20, locked, stored))
+    holder.start()
+    try:
+        wait_for(lambda: LOCKED_MESSAGE in err.read_text())
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)  # well before the lock is released
+        text = err.read_text()
+        assert proc.returncode == 130, text
+        assert "resume with 'arena tournament --resume 1" in text and "Traceback" not in text
+    finally:
+        proc.kill()
+        holder.join()
+    done = arena("tournament", "--resume", "1", "--db", f"sqlite:///{path}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("select count(*) from games").fetchone()[0] == 12
 
 
 def test_games_lists_every_game_with_options() -> None:

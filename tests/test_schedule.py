@@ -1,0 +1,136 @@
+"""The tournament schedule: duplicate deals, and no bot process sees a deal twice."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.client import TimeControl
+from arena.games import make_game
+from arena.process import BotSpec
+from arena.storage import Store
+from arena.tournament import Plan, create_tournament, run_tournament
+
+HERE = Path(__file__).resolve().parent
+DEAL_LOG_BOT = HERE / "bots" / "deal_log_bot.py"
+CONTROL = TimeControl(handshake=10.0, move=2.0, bank=10.0)
+
+
+def plan_of(bots: int, table_size: int, games: int) -> Plan:
+    specs = tuple(BotSpec(f"log{i}", f"{sys.executable} {DEAL_LOG_BOT}") for i in range(bots))
+    return Plan(game="furious-five", bots=specs, table_size=table_size, games_per_table=games,
+                options={"rounds": 1}, seed=11, control=CONTROL)
+
+
+def expected_schedule(plan: Plan) -> set[tuple[int, int, tuple[str, ...], int]]:
+    """(table, game number, bots in seat order, seed) as the arena always scheduled
+    them: deal ``g // k`` with seats rotated by ``g % k``, the same seeds at every table."""
+    rng = random.Random(plan.seed)
+    k = plan.table_size
+    seeds = [rng.getrandbits(62) for _ in range(plan.games_per_table // k)]
+    schedule = set()
+    for number, table in enumerate(plan.tables()):
+        for g in range(plan.games_per_table):
+            seats = tuple(plan.bots[table[(seat + g % k) % k]].name for seat in range(k))
+            schedule.add((number, g, seats, seeds[g // k]))
+    return schedule
+
+
+def stored_schedule(store: Store, tid: int) -> set[tuple[int, int, tuple[str, ...], int]]:
+    return {(g.table, g.number, tuple(g.seats), g.seed) for g in store.games(tid)}
+
+
+def read_log(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def assert_no_process_sees_a_deal_twice(plan: Plan, log: list[dict]) -> None:
+    game = make_game(plan.game, plan.table_size, plan.options)
+    deal_of: dict[tuple[str, ...], int] = {}
+    for seed in plan.deal_seeds():
+        state = game.new_state(seed)
+        for seat in range(plan.table_size):
+            deal_of[tuple(sorted(state.observation(seat)["hand"]))] = seed
+    assert len(deal_of) == plan.table_size * len(plan.deal_seeds()), "hands must identify deals"
+    seen: dict[int, list[int]] = defaultdict(list)
+    for entry in log:
+        hand = tuple(entry["hand"])
+        assert hand in deal_of, f"logged hand {hand} was dealt in no deal"
+        seen[entry["pid"]].append(deal_of[hand])
+    for pid, deals in seen.items():
+        assert len(deals) == len(set(deals)), f"process {pid} saw a deal twice: {deals}"
+
+
+@pytest.fixture
+def deal_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "deals.jsonl"
+    monkeypatch.setenv("DEAL_LOG", str(path))
+    return path
+
+
+def test_streams_cover_every_game_once_with_one_deal_each() -> None:
+    plan = plan_of(4, 3, 9)
+    streams = plan.streams()
+    assert len(streams) == len(plan.tables()) * 3
+    played = [(s.table, g) for s in streams for g in s.games]
+    assert sorted(played) == [(t, g) for t in range(len(plan.tables())) for g in range(9)]
+    for stream in streams:
+        table = plan.tables()[stream.table]
+        assert [plan.deal(g) for g in stream.games] == [0, 1, 2]  # each deal once, in order
+        assert all(plan.seating(table, g) == list(stream.seating) for g in stream.games)
+
+
+def test_no_bot_process_plays_two_games_of_one_deal(tmp_path: Path, deal_log: Path) -> None:
+    plan = plan_of(3, 3, 9)  # one table, 3 seat rotations x 3 deals
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tid = create_tournament(store, plan)
+    trio.run(lambda: run_tournament(plan, store, tid, parallel=2))
+
+    assert stored_schedule(store, tid) == expected_schedule(plan)
+    assert all(not g.faults for g in store.games(tid))
+    log = read_log(deal_log)
+    assert len(log) == plan.total_games * plan.table_size  # every seat of every game
+    assert_no_process_sees_a_deal_twice(plan, log)
+    # One process per seat of each stream, each told it plays the stream's 3 games.
+    assert len({e["pid"] for e in log}) == 3 * plan.table_size
+    assert {e["games"] for e in log} == {3}
+
+
+def test_resume_plays_exactly_the_missing_games_on_fresh_processes(
+        tmp_path: Path, deal_log: Path) -> None:
+    plan = plan_of(3, 2, 6)  # three tables, 2 seat rotations x 3 deals
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tid = create_tournament(store, plan)
+    trio.run(lambda: run_tournament(plan, store, tid, parallel=2))
+    first = read_log(deal_log)
+    deal_log.write_text("")
+
+    # Lose games as an interrupted run would: a middle game of one stream, and
+    # the last two games of another.
+    with sqlite3.connect(tmp_path / "arena.db") as conn:
+        ids = [row[0] for row in conn.execute(
+            "select games.id from games join tables on games.table_id = tables.id "
+            "where (tables.number = 0 and games.number = 2) "
+            "or (tables.number = 2 and games.number in (3, 5))")]
+        assert len(ids) == 3
+        marks = ",".join("?" * len(ids))
+        conn.execute(f"delete from records where game_id in ({marks})", ids)
+        conn.execute(f"delete from faults where game_id in ({marks})", ids)
+        conn.execute(f"delete from games where id in ({marks})", ids)
+    trio.run(lambda: run_tournament(plan, store, tid, parallel=2))
+
+    assert stored_schedule(store, tid) == expected_schedule(plan)
+    resumed = read_log(deal_log)
+    assert sorted({e["game_number"] for e in resumed}) == [2, 3, 5]
+    assert len(resumed) == 3 * plan.table_size
+    # match_start counts the games this match plays: 1 in table 0's stream, 2 in table 2's.
+    assert sorted(e["games"] for e in resumed) == [1, 1, 2, 2, 2, 2]
+    assert not {e["pid"] for e in resumed} & {e["pid"] for e in first}
+    assert_no_process_sees_a_deal_twice(plan, first + resumed)
