@@ -73,7 +73,7 @@ class Entrant:
                 try:
                     await self.client.notify({"type": wire.MATCH_END}, 1.0)
                     assert self.process is not None
-                    await self.process.process.wait()
+                    await self.process.wait()
                 except BotFault:
                     pass
         await self.stop()

@@ -9,7 +9,6 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
 import trio
 
 from arena.client import TimeControl
@@ -47,8 +46,18 @@ def stored_schedule(store: Store, tid: int) -> set[tuple[int, int, tuple[str, ..
     return {(g.table, g.number, tuple(g.seats), g.seed) for g in store.games(tid)}
 
 
-def read_log(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+def read_log(store: Store, tid: int, games: set[tuple[int, int]] | None = None) -> list[dict]:
+    """The deal log lines the bots wrote to stderr, from the stored games'
+    stderr tails (of the given (table, game number) only, if given)."""
+    log = []
+    for game in store.games(tid):
+        if games is not None and (game.table, game.number) not in games:
+            continue
+        record = store.record(game.id)
+        assert record is not None
+        for tail in record["stderr"]:
+            log += [json.loads(line[5:]) for line in tail.splitlines() if line.startswith("DEAL ")]
+    return log
 
 
 def assert_no_process_sees_a_deal_twice(plan: Plan, log: list[dict]) -> None:
@@ -59,20 +68,13 @@ def assert_no_process_sees_a_deal_twice(plan: Plan, log: list[dict]) -> None:
         for seat in range(plan.table_size):
             deal_of[tuple(sorted(state.observation(seat)["hand"]))] = seed
     assert len(deal_of) == plan.table_size * len(plan.deal_seeds()), "hands must identify deals"
-    seen: dict[int, list[int]] = defaultdict(list)
+    seen: dict[str, list[int]] = defaultdict(list)
     for entry in log:
         hand = tuple(entry["hand"])
         assert hand in deal_of, f"logged hand {hand} was dealt in no deal"
-        seen[entry["pid"]].append(deal_of[hand])
-    for pid, deals in seen.items():
-        assert len(deals) == len(set(deals)), f"process {pid} saw a deal twice: {deals}"
-
-
-@pytest.fixture
-def deal_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "deals.jsonl"
-    monkeypatch.setenv("DEAL_LOG", str(path))
-    return path
+        seen[entry["process"]].append(deal_of[hand])
+    for process, deals in seen.items():
+        assert len(deals) == len(set(deals)), f"process {process} saw a deal twice: {deals}"
 
 
 def test_streams_cover_every_game_once_with_one_deal_each() -> None:
@@ -87,7 +89,7 @@ def test_streams_cover_every_game_once_with_one_deal_each() -> None:
         assert all(plan.seating(table, g) == list(stream.seating) for g in stream.games)
 
 
-def test_no_bot_process_plays_two_games_of_one_deal(tmp_path: Path, deal_log: Path) -> None:
+def test_no_bot_process_plays_two_games_of_one_deal(tmp_path: Path) -> None:
     plan = plan_of(3, 3, 9)  # one table, 3 seat rotations x 3 deals
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     tid = create_tournament(store, plan)
@@ -95,22 +97,21 @@ def test_no_bot_process_plays_two_games_of_one_deal(tmp_path: Path, deal_log: Pa
 
     assert stored_schedule(store, tid) == expected_schedule(plan)
     assert all(not g.faults for g in store.games(tid))
-    log = read_log(deal_log)
+    log = read_log(store, tid)
     assert len(log) == plan.total_games * plan.table_size  # every seat of every game
     assert_no_process_sees_a_deal_twice(plan, log)
     # One process per seat of each stream, each told it plays the stream's 3 games.
-    assert len({e["pid"] for e in log}) == 3 * plan.table_size
+    assert len({e["process"] for e in log}) == 3 * plan.table_size
     assert {e["games"] for e in log} == {3}
 
 
-def test_resume_plays_exactly_the_missing_games_on_fresh_processes(
-        tmp_path: Path, deal_log: Path) -> None:
+def test_resume_plays_exactly_the_missing_games_on_fresh_processes(tmp_path: Path) -> None:
     plan = plan_of(3, 2, 6)  # three tables, 2 seat rotations x 3 deals
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     tid = create_tournament(store, plan)
     trio.run(lambda: run_tournament(plan, store, tid, parallel=2))
-    first = read_log(deal_log)
-    deal_log.write_text("")
+    lost = {(0, 2), (2, 3), (2, 5)}
+    first = read_log(store, tid, {(t, g) for t in range(3) for g in range(6)} - lost)
 
     # Lose games as an interrupted run would: a middle game of one stream, and
     # the last two games of another.
@@ -127,10 +128,10 @@ def test_resume_plays_exactly_the_missing_games_on_fresh_processes(
     trio.run(lambda: run_tournament(plan, store, tid, parallel=2))
 
     assert stored_schedule(store, tid) == expected_schedule(plan)
-    resumed = read_log(deal_log)
+    resumed = read_log(store, tid, lost)
     assert sorted({e["game_number"] for e in resumed}) == [2, 3, 5]
     assert len(resumed) == 3 * plan.table_size
     # match_start counts the games this match plays: 1 in table 0's stream, 2 in table 2's.
     assert sorted(e["games"] for e in resumed) == [1, 1, 2, 2, 2, 2]
-    assert not {e["pid"] for e in resumed} & {e["pid"] for e in first}
+    assert not {e["process"] for e in resumed} & {e["process"] for e in first}
     assert_no_process_sees_a_deal_twice(plan, first + resumed)
