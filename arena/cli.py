@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -33,7 +34,22 @@ from arena.games import game_class, game_names, make_game
 from arena.games.base import GameError
 from arena.process import BotSpec
 from arena.referee import GameResult, play_single_game
-from arena.storage import DEFAULT_URL, StorageError, Store, StoredGame, sqlite_database
+from arena.sandbox import (
+    SANDBOX_CHOICES,
+    Limits,
+    Sandbox,
+    SandboxError,
+    path_arguments,
+    resolve,
+)
+from arena.storage import (
+    DEFAULT_URL,
+    StorageError,
+    Store,
+    StoredGame,
+    private_paths,
+    sqlite_database,
+)
 from arena.tournament import ConfigError, Plan, create_tournament, run_tournament
 
 DEFAULT_REPORT_DIR = "arena-report"
@@ -44,10 +60,6 @@ EXIT_INTERRUPTED = 130
 MAX_SECONDS = 86400.0
 #: Deal seeds are stored as signed 64-bit integers.
 MAX_SEED = 2**63 - 1
-#: Suffixes of files that a bot command names (its script, a jar, a model).
-FILE_SUFFIXES = frozenset({
-    ".py", ".pyc", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua", ".sh",
-    ".bash", ".jar", ".class", ".jl", ".r", ".exe", ".wasm", ".json", ".onnx", ".pt", ".pkl"})
 LOCKED_MESSAGE = "arena: database is locked by another process; retrying"
 _NAMED = re.compile(r"^([A-Za-z0-9_.\-]+)=(.+)$", re.S)
 
@@ -109,19 +121,6 @@ def check_runnable(label: str, argv: Sequence[str]) -> None:
     for word in path_arguments(argv):
         if not os.path.exists(word):
             raise UserError(f"bot {label!r}: {word!r} does not exist (file not found)")
-
-
-def path_arguments(argv: Sequence[str]) -> Iterator[str]:
-    """The arguments after the program that look like files: they contain a path
-    separator or end in one of :data:`FILE_SUFFIXES`.  Options, ``KEY=VALUE``,
-    URLs and the word after ``-m``/``-c``/``-e`` (a module or code) are not files."""
-    words = iter(argv[1:])
-    for word in words:
-        if word in ("-m", "-c", "-e"):
-            next(words, None)
-        elif not (word.startswith("-") or "=" in word or "://" in word) and (
-                os.sep in word or Path(word).suffix.lower() in FILE_SUFFIXES):
-            yield word
 
 
 def _default_name(argv: Sequence[str]) -> str:
@@ -209,6 +208,37 @@ def _add_time_flags(parser: argparse.ArgumentParser) -> None:
                                                 f"(default {defaults.handshake})")
 
 
+def _add_sandbox_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sandbox", default="auto", choices=SANDBOX_CHOICES,
+                        help="how bots are confined: bwrap (bubblewrap, required), none, or "
+                             "auto (bwrap when it works here; default)")
+    parser.add_argument("--limit", action="append", default=[], metavar="NAME=NUMBER",
+                        help="a bot resource limit, repeatable: "
+                             + ", ".join(f"{f.name} (default {f.default})"
+                                         for f in dataclasses.fields(Limits)))
+    parser.add_argument("--pass-env", action="append", default=[], metavar="NAME",
+                        help="pass the organiser's environment variable NAME to bots, "
+                             "repeatable (bots get a cleared environment)")
+
+
+def resolve_sandbox(choice: str, limits: Limits, pass_env: Sequence[str],
+                    db_url: str | None) -> Sandbox:
+    """The sandbox for this run.  The database (the default one too) is never
+    shown to a bot, even beside its program."""
+    hidden = {*private_paths(DEFAULT_URL), *(private_paths(db_url) if db_url else ())}
+    return resolve(choice, limits, sorted(hidden), pass_env)
+
+
+def announce(sandbox: Sandbox) -> None:
+    """Say once, as a run starts, what protects the players from each other."""
+    warning = "" if sandbox.kind == "bwrap" else "WARNING: "
+    print(f"arena: {warning}bots run in {sandbox.describe()}", file=sys.stderr)
+
+
+def _sandbox_of(args: argparse.Namespace, db_url: str | None) -> Sandbox:
+    return resolve_sandbox(args.sandbox, Limits.parse(args.limit), args.pass_env, db_url)
+
+
 def _add_game_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", "-g", required=True, help="game name (see 'arena games')")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
@@ -236,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="resume tournament ID from the database (other flags but --db, "
                         "--parallel are taken from the stored tournament)")
     _add_time_flags(t)
+    _add_sandbox_flags(t)
 
     p = sub.add_parser("play", help="play one game between bots and print the result")
     _add_game_flags(p)
@@ -247,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--db", default=None, help="also store the game in this database")
     _add_time_flags(p)
+    _add_sandbox_flags(p)
 
     r = sub.add_parser("report", help="render the HTML report from a database")
     r.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
@@ -260,6 +292,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--games", "-n", type=int, default=None,
                    help="games per table in every game (default: sized for about a minute)")
     d.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1)
+    _add_sandbox_flags(d)
+
+    c = sub.add_parser("sandbox-check", help="show which bot protections work on this machine")
+    c.add_argument("--sandbox", default="auto", choices=SANDBOX_CHOICES)
+    c.add_argument("--limit", action="append", default=[], metavar="NAME=NUMBER")
 
     sub.add_parser("games", help="list the games and their options")
     return parser
@@ -295,7 +332,7 @@ class _Progress:
 
 
 async def _until_signal(plan: Plan, store: Store, tournament_id: int, parallel: int,
-                        progress: _Progress) -> int | None:
+                        progress: _Progress, sandbox: Sandbox) -> int | None:
     """Run the tournament; on SIGTERM or SIGHUP stop it as Ctrl-C would.
     Returns the signal number that stopped it, or None."""
     stopped: int | None = None
@@ -309,18 +346,22 @@ async def _until_signal(plan: Plan, store: Store, tournament_id: int, parallel: 
                     return
 
         nursery.start_soon(watch)
-        await run_tournament(plan, store, tournament_id, parallel=parallel, on_game=progress)
+        await run_tournament(plan, store, tournament_id, parallel=parallel, on_game=progress,
+                             sandbox=sandbox)
         nursery.cancel_scope.cancel()
     return stopped
 
 
-def _run_plan(store: Store, plan: Plan, tournament_id: int, parallel: int) -> int:
+def _run_plan(store: Store, plan: Plan, tournament_id: int, parallel: int,
+              sandbox: Sandbox) -> int:
+    store.set_protections(tournament_id, sandbox.describe())
     done = len(store.done_games(tournament_id))
     progress = _Progress(plan.total_games, done)
     started = time.monotonic()
     try:
         store.set_status(tournament_id, "running")
-        stopped = trio.run(_until_signal, plan, store, tournament_id, parallel, progress)
+        stopped = trio.run(_until_signal, plan, store, tournament_id, parallel, progress,
+                           sandbox)
     except BaseException as exc:
         if not is_interrupt(exc):
             progress.close()
@@ -402,17 +443,23 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         plan.validate()
         for bot in plan.bots:
             check_runnable(bot.name, bot.argv())
-        return _run_plan(store, plan, args.resume, args.parallel)
+        sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
+        announce(sandbox)
+        return _run_plan(store, plan, args.resume, args.parallel, sandbox)
     if not args.game:
         raise UserError("--game is required (see 'arena games')")
     bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
     games = args.games if args.games is not None else 2 * args.table_size
     check_seed(args.seed)
     plan = Plan(game=args.game, bots=bots, table_size=args.table_size, games_per_table=games,
-                options=parse_options(args.option), seed=args.seed, control=_time_control(args))
+                options=parse_options(args.option), seed=args.seed, control=_time_control(args),
+                sandbox=args.sandbox, limits=Limits.parse(args.limit),
+                pass_env=tuple(args.pass_env))
     plan.validate()
+    sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
     store = open_store(args.db)
-    return _run_plan(store, plan, create_tournament(store, plan), args.parallel)
+    announce(sandbox)
+    return _run_plan(store, plan, create_tournament(store, plan), args.parallel, sandbox)
 
 
 def play_result_json(game: str, options: dict[str, Any], result: GameResult) -> dict[str, Any]:
@@ -439,8 +486,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(7), "big")
     control = _time_control(args)
     store = open_store(args.db) if args.db else None
+    sandbox = _sandbox_of(args, args.db)
+    announce(sandbox)
     try:
-        result = trio.run(play_single_game, game, seed, bots, control)
+        result = trio.run(play_single_game, game, seed, bots, control, sandbox)
     except BaseException as exc:
         if not is_interrupt(exc):
             raise
@@ -486,7 +535,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_plans(games: int | None) -> list[Plan]:
+def demo_plans(games: int | None, sandbox: Sandbox | None = None) -> list[Plan]:
     """One round robin per game: its heuristic sample bot against the random bot
     (two random bots where a game needs three players)."""
     from sample_bots import HEURISTICS, RANDOM, spec
@@ -499,8 +548,21 @@ def demo_plans(games: int | None) -> list[Plan]:
         per_table = games or DEMO_GAMES[game]
         per_table += -per_table % table
         plans.append(Plan(game=game, bots=(spec(module, module.replace("_", "-")), *randoms),
-                          table_size=table, games_per_table=per_table, seed=2026 + index))
+                          table_size=table, games_per_table=per_table, seed=2026 + index,
+                          **_sandbox_fields(sandbox)))
     return plans
+
+
+def _sandbox_fields(sandbox: Sandbox | None) -> dict[str, Any]:
+    if sandbox is None:
+        return {}
+    return {"sandbox": sandbox.kind, "limits": sandbox.limits, "pass_env": sandbox.pass_env}
+
+
+def cmd_sandbox_check(args: argparse.Namespace) -> int:
+    from arena import sandbox_check
+
+    return sandbox_check.main(args.sandbox, Limits.parse(args.limit))
 
 
 #: Games per table in the demo, sized so the whole demo takes about a minute.
@@ -511,12 +573,14 @@ DEMO_GAMES = {"furious-five": 80, "five": 100, "five-or-less": 24, "five-card-ru
 def cmd_demo(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     folder = report_folder(args.out)
+    sandbox = _sandbox_of(args, args.db)
+    announce(sandbox)
     faulted = False
-    for plan in demo_plans(args.games):
+    for plan in demo_plans(args.games, sandbox):
         plan.validate()
         tid = create_tournament(store, plan)
         print(f"demo: {plan.game}: {', '.join(b.name for b in plan.bots)}", file=sys.stderr)
-        status = _run_plan(store, plan, tid, args.parallel)
+        status = _run_plan(store, plan, tid, args.parallel, sandbox)
         if status not in (0, EXIT_FAULT):
             return status
         faulted = faulted or status == EXIT_FAULT
@@ -528,14 +592,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"tournament": cmd_tournament, "play": cmd_play, "report": cmd_report,
-            "demo": cmd_demo, "games": cmd_games}
+            "demo": cmd_demo, "games": cmd_games, "sandbox-check": cmd_sandbox_check}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (UserError, ConfigError, GameError, StorageError) as exc:
+    except (UserError, ConfigError, GameError, StorageError, SandboxError) as exc:
         _fail(str(exc))
     except BaseException as exc:
         if not is_interrupt(exc):

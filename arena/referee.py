@@ -26,6 +26,7 @@ from arena.client import BotClient, BotInfo, Clock, TimeControl
 from arena.faults import BotFault, FaultRecord, is_no_result
 from arena.games.base import Game, State, competition_places
 from arena.process import BotProcess, BotSpec, start_bot_process
+from arena.sandbox import Sandbox
 from protocol import wire
 
 
@@ -33,11 +34,12 @@ class Entrant:
     """One bot at a table: its process and protocol client, started lazily."""
 
     def __init__(self, spec: BotSpec, control: TimeControl, match_start: dict[str, Any],
-                 nursery: trio.Nursery) -> None:
+                 nursery: trio.Nursery, sandbox: Sandbox | None = None) -> None:
         self.spec = spec
         self.control = control
         self.match_start = match_start
         self.nursery = nursery
+        self.sandbox = sandbox
         self.process: BotProcess | None = None
         self.client: BotClient | None = None
         self.info = BotInfo()
@@ -46,7 +48,7 @@ class Entrant:
         """A connected client: start, handshake and announce the match if needed."""
         if self.client is not None:
             return self.client
-        self.process = await start_bot_process(self.spec, self.nursery)
+        self.process = await start_bot_process(self.spec, self.nursery, self.sandbox)
         client = BotClient(self.process)
         self.info = await client.handshake(self.control.handshake)
         await client.notify(self.match_start, self.control.handshake)
@@ -230,12 +232,13 @@ def match_start_message(game: Game, games: int) -> dict[str, Any]:
 
 
 async def play_single_game(game: Game, seed: int, specs: Sequence[BotSpec],
-                           control: TimeControl) -> GameResult:
-    """A one-game match: start ``specs[seat]`` for each seat, play, end the match.
-    Every bot is stopped before this returns, also on cancellation."""
+                           control: TimeControl, sandbox: Sandbox | None = None) -> GameResult:
+    """A one-game match: start ``specs[seat]`` for each seat (confined by
+    ``sandbox``, default :func:`arena.process.default_sandbox`), play, end the
+    match.  Every bot is stopped before this returns, also on cancellation."""
     match_start = match_start_message(game, 1)
     async with trio.open_nursery() as nursery:
-        entrants = [Entrant(spec, control, match_start, nursery) for spec in specs]
+        entrants = [Entrant(spec, control, match_start, nursery, sandbox) for spec in specs]
         try:
             return await play_game(game, seed, entrants, 0, control)
         finally:

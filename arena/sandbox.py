@@ -36,7 +36,7 @@ import shutil
 import site
 import stat
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -56,6 +56,10 @@ SYSTEM_DIRS = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib6
 #: Program names that mean "the arena's own Python" (so its packages are there).
 PYTHON_NAMES = ("python", "python3", f"python3.{sys.version_info.minor}")
 NOBODY = 65534
+#: Suffixes of files that a bot command names (its script, a jar, a model).
+FILE_SUFFIXES = frozenset({
+    ".py", ".pyc", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua", ".sh",
+    ".bash", ".jar", ".class", ".jl", ".r", ".exe", ".wasm", ".json", ".onnx", ".pt", ".pkl"})
 
 
 class SandboxError(Exception):
@@ -252,12 +256,21 @@ def resolve_argv(argv: Sequence[str]) -> list[str]:
     else:
         found = shutil.which(program)
         program = os.path.abspath(found) if found else program
-    rest = [os.path.abspath(word) if _names_file(word) else word for word in argv[1:]]
-    return [program, *rest]
+    files = {word for word in path_arguments(argv) if os.path.exists(word)}
+    return [program, *(os.path.abspath(w) if w in files else w for w in argv[1:])]
 
 
-def _names_file(word: str) -> bool:
-    return not word.startswith("-") and (os.sep in word or "." in word) and os.path.exists(word)
+def path_arguments(argv: Sequence[str]) -> Iterator[str]:
+    """The arguments after the program that look like files: they contain a path
+    separator or end in one of :data:`FILE_SUFFIXES`.  Options, ``KEY=VALUE``,
+    URLs and the word after ``-m``/``-c``/``-e`` (a module or code) are not files."""
+    words = iter(argv[1:])
+    for word in words:
+        if word in ("-m", "-c", "-e"):
+            next(words, None)
+        elif not (word.startswith("-") or "=" in word or "://" in word) and (
+                os.sep in word or Path(word).suffix.lower() in FILE_SUFFIXES):
+            yield word
 
 
 def program_paths(argv: Sequence[str]) -> list[str]:
@@ -272,7 +285,7 @@ def program_paths(argv: Sequence[str]) -> list[str]:
     elif not _under_system(program):
         parent = os.path.dirname(program)
         paths.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
-    paths += [word for word in argv[1:] if os.path.isabs(word) and os.path.exists(word)]
+    paths += [word for word in path_arguments(argv) if os.path.exists(word)]
     return paths
 
 

@@ -16,6 +16,7 @@ Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
 from __future__ import annotations
 
 import json
+import os
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -230,6 +231,15 @@ def sqlite_database(url: str) -> str | None:
     return parsed.database or ""
 
 
+def private_paths(url: str) -> tuple[str, ...]:
+    """Files no bot may ever see: a SQLite database and its journals."""
+    database = sqlite_database(url)
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return ()
+    path = os.path.abspath(database)
+    return (path, *(path + suffix for suffix in ("-wal", "-shm", "-journal")))
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -356,6 +366,18 @@ class Store:
             return row.id
 
         return self._write(work)
+
+    def private_paths(self) -> tuple[str, ...]:
+        return private_paths(self.url)
+
+    def set_protections(self, tournament_id: int, protections: str) -> None:
+        """Record what confined the bots of a run (shown on its report pages)."""
+        def work(session: Session) -> None:
+            row = session.get(TournamentRow, tournament_id)
+            if row is not None:
+                row.config = {**row.config, "protections": protections}
+
+        self._write(work, True)
 
     def set_status(self, tournament_id: int, status: str, *, wait: bool = True) -> None:
         def work(session: Session) -> None:

@@ -21,7 +21,7 @@ import functools
 import itertools
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import trio
@@ -31,6 +31,7 @@ from arena.games import make_game
 from arena.games.base import Game
 from arena.process import BotSpec
 from arena.referee import Entrant, GameResult, match_start_message, play_game
+from arena.sandbox import Limits, Sandbox, resolve
 from arena.storage import DatabaseLocked, Store
 
 #: Seconds between attempts to save a game while the database is locked.
@@ -66,6 +67,14 @@ class Plan:
     options: dict[str, Any] = field(default_factory=dict)
     seed: int = 1
     control: TimeControl = field(default_factory=TimeControl)
+    #: ``--sandbox`` choice (auto, bwrap, none), resolved on each run.
+    sandbox: str = "auto"
+    limits: Limits = field(default_factory=Limits)
+    pass_env: tuple[str, ...] = ()
+
+    def resolve_sandbox(self, hidden: Sequence[str] = ()) -> Sandbox:
+        """The sandbox this run's bots get (SandboxError if it cannot run here)."""
+        return resolve(self.sandbox, self.limits, hidden, self.pass_env)
 
     def make_game(self) -> Game:
         return make_game(self.game, self.table_size, self.options)
@@ -118,16 +127,21 @@ class Plan:
         return {"game": self.game, "options": self.options, "table_size": self.table_size,
                 "games_per_table": self.games_per_table, "seed": self.seed,
                 "bots": [{"name": b.name, "command": b.command} for b in self.bots],
-                "time": self.control.to_dict()}
+                "time": self.control.to_dict(),
+                "sandbox": {"choice": self.sandbox, "limits": asdict(self.limits),
+                            "pass_env": list(self.pass_env)}}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Plan:
         time = config.get("time", {})
+        sandbox = config.get("sandbox", {})
         return cls(game=config["game"], options=dict(config.get("options", {})),
                    table_size=int(config["table_size"]),
                    games_per_table=int(config["games_per_table"]), seed=int(config["seed"]),
                    bots=tuple(BotSpec(b["name"], b["command"]) for b in config["bots"]),
-                   control=TimeControl(**time))
+                   control=TimeControl(**time), sandbox=sandbox.get("choice", "auto"),
+                   limits=Limits(**sandbox.get("limits", {})),
+                   pass_env=tuple(sandbox.get("pass_env", ())))
 
 
 def create_tournament(store: Store, plan: Plan) -> int:
@@ -141,13 +155,14 @@ OnGame = Callable[[GameResult], None]
 
 
 async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parallel: int,
-                         on_game: OnGame | None = None) -> None:
+                         on_game: OnGame | None = None, sandbox: Sandbox | None = None) -> None:
     """Play every game of ``plan`` not yet stored under ``tournament_id``.
 
     ``parallel`` streams (see :class:`Stream`) run at once.  Cancellation (e.g.
     Ctrl-C) stops every stream: bots are killed, games in flight are dropped,
     every finished game is already committed.
     """
+    sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
     done = store.done_games(tournament_id)
     streams_limiter = trio.CapacityLimiter(max(1, parallel))
     writer = trio.CapacityLimiter(1)
@@ -157,16 +172,17 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
             todo = [g for g in stream.games if (stream.table, g) not in done]
             if todo:
                 nursery.start_soon(_run_stream, plan, store, tournament_id, stream, todo,
-                                   seeds, streams_limiter, writer, on_game)
+                                   seeds, streams_limiter, writer, on_game, sandbox)
 
 
 async def _run_stream(plan: Plan, store: Store, tournament_id: int, stream: Stream,
                       todo: list[int], seeds: list[int], streams_limiter: trio.CapacityLimiter,
-                      writer: trio.CapacityLimiter, on_game: OnGame | None) -> None:
+                      writer: trio.CapacityLimiter, on_game: OnGame | None,
+                      sandbox: Sandbox) -> None:
     game = plan.make_game()
     match_start = match_start_message(game, len(todo))
     async with streams_limiter, trio.open_nursery() as nursery:
-        entrants = [Entrant(plan.bots[i], plan.control, match_start, nursery)
+        entrants = [Entrant(plan.bots[i], plan.control, match_start, nursery, sandbox)
                     for i in stream.seating]
         finished = False
         try:

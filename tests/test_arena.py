@@ -14,6 +14,7 @@ from arena.client import TimeControl
 from arena.games import make_game
 from arena.process import BotSpec
 from arena.referee import play_single_game
+from arena.sandbox import Sandbox
 from arena.storage import Store
 from arena.tournament import Plan, create_tournament, run_tournament
 
@@ -23,37 +24,31 @@ RANDOM = BotSpec("random", f"{sys.executable} -m sample_bots.random_bot")
 FAST = TimeControl(handshake=10.0, move=2.0, bank=10.0)
 
 
+#: On every bad bot's command line (and its children's), so that the tests can
+#: find any process left over, whatever namespace it runs in.
+MARKER = f"arena-test-marker-{os.getpid()}"
+
+
 def bad(mode: str, after: int = 3) -> BotSpec:
-    return BotSpec(f"bad-{mode}", f"{sys.executable} {BAD_BOT} {mode} {after}")
+    return BotSpec(f"bad-{mode}", f"{sys.executable} {BAD_BOT} {mode} {after} {MARKER}")
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "\nState:\tZ" not in status
+def marked_processes() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and MARKER.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
-def assert_all_dead(pid_file: Path) -> None:
-    pids = [int(line) for line in pid_file.read_text().split()]
-    assert pids, "the bots did not record their pids"
+def assert_all_dead() -> None:
     deadline = time.monotonic() + 3
-    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+    while marked_processes() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [p for p in pids if alive(p)], "bot processes left running"
-
-
-@pytest.fixture
-def pid_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "pids"
-    path.write_text("")
-    monkeypatch.setenv("PID_FILE", str(path))
-    return path
+    assert not marked_processes(), "bot processes left running"
 
 
 def run_plan(plan: Plan, store: Store, parallel: int = 2) -> int:
@@ -76,7 +71,7 @@ def run_plan(plan: Plan, store: Store, parallel: int = 2) -> int:
     ],
 )
 def test_faulting_bot_forfeits_and_tournament_completes(
-    mode: str, kind: str, tmp_path: Path, pid_file: Path
+    mode: str, kind: str, tmp_path: Path
 ) -> None:
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     # Generous for the random bot on a loaded machine; the faulting bots
@@ -96,10 +91,10 @@ def test_faulting_bot_forfeits_and_tournament_completes(
         assert len(game.faults[0]["stderr_tail"]) <= 4096
     if mode == "crash":
         assert "about to crash" in games[0].faults[0]["stderr_tail"]
-    assert_all_dead(pid_file)
+    assert_all_dead()
 
 
-def test_stale_replies_are_ignored_and_counted(tmp_path: Path, pid_file: Path) -> None:
+def test_stale_replies_are_ignored_and_counted(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     plan = Plan(game="furious-five", bots=(bad("stale"), RANDOM), table_size=2,
                 games_per_table=2, options={"rounds": 1}, control=FAST)
@@ -110,10 +105,10 @@ def test_stale_replies_are_ignored_and_counted(tmp_path: Path, pid_file: Path) -
         stale_seat = game.seats.index("bad-stale")
         assert game.ignored[stale_seat] > 0
         assert game.ignored[1 - stale_seat] == 0
-    assert_all_dead(pid_file)
+    assert_all_dead()
 
 
-def test_stderr_flood_is_bounded_and_not_a_fault(tmp_path: Path, pid_file: Path) -> None:
+def test_stderr_flood_is_bounded_and_not_a_fault(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     plan = Plan(game="furious-five", bots=(bad("stderr_flood"), RANDOM), table_size=2,
                 games_per_table=2, options={"rounds": 1}, control=TimeControl(move=2, bank=5))
@@ -124,7 +119,7 @@ def test_stderr_flood_is_bounded_and_not_a_fault(tmp_path: Path, pid_file: Path)
         assert record is not None
         tail = record["stderr"][game.seats.index("bad-stderr_flood")]
         assert 0 < len(tail) <= 4096 and "log line" in tail
-    assert_all_dead(pid_file)
+    assert_all_dead()
 
 
 def test_round_robin_seats_rotate_and_deals_repeat(tmp_path: Path) -> None:
@@ -167,7 +162,7 @@ def test_stored_record_replays_to_the_same_result(tmp_path: Path) -> None:
 
 
 async def test_cancellation_kills_every_bot_and_keeps_finished_games(
-    tmp_path: Path, pid_file: Path
+    tmp_path: Path
 ) -> None:
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     plan = Plan(game="furious-five", bots=(bad("good"), bad("fork_hang", 40), RANDOM),
@@ -178,7 +173,7 @@ async def test_cancellation_kills_every_bot_and_keeps_finished_games(
         await run_tournament(plan, store, tid, parallel=3)
     done = store.done_games(tid)
     assert 0 < len(done) < plan.total_games  # the good-vs-random table finished
-    assert_all_dead(pid_file)
+    assert_all_dead()
 
 
 def first_multi_claim_seed(players: int) -> int:
@@ -198,12 +193,14 @@ def first_multi_claim_seed(players: int) -> int:
 async def test_claim_window_asks_every_claimant_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The bots meet in a shared folder: no bubblewrap, the folder passed through.
     monkeypatch.setenv("RENDEZVOUS_DIR", str(tmp_path))
+    shared = Sandbox("none", pass_env=("RENDEZVOUS_DIR",))
     seed = first_multi_claim_seed(3)
     game = make_game("rummy-five", 3, {"deals": 1})
     control = TimeControl(move=5, bank=5)
     spec = BotSpec("rv", f"{sys.executable} {HERE / 'bots' / 'rendezvous_bot.py'}")
-    result = await play_single_game(game, seed, [spec] * 3, control)
+    result = await play_single_game(game, seed, [spec] * 3, control, shared)
     assert result.faults == []
     claims = [step for step in result.actions
               if step[0][1] in ("pass", "catch") or step[0][1].startswith(("set ", "run "))]

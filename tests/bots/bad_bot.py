@@ -4,8 +4,8 @@ It plays the first legal action for AFTER requests (default 3), then does MODE:
 hang, crash, garbage, illegal, nonmap, flood, stale (reply with a wrong id
 first, then correctly: never faults), fork_hang (start a grandchild, then hang),
 stderr_flood (log megabytes to stderr but play correctly), slow_hello (never
-answer the handshake), good (never misbehave).  If PID_FILE is set it appends
-its pid (and any child's) there, so tests can check nothing is left running.
+answer the handshake), good (never misbehave).  Further arguments are ignored
+(tests put a marker there, which fork_hang's child repeats, to find leftovers).
 """
 
 import os
@@ -19,13 +19,6 @@ MODE = sys.argv[1]
 AFTER = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 
 
-def note_pid(pid: int) -> None:
-    path = os.environ.get("PID_FILE")
-    if path:
-        with open(path, "a") as f:
-            f.write(f"{pid}\n")
-
-
 def send(obj: object) -> None:
     os.write(1, msgpack.packb(obj))
 
@@ -33,8 +26,8 @@ def send(obj: object) -> None:
 def misbehave(request: dict) -> None:
     if MODE in ("hang", "fork_hang"):
         if MODE == "fork_hang":
-            child = subprocess.Popen(["sleep", "300"])
-            note_pid(child.pid)
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)",
+                              *sys.argv[1:]])
         time.sleep(300)
     elif MODE == "crash":
         sys.stderr.write("bad_bot: about to crash\n")
@@ -56,7 +49,6 @@ def misbehave(request: dict) -> None:
 
 
 def main() -> None:
-    note_pid(os.getpid())
     unpacker = msgpack.Unpacker(raw=False)
     requests = 0
     while True:
