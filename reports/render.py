@@ -26,8 +26,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from arena.faults import FAULT_KINDS
 from arena.games import game_class
 from arena.games.base import OptionError, seat_view
-from arena.ratings import rate
-from arena.storage import Store, StoredGame
+from arena.ratings import ratable_games, rate
+from arena.storage import Store, StoredGame, counted_games
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = "style.css"
@@ -174,11 +174,10 @@ def leaderboard(games: Sequence[StoredGame], kinds: Sequence[str],
 
     Games that seat one bot twice cannot be rated (a player cannot play itself); they
     still count for places and faults, and a bot seen only in such games is listed last
-    without an Elo.
+    without an Elo.  Games without a result (every seat faulted) count for faults only.
     """
     tallies = _tallies(games)
-    ratable = [list(zip(g.seats, g.places, strict=True))
-               for g in games if len(set(g.seats)) == len(g.seats)]
+    ratable = ratable_games(games)
     ratings = rate(ratable, bootstrap=bootstrap) if ratable else []
     rows = [_row(rank, r.player, tallies[r.player], kinds, (r.elo, r.low, r.high))
             for rank, r in enumerate(ratings, start=1)]
@@ -191,13 +190,15 @@ def leaderboard(games: Sequence[StoredGame], kinds: Sequence[str],
 def _tallies(games: Iterable[StoredGame]) -> dict[str, _Tally]:
     tallies: dict[str, _Tally] = defaultdict(_Tally)
     for game in games:
+        for fault in game.faults:
+            tallies[fault["bot"]].faults[fault["kind"]] += 1
+        if game.no_result:
+            continue
         for bot, place in zip(game.seats, game.places, strict=True):
             tally = tallies[bot]
             tally.games += 1
             tally.place_sum += place
             tally.firsts += place == 1
-        for fault in game.faults:
-            tallies[fault["bot"]].faults[fault["kind"]] += 1
     return tallies
 
 
@@ -214,7 +215,7 @@ def _row(rank: int | None, bot: str, tally: _Tally, kinds: Sequence[str],
 def crosstable(games: Iterable[StoredGame], order: Sequence[str]) -> Crosstable:
     """Pairwise results: each pair of seats at one table is one win, draw or loss."""
     cells: dict[tuple[str, str], PairScore] = defaultdict(PairScore)
-    for game in games:
+    for game in counted_games(games):
         for i, j in itertools.combinations(range(len(game.seats)), 2):
             a, b = game.seats[i], game.seats[j]
             if a == b:
@@ -250,7 +251,7 @@ def config_items(tournament: dict[str, Any]) -> list[tuple[str, str]]:
     if "table_size" not in config and sizes:
         items.append(("Table size", " / ".join(map(str, sizes))))
     for key, value in config.items():
-        if key == "game":
+        if key in ("game", "protections"):  # protections: a notice of their own
             continue
         if key == "bots" and isinstance(value, list):
             text = "; ".join(f"{b.get('name')}: {b.get('command')}" for b in value
@@ -338,13 +339,15 @@ def _write_replays(env: Environment, store: Store, out_dir: Path, games: Sequenc
                    common: dict[str, Any]) -> None:
     template = env.get_template("game.html")
     names = {t["id"]: f"#{t['id']} {t['game']}" for t in tournaments}
+    protections = {t["id"]: (t["config"] or {}).get("protections") for t in tournaments}
     todo = list(_neighbours([g for g in games if g.id in replayed]))
     for start in range(0, len(todo), _RECORD_BATCH):
         chunk = todo[start : start + _RECORD_BATCH]
         records = dict(store.records([game.id for game, _, _ in chunk]))
         for game, previous, following in chunk:
             _write_replay(template, out_dir, game, records.get(game.id, {}), previous,
-                          following, names, common)
+                          following, names, {**common,
+                                             "protections": protections.get(game.tournament_id)})
 
 
 def _write_replay(template: Template, out_dir: Path, game: StoredGame, record: dict[str, Any],

@@ -364,3 +364,27 @@ def _rummy_five_game_with_passed_claims() -> tuple[int, State, list[list[list[An
         if passed and any(e.kind == "claim" for e in state.events):
             return seed, state, actions
     raise AssertionError("no deal with a passed claim in 200 seeds")
+
+
+def test_no_result_games_count_for_faults_only(tmp_path: Path) -> None:
+    """Both seats fault: no first place for anyone, no rating, but the faults show."""
+    store = Store(f"sqlite:///{tmp_path}/nr.db")
+    tid = store.create_tournament("five", {"protections": "bubblewrap sandbox (test)"},
+                                  [["P", "Q"]], total_games=3)
+    both = (FaultRecord(0, "P", "crash", "exited", ""), FaultRecord(1, "Q", "timeout", "late", ""))
+    store.save_game(tid, 0, 0, {}, result(["P", "Q"], [1, 2], 1, both))
+    store.save_game(tid, 0, 1, {}, result(["P", "Q"], [2, 1], 2))
+    store.save_game(tid, 0, 2, {}, result(["Q", "P"], [2, 1], 3))
+    out = tmp_path / "site"
+    render_report(store, out, bootstrap=BOOTSTRAP)
+    header, *rows = table(out / "index.html", "board-five")
+    cells = {row[1]: dict(zip(header, row, strict=True)) for row in rows}
+    assert cells["P"]["Games"] == "2" and cells["P"]["1st %"] == "50.0%"
+    assert cells["P"]["Crash"] == "1" and cells["Q"]["Timeout"] == "1"
+    _, *h2h = table(out / "head-to-head.html", "h2h-five")
+    p_row = next(row for row in h2h if row[1] == "P")
+    assert "1-0-1 50%" in p_row
+    page = (out / f"tournament-{tid}.html").read_text()
+    assert "no result" in page and "bubblewrap sandbox (test)" in page
+    replay = min(out.glob("game-*.html"), key=lambda p: int(p.stem.split("-")[1])).read_text()
+    assert "every seat faulted" in replay and "bubblewrap sandbox (test)" in replay
