@@ -1,14 +1,29 @@
 """The arena's side of the wire protocol: one :class:`BotClient` per bot process.
 
 Every call either returns what the bot said or raises a :class:`BotFault`;
-nothing a bot sends can raise anything else.  Deadlines are absolute
-``trio.current_time()`` values; a call that misses one raises
-:class:`TimeoutFault`.  Cancellation (from an outer scope) propagates as usual.
+nothing a bot sends can raise anything else.  Cancellation (from an outer
+scope) propagates as usual.
+
+Time: deadlines are absolute ``trio.current_time()`` values; a call that misses
+one raises :class:`TimeoutFault`.  A move's clock runs from just before its
+request is written until its reply has been read; :meth:`BotClient._timed` is
+the one place that sets a move's deadline and charges its time.
+
+Work: one bot must not cost another bot any time, and all tables share one
+event loop.  So the arena reads a bot's stdout only while it awaits a reply
+from it (between requests, whatever the bot writes stays in its own pipe and
+blocks only the bot), parses one message at a time, stops at the first
+violation, counts every message that is not the awaited reply (more than
+:data:`MAX_IGNORED` messages or :data:`MAX_IGNORED_BYTES` bytes of them per
+reply is a protocol fault), and yields to the other tables after every read
+and every ignored message.
 """
 
 from __future__ import annotations
 
-from collections import deque
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +32,20 @@ import trio
 from arena.faults import IllegalActionFault, ProtocolFault, TimeoutFault
 from arena.process import BotProcess
 from protocol import wire
+
+#: Messages a bot may send while one reply is awaited, besides that reply
+#: (stale replies, unknown types, anything left over from before the request),
+#: and their total size; beyond either is a protocol fault.
+MAX_IGNORED = 16
+MAX_IGNORED_BYTES = wire.BOT_LIMITS.max_message_bytes
+#: Request ids are drawn at random from 1..MAX_REQUEST_ID, which a JavaScript
+#: number holds exactly (2^53 - 1).
+MAX_REQUEST_ID = 2**53 - 1
+
+
+def new_request_id() -> int:
+    """A fresh random request id: a bot cannot answer a request before it arrives."""
+    return secrets.randbelow(MAX_REQUEST_ID) + 1
 
 
 @dataclass
@@ -68,11 +97,13 @@ class BotClient:
     def __init__(self, process: BotProcess) -> None:
         self.process = process
         self.reader = wire.MessageReader(wire.BOT_LIMITS)
-        self.pending: deque[dict[str, Any]] = deque()
         self.info = BotInfo()
-        self.next_id = 1
-        #: Replies with a stale or unknown id, and unexpected messages, ignored so far.
+        #: Messages ignored so far (stale or unknown replies, other types, and
+        #: anything already received when a request was written).
         self.ignored = 0
+        # Ignored while the current reply is awaited: messages, bytes.
+        self._ignored_now = 0
+        self._ignored_bytes_now = 0
 
     async def send(self, message: dict[str, Any], deadline: float) -> None:
         """Write one message; a bot that stops reading its stdin cannot block
@@ -82,28 +113,17 @@ class BotClient:
             return
         raise TimeoutFault("did not read its input before the deadline")
 
-    async def _next_message(self, deadline: float) -> dict[str, Any]:
-        with trio.move_on_at(deadline):
-            while not self.pending:
-                data = await self.process.receive()
-                try:
-                    self.pending.extend(self.reader.feed(data))
-                except wire.ProtocolViolation as exc:
-                    raise ProtocolFault(str(exc)) from None
-            return self.pending.popleft()
-        raise TimeoutFault("no reply before the deadline")
-
     async def handshake(self, timeout: float) -> BotInfo:
         """Send ``hello`` and wait for the bot's ``hello``."""
         deadline = trio.current_time() + timeout
+        await self._discard_received()
         await self.send({"type": wire.HELLO, "protocol": wire.PROTOCOL_VERSION}, deadline)
-        while True:
-            message = await self._next_message(deadline)
-            if message["type"] == wire.HELLO:
-                self.info = BotInfo(_text(message.get("name")), _text(message.get("version")),
-                                    _text(message.get("author")))
-                return self.info
-            self.ignored += 1
+        with trio.move_on_at(deadline):
+            message = await self._await(lambda m: m["type"] == wire.HELLO)
+            self.info = BotInfo(_text(message.get("name")), _text(message.get("version")),
+                                _text(message.get("author")))
+            return self.info
+        raise TimeoutFault("no hello before the deadline")
 
     async def request(
         self,
@@ -117,32 +137,86 @@ class BotClient:
         Spends the seat's clock.  Raises TimeoutFault, IllegalActionFault,
         ProtocolFault or CrashFault.
         """
-        request_id = self.next_id
-        self.next_id += 1
-        start = trio.current_time()
-        deadline = clock.deadline(start)
-        try:
-            await self.send({"type": wire.REQUEST, "id": request_id, "observation": observation,
-                             "legal": legal, "events": events, "time": clock.as_message()},
-                            deadline)
-            while True:
-                message = await self._next_message(deadline)
-                if message["type"] != wire.ACTION or message.get("id") != request_id:
-                    self.ignored += 1
-                    continue
-                index = message.get("index")
-                if not isinstance(index, int) or isinstance(index, bool):
-                    raise IllegalActionFault(f"action index {index!r} is not an integer")
-                if not 0 <= index < len(legal):
-                    raise IllegalActionFault(
-                        f"action index {index} out of range 0..{len(legal) - 1}")
-                return index
-        finally:
-            clock.spend(trio.current_time() - start)
+        request_id = new_request_id()
+        await self._discard_received()
+        data = wire.pack({"type": wire.REQUEST, "id": request_id, "observation": observation,
+                          "legal": legal, "events": events, "time": clock.as_message()})
+        written = False
+        with self._timed(clock):
+            await self.process.send(data)
+            written = True
+            reply = await self._await(lambda m: _is_reply(m, request_id))
+            return _action_index(reply, legal)
+        if not written:
+            raise TimeoutFault("did not read its input before the deadline")
+        raise TimeoutFault("no reply before the deadline")
 
     async def notify(self, message: dict[str, Any], timeout: float) -> None:
         """Send a message that needs no answer, within ``timeout`` seconds."""
         await self.send(message, trio.current_time() + timeout)
+
+    @contextmanager
+    def _timed(self, clock: Clock) -> Iterator[None]:
+        """Run one move on ``clock``: the body is cancelled at the move's
+        deadline, and the time it took is charged to the clock."""
+        start = trio.current_time()
+        try:
+            with trio.move_on_at(clock.deadline(start)):
+                yield
+        finally:
+            clock.spend(trio.current_time() - start)
+
+    async def _discard_received(self) -> None:
+        """Ignore every message received before a request is written: a reply
+        counts only if it was sent after its request."""
+        self._ignored_now = self._ignored_bytes_now = 0
+        while self._parse_next() is not None:
+            await self._ignore()
+
+    async def _await(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Read until a ``wanted`` message arrives; ignore every other one."""
+        while True:
+            message = await self._next_message()
+            if wanted(message):
+                return message
+            await self._ignore()
+
+    async def _next_message(self) -> dict[str, Any]:
+        while (message := self._parse_next()) is None:
+            self.reader.push(await self.process.receive())
+            await trio.lowlevel.checkpoint()
+        return message
+
+    def _parse_next(self) -> dict[str, Any] | None:
+        try:
+            return self.reader.next_message()
+        except wire.ProtocolViolation as exc:
+            raise ProtocolFault(str(exc)) from None
+
+    async def _ignore(self) -> None:
+        self.ignored += 1
+        self._ignored_now += 1
+        self._ignored_bytes_now += self.reader.last_size
+        if self._ignored_now > MAX_IGNORED or self._ignored_bytes_now > MAX_IGNORED_BYTES:
+            raise ProtocolFault(f"more than {MAX_IGNORED} messages or {MAX_IGNORED_BYTES} bytes "
+                                f"that are not the awaited reply (unsolicited, stale or unknown)")
+        await trio.lowlevel.checkpoint()
+
+
+def _is_reply(message: dict[str, Any], request_id: int) -> bool:
+    """An ``action`` that echoes ``request_id`` exactly (an integer, not 17.0 or "17")."""
+    reply_id = message.get("id")
+    return (message["type"] == wire.ACTION and type(reply_id) is int
+            and reply_id == request_id)
+
+
+def _action_index(reply: dict[str, Any], legal: list[str]) -> int:
+    index = reply.get("index")
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise IllegalActionFault(f"action index {index!r} is not an integer")
+    if not 0 <= index < len(legal):
+        raise IllegalActionFault(f"action index {index} out of range 0..{len(legal) - 1}")
+    return index
 
 
 def _text(value: object, limit: int = 200) -> str:

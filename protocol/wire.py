@@ -13,6 +13,8 @@ bot that sent it.
 
 from __future__ import annotations
 
+import re
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,62 +61,109 @@ def pack(message: dict[str, Any]) -> bytes:
 
 
 class MessageReader:
-    """Turns a byte stream into messages, enforcing :class:`Limits`."""
+    """Turns a byte stream into messages, enforcing :class:`Limits`.
+
+    :meth:`push` queues bytes; :meth:`next_message` parses one message at a
+    time, so a caller can stop reading a stream as soon as it has seen enough
+    (:meth:`feed` does both).  Complete messages are parsed by msgpack's C
+    unpacker; the bytes of a message that is still incomplete are walked by
+    :class:`_HeaderWalk`, so a header that declares more than the limits
+    allow is refused at once instead of being waited for.
+    """
 
     def __init__(self, limits: Limits = BOT_LIMITS) -> None:
         self.limits = limits
+        self._inbox: deque[memoryview] = deque()
         self._fed = 0
+        #: Size in bytes of the message :meth:`next_message` last returned.
+        self.last_size = 0
         # Stream offset where the message being read began (tell() moves on
         # inside a partly read message, so it cannot serve for this).
         self._message_start = 0
+        # The slice last given to the unpacker, until its partial message is walked.
+        self._slice: memoryview | None = None
+        self._slice_start = 0
+        self._walk = _HeaderWalk(limits)
         self._unpacker = msgpack.Unpacker(
             raw=False,
             strict_map_key=False,
-            # A backstop only: msgpack enforces it loosely; feed() is exact.
+            # A backstop only: msgpack enforces it loosely; the reader is exact.
             max_buffer_size=2 * limits.max_message_bytes,
             max_str_len=limits.max_str_len,
             max_bin_len=limits.max_str_len,
             max_array_len=limits.max_container_len,
             max_map_len=limits.max_container_len,
-            max_ext_len=0,
+            max_ext_len=_MAX_EXT_LEN,
         )
 
-    def feed(self, data: bytes) -> list[dict[str, Any]]:
-        """Add bytes; return every complete message they finish."""
-        messages: list[dict[str, Any]] = []
-        limit = self.limits.max_message_bytes
-        # Feed in slices no larger than the limit so a flood is caught after
-        # at most one slice beyond it, never by one giant allocation.
-        for start in range(0, len(data), limit):
-            chunk = data[start : start + limit]
-            try:
-                self._unpacker.feed(chunk)
-            except msgpack.BufferFull:
-                raise self._too_large() from None
-            self._fed += len(chunk)
-            messages.extend(self._drain())
-            if self._fed - self._message_start > limit:
-                raise self._too_large()
-        return messages
+    def push(self, data: bytes) -> None:
+        """Queue bytes; nothing is parsed until :meth:`next_message`."""
+        if data:
+            self._inbox.append(memoryview(data))
 
-    def _too_large(self) -> ProtocolViolation:
-        return ProtocolViolation(f"message larger than {self.limits.max_message_bytes} bytes")
-
-    def _drain(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    def next_message(self) -> dict[str, Any] | None:
+        """The next complete message, or None when the queued bytes hold no
+        more.  Raises :class:`ProtocolViolation` as soon as the bytes break a
+        limit, even inside a message that is not complete yet."""
         while True:
             try:
                 value = next(self._unpacker)
             except StopIteration:
-                return out
+                self._walk_partial()
+                if not self._inbox:
+                    return None
+                self._feed_slice()
+                continue
             except (ValueError, msgpack.ExtraData, msgpack.FormatError,
                     msgpack.StackError, TypeError) as exc:
                 raise ProtocolViolation(f"malformed msgpack: {exc}") from None
             end = self._unpacker.tell()
             if end - self._message_start > self.limits.max_message_bytes:
                 raise self._too_large()
+            self.last_size = end - self._message_start
             self._message_start = end
-            out.append(self._check(value))
+            return self._check(value)
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        """Add bytes; return every complete message they finish."""
+        self.push(data)
+        messages: list[dict[str, Any]] = []
+        while (message := self.next_message()) is not None:
+            messages.append(message)
+        return messages
+
+    def _feed_slice(self) -> None:
+        # Slices no larger than the limit: a flood is caught after at most one
+        # slice beyond it, never by one giant allocation.
+        limit = self.limits.max_message_bytes
+        chunk = self._inbox.popleft()
+        if len(chunk) > limit:
+            self._inbox.appendleft(chunk[limit:])
+            chunk = chunk[:limit]
+        try:
+            self._unpacker.feed(chunk)
+        except msgpack.BufferFull:
+            raise self._too_large() from None
+        self._slice, self._slice_start = chunk, self._fed
+        self._fed += len(chunk)
+
+    def _walk_partial(self) -> None:
+        """Check the incomplete message's bytes from the last slice."""
+        if self._slice is None:
+            return
+        data, start = self._slice, self._slice_start
+        self._slice = None
+        if self._fed - self._message_start > self.limits.max_message_bytes:
+            raise self._too_large()
+        if self._message_start > start:
+            # A message ended inside this slice: the incomplete one began there.
+            self._walk.reset()
+            data = data[self._message_start - start :]
+        if data:
+            self._walk.walk(data)
+
+    def _too_large(self) -> ProtocolViolation:
+        return ProtocolViolation(f"message larger than {self.limits.max_message_bytes} bytes")
 
     def _check(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -126,14 +175,168 @@ class MessageReader:
         return value
 
 
+# Kinds of msgpack values, by what their header declares.
+_SCALAR, _BYTES, _EXT, _ARRAY, _MAP, _UNUSED = range(6)
+
+
+def _lead_table() -> tuple[tuple[int, int, int], ...]:
+    """For each first byte of a value: its kind, the width of the length field
+    that follows (0: none), and the length when the first byte holds it (for
+    scalars: the bytes that follow it; for fixext: the data length)."""
+    leads = [(_SCALAR, 0, 0)] * 256
+    for lead in range(0x80, 0x90):
+        leads[lead] = (_MAP, 0, lead & 0x0F)
+    for lead in range(0x90, 0xA0):
+        leads[lead] = (_ARRAY, 0, lead & 0x0F)
+    for lead in range(0xA0, 0xC0):
+        leads[lead] = (_BYTES, 0, lead & 0x1F)
+    leads[0xC1] = (_UNUSED, 0, 0)
+    for lead, width in ((0xC4, 1), (0xC5, 2), (0xC6, 4), (0xD9, 1), (0xDA, 2), (0xDB, 4)):
+        leads[lead] = (_BYTES, width, 0)
+    for lead, width in ((0xC7, 1), (0xC8, 2), (0xC9, 4)):
+        leads[lead] = (_EXT, width, 0)
+    for lead, size in ((0xCA, 4), (0xCB, 8), (0xCC, 1), (0xCD, 2), (0xCE, 4), (0xCF, 8),
+                       (0xD0, 1), (0xD1, 2), (0xD2, 4), (0xD3, 8)):
+        leads[lead] = (_SCALAR, 0, size)
+    for lead, size in ((0xD4, 1), (0xD5, 2), (0xD6, 4), (0xD7, 8), (0xD8, 16)):
+        leads[lead] = (_EXT, 0, size)
+    for lead, kind, width in ((0xDC, _ARRAY, 2), (0xDD, _ARRAY, 4), (0xDE, _MAP, 2),
+                              (0xDF, _MAP, 4)):
+        leads[lead] = (kind, width, 0)
+    return tuple(leads)
+
+
+_LEADS = _lead_table()
+_ONE_BYTE_RUN = re.compile(rb"[\x00-\x7f\xc0\xc2\xc3\xe0-\xff]+")
+#: Ext types are not part of the protocol (the unpacker refuses any data in one).
+_MAX_EXT_LEN = 0
+
+
+class _HeaderWalk:
+    """Walks the headers of one incomplete message, resumably, and checks each
+    declared length against :class:`Limits` as soon as its header is complete.
+
+    It never looks inside a string's body (it skips it), so its work is one
+    step per value, and each byte of a message is walked at most once however
+    the message is cut into reads.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.reset()
+
+    def reset(self) -> None:
+        """Start afresh at the first byte of a message."""
+        #: The start of a header cut off by the end of the data so far.
+        self._head = b""
+        #: Bytes of the current value's body still to come.
+        self._skip = 0
+        #: Values still owed by each open container; [0] is the message itself.
+        self._open = [1]
+        self._owed = 1
+        #: Bytes of the message walked so far (headers and skipped bodies).
+        self._walked = 0
+
+    def walk(self, data: bytes | memoryview) -> None:
+        """Walk the next bytes of the message; raise on the first violation."""
+        if self._head:
+            data = self._head + bytes(data)
+            self._head = b""
+        at, end = 0, len(data)
+        while at < end:
+            if self._skip:
+                step = min(self._skip, end - at)
+                self._skip -= step
+                self._walked += step
+                at += step
+                continue
+            if self._owed == 0:
+                self.reset()
+            kind, width, length = _LEADS[data[at]]
+            if kind == _SCALAR and length == 0 and len(self._open) > 1:
+                at = self._skip_run(data, at)
+                continue
+            if end - at <= width:
+                self._head = bytes(data[at:])
+                return
+            if width:
+                length = int.from_bytes(data[at + 1 : at + 1 + width], "big")
+            at += 1 + width
+            self._walked += 1 + width
+            self._value(kind, length)
+
+    def _skip_run(self, data: bytes | memoryview, at: int) -> int:
+        """Skip a run of one-byte values (small integers, nil, booleans) at C
+        speed, up to the end of the innermost open container; return where
+        the walk goes on."""
+        match = _ONE_BYTE_RUN.match(data, at)
+        assert match is not None
+        opened = self._open
+        run = min(match.end() - at, opened[-1])
+        opened[-1] -= run
+        self._owed -= run
+        self._walked += run
+        while len(opened) > 1 and opened[-1] == 0:
+            opened.pop()
+        return at + run
+
+    def _value(self, kind: int, length: int) -> None:
+        limits = self.limits
+        opened = self._open
+        if len(opened) == 1 and kind != _MAP:
+            raise ProtocolViolation("a message must be a map")
+        opened[-1] -= 1
+        self._owed -= 1
+        if kind == _SCALAR:
+            self._skip = length
+        elif kind == _BYTES:
+            if length > limits.max_str_len:
+                raise ProtocolViolation(
+                    f"a string of {length} bytes exceeds the limit of {limits.max_str_len}")
+            self._skip = length
+        elif kind == _EXT:
+            if length > _MAX_EXT_LEN:
+                raise ProtocolViolation("malformed msgpack: ext types are not allowed")
+            self._skip = length + 1
+        elif kind == _UNUSED:
+            raise ProtocolViolation("malformed msgpack: unused byte 0xc1")
+        else:
+            if length > limits.max_container_len:
+                raise ProtocolViolation(f"a container of {length} items exceeds the limit "
+                                        f"of {limits.max_container_len}")
+            if len(opened) > limits.max_depth:
+                raise ProtocolViolation(f"message nested deeper than {limits.max_depth}")
+            items = 2 * length if kind == _MAP else length
+            opened.append(items)
+            self._owed += items
+        while len(opened) > 1 and opened[-1] == 0:
+            opened.pop()
+        # Every value still owed takes at least one byte.
+        least = self._walked + self._skip + self._owed
+        if least > limits.max_message_bytes:
+            raise ProtocolViolation(f"message larger than {limits.max_message_bytes} bytes "
+                                    f"(its headers declare at least {least})")
+
+
+_CONTAINER_TYPES = frozenset((dict, list))
+
+
 def _depth(value: Any, limit: int) -> int:
-    """Nesting depth of ``value``, stopping early once past ``limit``."""
-    if limit < 0:
-        return 1
-    if isinstance(value, dict):
-        children: Any = list(value.keys()) + list(value.values())
-    elif isinstance(value, list):
-        children = value
-    else:
-        return 0
-    return 1 + max((_depth(c, limit - 1) for c in children), default=0)
+    """Nesting depth of ``value`` (a scalar is 0), stopping early once past ``limit``.
+
+    Level by level; a container's children are picked out one by one only if
+    it holds a container at all (which the C-level type scan finds), so the
+    values of a message cost Python steps only where containers nest.
+    (Map keys are never containers: msgpack refuses unhashable keys.)
+    """
+    depth = 0
+    level = [value] if type(value) in _CONTAINER_TYPES else []
+    while level and depth <= limit:
+        depth += 1
+        below: list[Any] = []
+        for container in level:
+            children = container.values() if type(container) is dict else container
+            if not _CONTAINER_TYPES.isdisjoint(map(type, children)):
+                below.extend(c for c in children if type(c) in _CONTAINER_TYPES)
+        level = below
+    return depth

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.client import TimeControl
 from arena.games import make_game
@@ -36,8 +38,10 @@ def test_messages_split_across_reads_and_batched() -> None:
         (b"\xc1", "malformed"),
         (msgpack.packb({"type": "x", "s": "y" * 20_000}), "malformed"),
         (msgpack.packb({"type": "x", "a": list(range(5000))}), "malformed"),
-        (b"\xdb" + (100 << 20).to_bytes(4, "big") + b"z" * 70_000, "larger than"),
+        (b"\xdb" + (100 << 20).to_bytes(4, "big") + b"z" * 70_000, "must be a map"),
     ],
+    ids=["array", "int", "no type", "int type", "reserved byte", "long string",
+         "long array", "top-level string"],
 )
 def test_reader_rejects_bad_input(data: bytes, needle: str) -> None:
     with pytest.raises(wire.ProtocolViolation, match=needle):
@@ -82,3 +86,127 @@ async def test_sdk_keeps_stdout_clean_and_reports_identity() -> None:
     assert result.bot_info[0] == {"name": "chatty", "version": "2.0", "author": "tests"}
     assert "print() from choose" in result.stderr[0]
     assert "raw fd 1 write" in result.stderr[0]
+
+
+def header(lead: int, length: int, width: int = 4) -> bytes:
+    """A msgpack header: ``lead`` followed by ``length`` on ``width`` bytes."""
+    return bytes([lead]) + length.to_bytes(width, "big")
+
+
+HUGE = 1 << 30
+TYPE_X = b"\x82" + wire.pack({"type": "x"})[1:]  # a 2-entry map, its first entry "type": "x"
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (header(0xDB, HUGE), "must be a map"),
+        (header(0xC6, HUGE), "must be a map"),
+        (header(0xDD, HUGE), "exceeds"),
+        (header(0xDF, HUGE), "exceeds"),
+        (TYPE_X + b"\xa1s" + header(0xDB, HUGE), "string of 1073741824 bytes exceeds"),
+        (TYPE_X + b"\xa1s" + header(0xC6, HUGE), "string of 1073741824 bytes exceeds"),
+        (TYPE_X + b"\xa1s" + header(0xDD, HUGE), "exceeds"),
+        (TYPE_X + b"\xa1s" + header(0xDF, HUGE), "exceeds"),
+        (TYPE_X + b"\xa1s\x91\x81\xa1k" + header(0xDB, HUGE), "string of 1073741824 bytes"),
+        (TYPE_X + b"\xa1s" + header(0xDA, 16 * 1024 + 1, 2), "string of 16385 bytes"),
+        (TYPE_X + b"\xa1s" + header(0xDC, 4097, 2), "exceeds"),
+        (TYPE_X + b"\xa1s" + header(0xC9, 1), "ext"),
+        (TYPE_X + b"\xa1s" + b"\xd4", "ext"),
+        (TYPE_X + b"\xa1s" + b"\x91" * 16, "nested deeper than 16"),
+    ],
+    ids=["str32", "bin32", "array32", "map32", "nested str32", "nested bin32",
+         "nested array32", "nested map32", "deeply nested str32", "str16 one over",
+         "array16 one over", "ext32", "fixext", "too deep"],
+)
+def test_a_header_over_the_limits_fails_before_its_body_arrives(data: bytes, needle: str
+                                                                ) -> None:
+    with pytest.raises(wire.ProtocolViolation, match=needle):
+        wire.MessageReader().feed(data)
+    # The same bytes one at a time: refused at the header's last byte.
+    reader = wire.MessageReader()
+    with pytest.raises(wire.ProtocolViolation, match=needle):
+        for i in range(len(data)):
+            reader.feed(data[i : i + 1])
+    assert i == len(data) - 1
+
+
+def test_declared_sizes_that_cannot_fit_in_a_message_fail_at_once() -> None:
+    s = "s" * (16 * 1024)
+    whole = wire.pack({"type": "x", "a": s, "b": s, "c": s, "d": s})
+    header_of_d = whole.index(b"\xa1d") + 2 + 3
+    with pytest.raises(wire.ProtocolViolation, match="larger than 65536"):
+        wire.MessageReader().feed(whole[:header_of_d])
+    # 2000 values take at least 2000 bytes.
+    small = wire.Limits(max_message_bytes=1000)
+    with pytest.raises(wire.ProtocolViolation, match="larger than 1000"):
+        wire.MessageReader(small).feed(TYPE_X + b"\xa1a" + header(0xDC, 2000, 2))
+
+
+def test_good_and_bad_messages_in_one_read() -> None:
+    reader = wire.MessageReader()
+    good = wire.pack({"type": "a", "s": "y" * 300})
+    with pytest.raises(wire.ProtocolViolation, match="string of"):
+        reader.feed(good + good + TYPE_X + b"\xa1s" + header(0xDB, HUGE))
+
+
+def test_next_message_parses_one_message_at_a_time() -> None:
+    reader = wire.MessageReader()
+    reader.push(wire.pack({"type": "a"}) + b"\xc1")
+    assert reader.next_message() == {"type": "a"}
+    with pytest.raises(wire.ProtocolViolation, match="malformed"):
+        reader.next_message()
+
+
+EDGE = wire.Limits(max_message_bytes=3000, max_container_len=40, max_str_len=300, max_depth=5)
+
+
+def edge_message() -> dict[str, object]:
+    """A message at every limit of :data:`EDGE` but the size, with every kind of value."""
+    return {
+        "type": "edge",
+        "s": "s" * 300,
+        "b": b"b" * 300,
+        "list": list(range(-20, 20)),
+        "deep": [[[{"k": None}]]],
+        "scalars": [True, False, None, 1.5, -(1 << 63), (1 << 64) - 1, 255, 65535, -33, -129,
+                    -32769, 1 << 32, "é", ""],
+        "map": {str(i): i for i in range(40)},
+    }
+
+
+def test_limits_exactly_at_the_boundary_pass_however_the_bytes_are_cut() -> None:
+    body = edge_message()
+    body["zpad"] = ["p" * 300] * 6
+    body["zpad"].append(next("q" * n for n in range(300) if len(wire.pack(body))
+                             + len(wire.pack("q" * n)) == EDGE.max_message_bytes))
+    data = wire.pack(body)
+    assert len(data) == EDGE.max_message_bytes
+    assert wire.MessageReader(EDGE).feed(data[:-1]) == []
+    for step in (1, 2, 3, 7, 64, 1000, len(data)):
+        reader = wire.MessageReader(EDGE)
+        out = []
+        for i in range(0, len(data) * 2, step):
+            out += reader.feed((data + data)[i : i + step])
+        assert out == [body, body], step
+
+
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers(-(1 << 63), (1 << 64) - 1) | st.floats()
+    | st.text(max_size=40) | st.binary(max_size=40),
+    lambda children: st.lists(children, max_size=6)
+    | st.dictionaries(st.text(max_size=5), children, max_size=6),
+    max_leaves=30,
+), st.lists(st.integers(1, 50), min_size=1, max_size=20))
+def test_any_message_within_the_limits_parses_however_it_is_cut(
+        value: object, cuts: list[int]) -> None:
+    body = {"type": "t", "v": value}
+    data = wire.pack(body) * 2
+    reader = wire.MessageReader()
+    out, at = [], 0
+    while at < len(data):
+        step = cuts[at % len(cuts)]
+        out += reader.feed(data[at : at + step])
+        at += step
+    assert len(out) == 2
+    assert wire.pack(out[0]) == wire.pack(body)
