@@ -1,0 +1,35 @@
+"""Zoo: plays 2 requests legally, then writes the first half of a valid
+action and stalls."""
+
+import os
+import time
+
+import msgpack
+
+
+def send(obj: object) -> None:
+    os.write(1, msgpack.packb(obj))
+
+
+def main() -> None:
+    unpacker = msgpack.Unpacker(raw=False)
+    requests = 0
+    while data := os.read(0, 65536):
+        unpacker.feed(data)
+        for msg in unpacker:
+            kind = msg.get("type")
+            if kind == "hello":
+                send({"type": "hello", "name": "zoo-half-message"})
+            elif kind == "request":
+                requests += 1
+                if requests > 2:
+                    action = msgpack.packb({"type": "action", "id": msg["id"], "index": 0})
+                    os.write(1, action[: len(action) // 2])
+                    time.sleep(600)
+                send({"type": "action", "id": msg["id"], "index": 0})
+            elif kind == "match_end":
+                return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Zoo: before answering hello, tries to create a file ``zoo-token-TOKEN`` in
+every directory it might reach outside its own: /tmp, /var/tmp, /dev/shm, its
+script's directory, the repository root, /, its working directory, $HOME, and
+each ``dir=PATH`` given (the test's tmp dir, the organiser's $HOME).  One
+stderr line per attempt: ``WRITE OK path`` or ``WRITE REFUSED path: error``.
+Then it plays legally.
+
+Arguments: ``token=T [dir=PATH ...]``.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import msgpack
+
+TOKEN = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("token="))
+DIRS = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("dir=")]
+HERE = Path(__file__).resolve().parent
+
+
+def targets() -> list[str]:
+    found = ["/tmp", "/var/tmp", "/dev/shm", str(HERE), str(HERE.parents[2]), "/",
+             os.getcwd(), os.environ.get("HOME", "/nonexistent-home"), *DIRS]
+    return list(dict.fromkeys(found))
+
+
+def attack() -> None:
+    for folder in targets():
+        path = os.path.join(folder, f"zoo-token-{TOKEN}")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            os.write(fd, TOKEN.encode())
+            os.close(fd)
+            sys.stderr.write(f"zoo write_outside: WRITE OK {path}\n")
+        except OSError as exc:
+            sys.stderr.write(f"zoo write_outside: WRITE REFUSED {path}: {exc.strerror}\n")
+    sys.stderr.flush()
+
+
+def send(obj: object) -> None:
+    os.write(1, msgpack.packb(obj))
+
+
+def main() -> None:
+    unpacker = msgpack.Unpacker(raw=False)
+    while data := os.read(0, 65536):
+        unpacker.feed(data)
+        for msg in unpacker:
+            kind = msg.get("type")
+            if kind == "hello":
+                attack()
+                send({"type": "hello", "name": "zoo-write-outside"})
+            elif kind == "request":
+                send({"type": "action", "id": msg["id"], "index": 0})
+            elif kind == "match_end":
+                return
+
+
+if __name__ == "__main__":
+    main()
