@@ -29,7 +29,7 @@ from typing import Any, NoReturn
 import trio
 from tqdm import tqdm
 
-from arena.client import TimeControl
+from arena.client import CLOCKS, TimeControl
 from arena.games import game_class, game_names, make_game
 from arena.games.base import GameError
 from arena.process import BotSpec
@@ -147,7 +147,8 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 def _time_control(args: argparse.Namespace) -> TimeControl:
     for flag in ("move_time", "bank_time", "handshake_time"):
         check_seconds(f"--{flag.replace('_', '-')}", getattr(args, flag))
-    return TimeControl(handshake=args.handshake_time, move=args.move_time, bank=args.bank_time)
+    return TimeControl(handshake=args.handshake_time, move=args.move_time, bank=args.bank_time,
+                       clock=args.clock)
 
 
 def check_seconds(flag: str, value: float) -> None:
@@ -203,6 +204,9 @@ def _add_time_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bank-time", type=float, default=defaults.bank, metavar="SECONDS",
                         help=f"extra time per game, spent past the move time "
                              f"(default {defaults.bank})")
+    parser.add_argument("--clock", default=defaults.clock, choices=CLOCKS,
+                        help="what the move time and bank measure: wall time (default) or "
+                             "the CPU time of the bot's processes (fair on a busy machine)")
     parser.add_argument("--handshake-time", type=float, default=defaults.handshake,
                         metavar="SECONDS", help=f"time to start and answer hello "
                                                 f"(default {defaults.handshake})")
@@ -469,7 +473,8 @@ def play_result_json(game: str, options: dict[str, Any], result: GameResult) -> 
         "scores": result.scores, "places": result.places, "game_places": result.game_places,
         "faults": [f.to_dict() for f in result.faults],
         "duration": round(result.duration, 4), "decisions": result.decisions,
-        "record": {"actions": result.actions, "events": result.events, "reveal": result.reveal},
+        "record": {"actions": result.actions, "events": result.events, "reveal": result.reveal,
+                   "times": result.times},
     }
 
 

@@ -6,8 +6,12 @@ scope) propagates as usual.
 
 Time: deadlines are absolute ``trio.current_time()`` values; a call that misses
 one raises :class:`TimeoutFault`.  A move's clock runs from just before its
-request is written until its reply has been read; :meth:`BotClient._timed` is
-the one place that sets a move's deadline and charges its time.
+request is written until its reply has been read.  Each move's wall time and
+the CPU time of the bot's whole process tree are measured (:class:`MoveTimer`,
+the one place that sets a move's deadline and charges its time); with
+``TimeControl.clock == "cpu"`` the move limit and bank are charged in CPU time,
+checked while the bot thinks, and a wall-clock backstop
+(:data:`WALL_BACKSTOP_FACTOR` times the CPU allowance) still applies.
 
 Work: one bot must not cost another bot any time, and all tables share one
 event loop.  So the arena reads a bot's stdout only while it awaits a reply
@@ -22,8 +26,7 @@ and every ignored message.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +44,12 @@ MAX_IGNORED_BYTES = wire.BOT_LIMITS.max_message_bytes
 #: Request ids are drawn at random from 1..MAX_REQUEST_ID, which a JavaScript
 #: number holds exactly (2^53 - 1).
 MAX_REQUEST_ID = 2**53 - 1
+#: With the CPU clock, a move may take this many times its CPU allowance in wall
+#: time (a bot that sleeps spends no CPU), plus one second.
+WALL_BACKSTOP_FACTOR = 4
+#: With the CPU clock, how often at least the arena looks at a thinking bot's CPU.
+CPU_CHECK_SECONDS = 0.05
+CLOCKS = ("wall", "cpu")
 
 
 def new_request_id() -> int:
@@ -61,14 +70,17 @@ class BotInfo:
 class TimeControl:
     """Time limits, in seconds.  A move may use ``move`` seconds for free;
     beyond that it spends the per-game ``bank``; a move that exhausts the bank
-    is a timeout."""
+    is a timeout.  ``clock`` says what is charged: wall time, or the CPU time of
+    the bot's process tree (so a busy machine never makes an honest bot late)."""
 
     handshake: float = 10.0
     move: float = 1.0
     bank: float = 10.0
+    clock: str = "wall"
 
-    def to_dict(self) -> dict[str, float]:
-        return {"handshake": self.handshake, "move": self.move, "bank": self.bank}
+    def to_dict(self) -> dict[str, Any]:
+        return {"handshake": self.handshake, "move": self.move, "bank": self.bank,
+                "clock": self.clock}
 
 
 @dataclass
@@ -81,14 +93,47 @@ class Clock:
     def __post_init__(self) -> None:
         self.bank = self.control.bank
 
-    def deadline(self, start: float) -> float:
-        return start + self.control.move + self.bank
-
     def spend(self, elapsed: float) -> None:
         self.bank = max(0.0, self.bank - max(0.0, elapsed - self.control.move))
 
-    def as_message(self) -> dict[str, int]:
-        return {"move_ms": int(self.control.move * 1000), "bank_ms": int(self.bank * 1000)}
+    def as_message(self) -> dict[str, Any]:
+        return {"move_ms": int(self.control.move * 1000), "bank_ms": int(self.bank * 1000),
+                "clock": self.control.clock}
+
+
+class MoveTimer:
+    """One move's clock: its deadlines while the bot thinks, then its wall and
+    CPU time, charged to the seat's :class:`Clock` by :meth:`finish`."""
+
+    def __init__(self, clock: Clock, process: BotProcess) -> None:
+        self.clock = clock
+        self.process = process
+        self.cpu_mode = clock.control.clock == "cpu"
+        self.allowance = clock.control.move + clock.bank
+        self.start = trio.current_time()
+        self.start_cpu = process.cpu_seconds()
+        backstop = WALL_BACKSTOP_FACTOR * self.allowance + 1 if self.cpu_mode else self.allowance
+        #: No move lasts past this, whatever the clock.
+        self.wall_deadline = self.start + backstop
+
+    def next_check(self) -> float:
+        """When to look again at whether the bot is out of time."""
+        if not self.cpu_mode:
+            return self.wall_deadline
+        left = self.allowance - (self.process.cpu_seconds() - self.start_cpu)
+        return min(self.wall_deadline, trio.current_time() + max(CPU_CHECK_SECONDS, left))
+
+    def out_of_time(self) -> bool:
+        if trio.current_time() >= self.wall_deadline:
+            return True
+        return self.cpu_mode and self.process.cpu_seconds() - self.start_cpu >= self.allowance
+
+    def finish(self) -> tuple[float, float]:
+        """Charge the move to the clock; its (wall, CPU) seconds."""
+        wall = trio.current_time() - self.start
+        cpu = max(0.0, self.process.cpu_seconds() - self.start_cpu)
+        self.clock.spend(cpu if self.cpu_mode else wall)
+        return wall, cpu
 
 
 class BotClient:
@@ -104,6 +149,8 @@ class BotClient:
         # Ignored while the current reply is awaited: messages, bytes.
         self._ignored_now = 0
         self._ignored_bytes_now = 0
+        #: The last move's (wall, CPU) seconds.
+        self.last_move = (0.0, 0.0)
 
     async def send(self, message: dict[str, Any], deadline: float) -> None:
         """Write one message; a bot that stops reading its stdin cannot block
@@ -122,6 +169,7 @@ class BotClient:
             message = await self._await(lambda m: m["type"] == wire.HELLO)
             self.info = BotInfo(_text(message.get("name")), _text(message.get("version")),
                                 _text(message.get("author")))
+            self.process.cpu_seconds(refresh=True)  # find the bot's processes once, now
             return self.info
         raise TimeoutFault("no hello before the deadline")
 
@@ -141,30 +189,27 @@ class BotClient:
         await self._discard_received()
         data = wire.pack({"type": wire.REQUEST, "id": request_id, "observation": observation,
                           "legal": legal, "events": events, "time": clock.as_message()})
+        timer = MoveTimer(clock, self.process)
         written = False
-        with self._timed(clock):
-            await self.process.send(data)
-            written = True
-            reply = await self._await(lambda m: _is_reply(m, request_id))
-            return _action_index(reply, legal)
+        try:
+            with trio.move_on_at(timer.wall_deadline):
+                await self.process.send(data)
+                written = True
+                while not timer.out_of_time():
+                    # Cancelling the wait is safe: the reader keeps what it has.
+                    with trio.move_on_at(timer.next_check()):
+                        reply = await self._await(lambda m: _is_reply(m, request_id))
+                        return _action_index(reply, legal)
+        finally:
+            self.last_move = timer.finish()
         if not written:
             raise TimeoutFault("did not read its input before the deadline")
-        raise TimeoutFault("no reply before the deadline")
+        wall, cpu = self.last_move
+        raise TimeoutFault(f"no reply before the deadline ({wall:.2f} s, {cpu:.2f} s CPU)")
 
     async def notify(self, message: dict[str, Any], timeout: float) -> None:
         """Send a message that needs no answer, within ``timeout`` seconds."""
         await self.send(message, trio.current_time() + timeout)
-
-    @contextmanager
-    def _timed(self, clock: Clock) -> Iterator[None]:
-        """Run one move on ``clock``: the body is cancelled at the move's
-        deadline, and the time it took is charged to the clock."""
-        start = trio.current_time()
-        try:
-            with trio.move_on_at(clock.deadline(start)):
-                yield
-        finally:
-            clock.spend(trio.current_time() - start)
 
     async def _discard_received(self) -> None:
         """Ignore every message received before a request is written: a reply

@@ -99,14 +99,16 @@ class _ProcessTable:
             self.scanned = now
             self.generation += 1
 
-    def descendants(self, root: int) -> list[int]:
-        """``root`` and its descendants as of the last scan."""
+    def descendants(self, root: int, skip: int = 0) -> list[int]:
+        """``root`` and its descendants as of the last scan, less the first
+        ``skip`` generations."""
         children = self.children
-        found, stack = [], [root]
+        found, stack = [], [(root, 0)]
         while stack:
-            pid = stack.pop()
-            found.append(pid)
-            stack.extend(children.get(pid, ()))
+            pid, depth = stack.pop()
+            if depth >= skip:
+                found.append(pid)
+            stack.extend((child, depth + 1) for child in children.get(pid, ()))
         return found
 
 
@@ -193,14 +195,17 @@ class BotProcess:
         return f"exited with code {code}"
 
     def cpu_seconds(self, refresh: bool = False) -> float:
-        """CPU time used so far by the bot's whole process tree (10 ms ticks).
+        """CPU time used so far by the bot's whole process tree, as /proc counts
+        it: in 10 ms ticks, so exact in sum over many moves, coarse for one.
 
         Children are found by a shared scan of /proc at most once a second (or
         now, with ``refresh``); a child's time counts from when it is found,
-        or through its parent once reaped."""
+        or through its parent once reaped.  Under bubblewrap its own two
+        processes (which only wait) are not read."""
         _TABLE.rescan(force=refresh)
         if self._generation != _TABLE.generation:
-            self._members = _TABLE.descendants(self.pid)
+            skip = 2 if self.sandbox.kind == "bwrap" else 0
+            self._members = _TABLE.descendants(self.pid, skip)
             self._generation = _TABLE.generation
         return sum(process_cpu_seconds(pid) for pid in self._members)
 

@@ -101,6 +101,9 @@ class GameResult:
     bot_info: list[dict[str, str]] = field(default_factory=list)
     #: Whether the action log may be shown publicly (see Game.actions_public).
     actions_public: bool = True
+    #: Per step, per deciding seat (as in ``actions``): the move's [wall, CPU]
+    #: time in microseconds, or None where the arena played (a faulted seat).
+    times: list[list[list[int] | None]] = field(default_factory=list)
 
     @property
     def no_result(self) -> bool:
@@ -134,6 +137,7 @@ class _Table:
         self.tails = [""] * len(entrants)
         self.ignored = [0] * len(entrants)
         self.actions: list[list[list[Any]]] = []
+        self.times: list[list[list[int] | None]] = []
 
     async def fault(self, seat: int, exc: BotFault) -> None:
         entrant = self.entrants[seat]
@@ -152,7 +156,8 @@ class _Table:
         self.cursors[seat] = len(events)
         return [e.to_dict() for e in events[start:] if e.visible_to(seat)]
 
-    async def decide(self, seat: int, decisions: dict[int, str]) -> None:
+    async def decide(self, seat: int, decisions: dict[int, str],
+                     times: dict[int, list[int]]) -> None:
         state = self.state
         legal = state.legal_actions(seat)
         client = self.entrants[seat].client
@@ -164,6 +169,8 @@ class _Table:
                 return
             except BotFault as exc:
                 await self.fault(seat, exc)
+            finally:
+                times[seat] = [round(t * 1e6) for t in client.last_move]
         decisions[seat] = state.default_action(seat)
 
 
@@ -185,14 +192,17 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
     while not state.is_terminal():
         deciding = state.deciding_seats()
         decisions: dict[int, str] = {}
+        times: dict[int, list[int]] = {}
         if len(deciding) == 1:
-            await table.decide(deciding[0], decisions)
+            await table.decide(deciding[0], decisions, times)
         else:
             async with trio.open_nursery() as nursery:
                 for seat in deciding:
-                    nursery.start_soon(table.decide, seat, decisions)
+                    nursery.start_soon(table.decide, seat, decisions, times)
         state.apply_actions(decisions)
         actions.append([[seat, decisions[seat]] for seat in deciding])
+        table.times.append([None if seat in table.faulted else times.get(seat)
+                            for seat in deciding])
         decisions_made += len(deciding)
     scores = state.scores()
     game_places = state.places()
@@ -221,7 +231,7 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
         ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made,
         bot_info=[{"name": e.info.name, "version": e.info.version, "author": e.info.author}
                   for e in entrants],
-        actions_public=game.actions_public,
+        actions_public=game.actions_public, times=table.times,
     )
 
 

@@ -178,7 +178,7 @@ class RecordRow(Base):
 def pack_record(result: GameResult) -> bytes:
     body = {"actions": result.actions, "events": result.events, "reveal": result.reveal,
             "stderr": result.stderr, "bot_info": result.bot_info,
-            "actions_public": result.actions_public}
+            "actions_public": result.actions_public, "times": result.times}
     return zlib.compress(json.dumps(body, separators=(",", ":")).encode(), 6)
 
 

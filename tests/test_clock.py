@@ -1,0 +1,71 @@
+"""The move clock with real bots: wall and CPU time per move, and the CPU clock."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import trio
+
+from arena.client import TimeControl
+from arena.games import make_game
+from arena.process import BotSpec
+from arena.referee import play_single_game
+
+SPENDER = Path(__file__).resolve().parent / "bots" / "spender_bot.py"
+RANDOM = BotSpec("random", f"{sys.executable} -m sample_bots.random_bot")
+GAME = make_game("furious-five", 2, {"rounds": 1, "max_turns": 6})
+
+
+def spender(mode: str, seconds: float) -> BotSpec:
+    return BotSpec(f"{mode}-{seconds}", f"{sys.executable} {SPENDER} {mode} {seconds}")
+
+
+def seat0_times(result: object) -> list[list[int]]:
+    steps = result.times  # type: ignore[attr-defined]
+    actions = result.actions  # type: ignore[attr-defined]
+    return [t for step, times in zip(actions, steps, strict=True)
+            for (seat, _), t in zip(step, times, strict=True) if seat == 0 and t is not None]
+
+
+def test_every_move_stores_wall_and_cpu_time() -> None:
+    control = TimeControl(move=5, bank=5)
+    result = trio.run(play_single_game, GAME, 3, [spender("spin", 0.05), RANDOM], control)
+    assert result.faults == []
+    times = seat0_times(result)
+    assert times and all(len(t) == 2 for t in times)
+    assert len(result.times) == len(result.actions)
+    # CPU is read in 10 ms ticks: exact in sum, coarse per move.
+    cpu = sum(t[1] for t in times) / 1e6
+    wall = sum(t[0] for t in times) / 1e6
+    assert 0.8 * 0.05 * len(times) <= cpu <= wall + 0.05
+
+
+def test_cpu_clock_does_not_charge_waiting() -> None:
+    """A bot that sleeps past its limit uses no CPU: late on the wall clock,
+    on time on the CPU clock."""
+    bot = spender("sleep", 0.5)
+    wall = trio.run(play_single_game, GAME, 3, [bot, RANDOM],
+                    TimeControl(move=0.2, bank=0.2))
+    assert [f.kind for f in wall.faults] == ["timeout"]
+    cpu = trio.run(play_single_game, GAME, 3, [bot, RANDOM],
+                   TimeControl(move=0.2, bank=0.2, clock="cpu"))
+    assert cpu.faults == []
+
+
+def test_cpu_clock_times_out_a_bot_that_computes_too_long() -> None:
+    began = time.monotonic()
+    result = trio.run(play_single_game, GAME, 3, [spender("spin", 5), RANDOM],
+                      TimeControl(move=0.2, bank=0.3, clock="cpu"))
+    assert [f.kind for f in result.faults] == ["timeout"]
+    assert "CPU" in result.faults[0].detail
+    # Caught by the CPU check, long before the wall backstop (4 x 0.5 s + 1 s).
+    assert time.monotonic() - began < 2.5
+
+
+def test_cpu_clock_wall_backstop() -> None:
+    """A bot that never answers and uses no CPU still ends at the backstop."""
+    result = trio.run(play_single_game, GAME, 3, [spender("sleep", 60), RANDOM],
+                      TimeControl(move=0.1, bank=0.1, clock="cpu"))
+    assert [f.kind for f in result.faults] == ["timeout"]
