@@ -303,9 +303,12 @@ _DEFAULT: list[Sandbox] = []
 
 
 def default_sandbox() -> Sandbox:
-    """``--sandbox auto`` with default limits, resolved once per process."""
+    """``--sandbox auto`` with default limits, resolved once per process; the
+    default database (``./arena.db``) is never shown to a bot."""
     if not _DEFAULT:
-        _DEFAULT.append(resolve("auto"))
+        from arena.storage import DEFAULT_URL, private_paths
+
+        _DEFAULT.append(resolve("auto", hidden=private_paths(DEFAULT_URL)))
     return _DEFAULT[0]
 
 

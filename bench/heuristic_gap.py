@@ -19,7 +19,7 @@ import trio
 
 from arena.client import TimeControl
 from arena.games import game_class
-from arena.ratings import rate
+from arena.ratings import ratable_games, rate
 from arena.storage import Store
 from arena.tournament import Plan, create_tournament, run_tournament
 from sample_bots import HEURISTICS, RANDOM, spec
@@ -39,8 +39,7 @@ def gap_for(game: str, games: int, folder: str, seed: int) -> tuple[float, float
     tid = create_tournament(store, plan)
     trio.run(lambda: run_tournament(plan, store, tid, parallel=os.cpu_count() or 1))
     stored = list(store.games(tid))
-    ratings = {r.player: r for r in rate([list(zip(g.seats, g.places, strict=True))
-                                          for g in stored], bootstrap=200, seed=seed)}
+    ratings = {r.player: r for r in rate(ratable_games(stored), bootstrap=200, seed=seed)}
     random_elo = sum(ratings[b.name].elo for b in randoms) / len(randoms)
     heuristic = ratings["heuristic"]
     faults = sum(len(g.faults) for g in stored)
