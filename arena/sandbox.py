@@ -28,6 +28,7 @@ descriptions; :mod:`arena.process` starts and kills the processes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.metadata
 import importlib.util
 import os
@@ -289,27 +290,29 @@ def program_paths(argv: Sequence[str]) -> list[str]:
     return paths
 
 
-def python_installation() -> list[str]:
+@functools.cache
+def python_installation() -> tuple[str, ...]:
     """The arena interpreter's installation: prefixes, site-packages and the
-    source folders of packages installed in editable mode."""
+    source folders of packages installed in editable mode (found once)."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
     paths.update(site.getsitepackages())
     paths.update(_editable_package_dirs())
-    return sorted(p for p in paths if os.path.exists(p))
+    return tuple(sorted(p for p in paths if os.path.exists(p)))
 
 
-def module_paths(module: str) -> list[str]:
+@functools.cache
+def module_paths(module: str) -> tuple[str, ...]:
     """Where ``python -m module`` finds its top-level package."""
     try:
         spec = importlib.util.find_spec(module.split(".")[0])
     except (ImportError, ValueError):
-        return []
+        return ()
     if spec is None:
-        return []
+        return ()
     if spec.submodule_search_locations:
-        return list(spec.submodule_search_locations)
-    return [spec.origin] if spec.origin else []
+        return tuple(spec.submodule_search_locations)
+    return (spec.origin,) if spec.origin else ()
 
 
 def _editable_package_dirs() -> list[str]:
