@@ -274,3 +274,40 @@ def test_bwrap_missing_is_said_plainly(tmp_path: Path, monkeypatch: pytest.Monke
     with pytest.raises(SandboxError, match="bubblewrap is not installed"):
         resolve("bwrap")
     assert resolve("auto").kind == "none"
+
+
+def arena_cli(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CI": "true"}
+    if path is not None:
+        env["PATH"] = path
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
+                          text=True, timeout=120, env=env, check=False)
+
+
+def test_sandbox_check_reports_every_protection() -> None:
+    proc = arena_cli("sandbox-check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    checks = [line for line in proc.stdout.splitlines() if line.startswith("  ")]
+    assert len(checks) >= 8 and all(line.split()[0] == "ok" for line in checks), proc.stdout
+    proc = arena_cli("sandbox-check", "--sandbox", "none")
+    assert proc.returncode == 1
+    assert "MISSING  no network" in proc.stdout
+
+
+def test_without_bubblewrap_the_run_says_so(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("prlimit", "setpriv"):
+        (bin_dir / tool).symlink_to(f"/usr/bin/{tool}")
+    bot = f"{sys.executable} -m sample_bots.random_bot"
+    play = ("play", "-g", "furious-five", "--seed", "3", "-o", "rounds=1", bot, bot)
+    proc = arena_cli(*play, "--sandbox", "bwrap", path=str(bin_dir))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "arena: error: --sandbox bwrap: bubblewrap is not installed (apt-get install bubblewrap)"]
+    proc = arena_cli(*play, path=str(bin_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("arena: WARNING: bots run in NO sandbox") == 1
+    proc = arena_cli(*play)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("arena: bots run in bubblewrap sandbox") == 1
