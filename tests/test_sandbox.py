@@ -311,3 +311,21 @@ def test_without_bubblewrap_the_run_says_so(tmp_path: Path) -> None:
     proc = arena_cli(*play)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("arena: bots run in bubblewrap sandbox") == 1
+
+
+def test_the_unprivileged_organisers_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bwrap command line an organiser who is not root gets (its own user
+    namespace, no setpriv), run here as nobody."""
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    script = ("ls /proc | grep -c '^[0-9]'; grep 'Max processes' /proc/self/limits; "
+              "echo written > $HOME/x && cat $HOME/x; id -u")
+    launch = Sandbox("bwrap", Limits(processes=12)).launch(["sh", "-c", script])
+    assert "setpriv" not in launch.argv and "--unshare-user" in launch.argv
+    done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                           *launch.argv], env=launch.env, cwd=launch.cwd, capture_output=True,
+                          text=True, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr
+    processes, limit, written, uid = done.stdout.split("\n")[:4]
+    assert int(processes) <= 5  # bwrap, sh, ls, grep: not the host's
+    assert limit.split()[2:4] == ["12", "12"]
+    assert written == "written" and uid == "65534"
