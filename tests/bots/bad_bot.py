@@ -13,31 +13,27 @@ import subprocess
 import sys
 import time
 
-import msgpack
+sys.path.append(os.path.join(os.path.dirname(__file__), "zoo"))  # for rawbot.py
+from rawbot import Message, action, after, log, play, send, serve
 
 MODE = sys.argv[1]
 AFTER = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def misbehave(request: dict) -> None:
+def misbehave(request: Message) -> None:
     if MODE in ("hang", "fork_hang"):
         if MODE == "fork_hang":
             subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)",
                               *sys.argv[1:]])
         time.sleep(300)
     elif MODE == "crash":
-        sys.stderr.write("bad_bot: about to crash\n")
-        sys.stderr.flush()
+        log("bad_bot: about to crash")
         os._exit(3)
     elif MODE == "garbage":
         os.write(1, b"\xc1\xc1 this is not msgpack")
         time.sleep(300)
     elif MODE == "illegal":
-        send({"type": "action", "id": request["id"], "index": len(request["legal"]) + 7})
+        play(request, len(request["legal"]) + 7)
     elif MODE == "nonmap":
         send([1, 2, 3])
         time.sleep(300)
@@ -48,34 +44,21 @@ def misbehave(request: dict) -> None:
             os.write(1, b"x" * 65536)
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while True:
-        data = os.read(0, 65536)
-        if not data:
-            return
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                if MODE == "slow_hello":
-                    time.sleep(300)
-                send({"type": "hello", "name": f"bad-{MODE}", "version": "0"})
-            elif kind == "request":
-                requests += 1
-                if MODE == "stderr_flood":
-                    sys.stderr.write("log line " * 20000 + "\n")
-                    sys.stderr.flush()
-                if requests > AFTER and MODE not in ("good", "stale", "stderr_flood"):
-                    misbehave(msg)
-                    continue
-                if MODE == "stale":
-                    send({"type": "action", "id": msg["id"] + 1000, "index": 0})
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def on_hello(msg: Message) -> None:
+    if MODE == "slow_hello":
+        time.sleep(300)
+
+
+def behave(request: Message) -> None:
+    if MODE == "stderr_flood":
+        sys.stderr.write("log line " * 20000 + "\n")
+        sys.stderr.flush()
+    if MODE == "stale":
+        send(action(request["id"] + 1000))
+    play(request)
 
 
 if __name__ == "__main__":
-    main()
+    serve(f"bad-{MODE}",
+          behave if MODE in ("good", "stale", "stderr_flood") else after(AFTER, misbehave),
+          version="0", hello=on_hello)

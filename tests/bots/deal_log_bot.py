@@ -8,8 +8,8 @@ furious-five that is the hand it was dealt: only its own turns change it),
 which identifies the deal and the seat.  The arena stores each game's stderr
 tail with the game, where tests read it to check that no bot process sees two
 games of one deal; stderr reaches the test through any sandbox, where a file
-or an environment variable might not.  Raw msgpack, so that it depends on
-nothing but msgpack.
+or an environment variable might not.  Raw msgpack (``zoo/rawbot.py``), so
+that it depends on nothing but msgpack.
 """
 
 import json
@@ -17,13 +17,13 @@ import os
 import sys
 import uuid
 
-import msgpack
+sys.path.append(os.path.join(os.path.dirname(__file__), "zoo"))  # for rawbot.py
+from rawbot import Message, play, serve
 
 PROCESS = uuid.uuid4().hex
-
-
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
+#: What the bot knows of the match: ``games`` and ``game_number`` so far, and
+#: whether it has logged the current game's deal yet.
+seen: dict = {"games": None, "game_number": None, "logged": True}
 
 
 def log(entry: dict) -> None:
@@ -31,34 +31,22 @@ def log(entry: dict) -> None:
     sys.stderr.flush()
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    games = None
-    game_number = None
-    logged = True
-    while True:
-        data = os.read(0, 65536)
-        if not data:
-            return
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": "deal-log", "version": "0"})
-            elif kind == "match_start":
-                games = msg["games"]
-            elif kind == "game_start":
-                game_number, logged = msg["game_number"], False
-            elif kind == "request":
-                if not logged:
-                    log({"process": PROCESS, "pid": os.getpid(), "games": games,
-                         "game_number": game_number,
-                         "hand": sorted(msg["observation"]["hand"])})
-                    logged = True
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def match_start(msg: Message) -> None:
+    seen["games"] = msg["games"]
+
+
+def game_start(msg: Message) -> None:
+    seen["game_number"], seen["logged"] = msg["game_number"], False
+
+
+def on_request(request: Message) -> None:
+    if not seen["logged"]:
+        log({"process": PROCESS, "pid": os.getpid(), "games": seen["games"],
+             "game_number": seen["game_number"],
+             "hand": sorted(request["observation"]["hand"])})
+        seen["logged"] = True
+    play(request)
 
 
 if __name__ == "__main__":
-    main()
+    serve("deal-log", on_request, version="0", match_start=match_start, game_start=game_start)

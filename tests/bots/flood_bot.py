@@ -16,14 +16,13 @@ import threading
 
 import msgpack
 
+sys.path.append(os.path.join(os.path.dirname(__file__), "zoo"))  # for rawbot.py
+from rawbot import Message, hello, play, serve
+
 MODE = sys.argv[1]
 MAX_IGNORED = 16
 BIG = msgpack.packb({"type": "spam", **{f"k{i}": list(range(100)) * 40 for i in range(15)}})
 BATCH = msgpack.packb({"type": "spam"}) * (4096 // len(msgpack.packb({"type": "spam"})))
-
-
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
 
 
 def flood() -> None:
@@ -31,26 +30,18 @@ def flood() -> None:
         os.write(1, BATCH)
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    while True:
-        data = os.read(0, 65536)
-        if not data:
-            return
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": f"flood-{MODE}"})
-                if MODE != "heavy":
-                    threading.Thread(target=flood, daemon=True).start()
-            elif kind == "request" and MODE in ("answer", "heavy"):
-                if MODE == "heavy":
-                    os.write(1, BIG * MAX_IGNORED)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                os._exit(0)
+def on_hello(msg: Message) -> None:
+    hello(f"flood-{MODE}")
+    if MODE != "heavy":
+        threading.Thread(target=flood, daemon=True).start()
+
+
+def on_request(request: Message) -> None:
+    if MODE == "heavy":
+        os.write(1, BIG * MAX_IGNORED)
+    if MODE in ("answer", "heavy"):
+        play(request)
 
 
 if __name__ == "__main__":
-    main()
+    serve(None, on_request, hello=on_hello, match_end=lambda _: os._exit(0))

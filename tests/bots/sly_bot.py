@@ -14,56 +14,39 @@ import sys
 
 import msgpack
 
+sys.path.append(os.path.join(os.path.dirname(__file__), "zoo"))  # for rawbot.py
+from rawbot import Message, action, hello, play, send, serve
+
 MODE = sys.argv[1]
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
 def guess() -> None:
     if MODE == "early":
-        os.write(1, b"".join(msgpack.packb({"type": "action", "id": i, "index": 1})
-                             for i in range(1, N + 1)))
+        os.write(1, b"".join(msgpack.packb(action(i, 1)) for i in range(1, N + 1)))
 
 
-def hello() -> None:
+def on_hello(msg: Message) -> None:
     if MODE == "hello_keys":
-        send({"type": "hello", "name": 12345, "version": "1", "extra": {"nested": [1, 2]},
-              "author": None, "x" * 40: "y" * 400})
+        hello(12345, version="1", extra={"nested": [1, 2]}, author=None, **{"x" * 40: "y" * 400})
     else:
-        send({"type": "hello", "name": f"sly-{MODE}"})
+        hello(f"sly-{MODE}")
     if MODE == "hello_junk":
         os.write(1, b"\xc1 this is not msgpack")
     guess()
 
 
-def answer(request: dict) -> None:
+def answer(request: Message) -> None:
     rid = request["id"]
     if MODE.startswith("wrong_type"):
-        send({"type": "action", "id": float(rid), "index": 1})
+        send(action(float(rid), 1))
         if MODE == "wrong_type_only":
             return
-        send({"type": "action", "id": str(rid), "index": 1})
-        send({"type": "action", "id": True, "index": 1})
-    send({"type": "action", "id": rid, "index": 0})
+        send(action(str(rid), 1))
+        send(action(True, 1))
+    play(request)
     guess()
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                hello()
-            elif kind == "request":
-                answer(msg)
-            elif kind == "match_end":
-                return
-
-
 if __name__ == "__main__":
-    main()
+    serve(None, answer, hello=on_hello)

@@ -4,31 +4,13 @@
 import os
 import time
 
-import msgpack
+from rawbot import Message, after, serve
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": "zoo-garbage"})
-            elif kind == "request":
-                requests += 1
-                if requests > 2:
-                    os.write(1, b"\xc1\xc1\xc1 this is not msgpack \x00\xff")
-                    time.sleep(600)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def garbage(request: Message) -> None:
+    os.write(1, b"\xc1\xc1\xc1 this is not msgpack \x00\xff")
+    time.sleep(600)
 
 
 if __name__ == "__main__":
-    main()
+    serve("zoo-garbage", after(2, garbage))

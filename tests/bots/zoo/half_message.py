@@ -5,31 +5,14 @@ import os
 import time
 
 import msgpack
+from rawbot import Message, action, after, serve
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": "zoo-half-message"})
-            elif kind == "request":
-                requests += 1
-                if requests > 2:
-                    action = msgpack.packb({"type": "action", "id": msg["id"], "index": 0})
-                    os.write(1, action[: len(action) // 2])
-                    time.sleep(600)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def half(request: Message) -> None:
+    whole = msgpack.packb(action(request["id"]))
+    os.write(1, whole[: len(whole) // 2])
+    time.sleep(600)
 
 
 if __name__ == "__main__":
-    main()
+    serve("zoo-half-message", after(2, half))

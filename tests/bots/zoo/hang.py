@@ -1,35 +1,14 @@
 """Zoo: plays 2 requests legally, then never answers again (reads nothing more)."""
 
-import os
-import sys
 import time
 
-import msgpack
+from rawbot import Message, after, log, serve
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": "zoo-hang"})
-            elif kind == "request":
-                requests += 1
-                if requests > 2:
-                    sys.stderr.write("zoo hang: hanging now\n")
-                    sys.stderr.flush()
-                    time.sleep(600)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def hang(request: Message) -> None:
+    log("zoo hang: hanging now")
+    time.sleep(600)
 
 
 if __name__ == "__main__":
-    main()
+    serve("zoo-hang", after(2, hang))

@@ -11,20 +11,17 @@ import sys
 import time
 
 import msgpack
+from rawbot import Message, action, after, serve
 
 MODE = sys.argv[1]
 CLAIM = (1_000_000_000).to_bytes(4, "big")
-
-
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
 
 
 def huge(request_id: int) -> bytes:
     if MODE == "str32":
         return b"\xdb" + CLAIM
     if MODE == "bin32":
-        head = msgpack.packb({"type": "action", "id": request_id, "index": 0})
+        head = msgpack.packb(action(request_id))
         # Turn the 3-entry fixmap into 4 entries; the 4th value is the bin32 header.
         return b"\x84" + head[1:] + msgpack.packb("pad") + b"\xc6" + CLAIM
     if MODE == "array32":
@@ -32,24 +29,10 @@ def huge(request_id: int) -> bytes:
     raise SystemExit(f"unknown mode {MODE}")
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": f"zoo-huge-{MODE}"})
-            elif kind == "request":
-                requests += 1
-                if requests > 2:
-                    os.write(1, huge(msg["id"]))
-                    time.sleep(600)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def claim(request: Message) -> None:
+    os.write(1, huge(request["id"]))
+    time.sleep(600)
 
 
 if __name__ == "__main__":
-    main()
+    serve(f"zoo-huge-{MODE}", after(2, claim))

@@ -9,11 +9,12 @@ hand it is dealt was seen before, by itself or any other copy, it writes
 import os
 import sys
 
-import msgpack
+from rawbot import Message, log, play, serve
 
 TAG = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("tag=")), "shared")
 FILE = f"zoo-memory-{TAG}.txt"
 seen: set[str] = set()
+state: dict = {}
 
 
 def places() -> list[str]:
@@ -42,7 +43,7 @@ def note(key: str) -> None:
             pass
 
 
-def on_request(obs: dict, state: dict) -> None:
+def notice(obs: dict) -> None:
     round_id = (state.get("game"), obs.get("round"))
     if round_id == state.get("noted"):
         return
@@ -52,34 +53,22 @@ def on_request(obs: dict, state: dict) -> None:
         return  # not the dealt hand any more (should not happen at a first decision)
     key = f"round {obs.get('round')}: {' '.join(sorted(hand))}"
     if key in remembered():
-        sys.stderr.write(f"zoo memory_bot: SEEN DEAL {key} (game {state.get('game')})\n")
-        sys.stderr.flush()
+        log(f"zoo memory_bot: SEEN DEAL {key} (game {state.get('game')})")
     note(key)
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
+def on_request(request: Message) -> None:
+    notice(request.get("observation", {}))
+    play(request)
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    state: dict = {}
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": "zoo-memory"})
-            elif kind == "game_start":
-                state["game"] = msg.get("game_number")
-            elif kind == "request":
-                on_request(msg.get("observation", {}), state)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                sys.stderr.write(f"zoo memory_bot: noted {len(seen)} deals\n")
-                sys.stderr.flush()
-                return
+def game_start(msg: Message) -> None:
+    state["game"] = msg.get("game_number")
+
+
+def match_end(msg: Message) -> None:
+    log(f"zoo memory_bot: noted {len(seen)} deals")
 
 
 if __name__ == "__main__":
-    main()
+    serve("zoo-memory", on_request, game_start=game_start, match_end=match_end)

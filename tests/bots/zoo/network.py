@@ -7,12 +7,11 @@ per attempt (``NET OK ...`` or ``NET REFUSED ...``), then it plays legally.
 Arguments: ``port=N token=T [host=IP]``.
 """
 
-import os
 import socket
 import sys
 import threading
 
-import msgpack
+from rawbot import Message, serve
 
 ARGS = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
 PORT = int(ARGS["port"])
@@ -51,25 +50,10 @@ def outward_attempts() -> None:
     attempt("1.1.1.1:80", socket.AF_INET, ("1.1.1.1", 80), timeout=1.0)
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                local_attempts()
-                threading.Thread(target=outward_attempts, daemon=True).start()
-                send({"type": "hello", "name": "zoo-network"})
-            elif kind == "request":
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def on_hello(msg: Message) -> None:
+    local_attempts()
+    threading.Thread(target=outward_attempts, daemon=True).start()
 
 
 if __name__ == "__main__":
-    main()
+    serve("zoo-network", hello=on_hello)

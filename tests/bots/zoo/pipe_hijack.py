@@ -11,8 +11,9 @@ import os
 import sys
 
 import msgpack
+from rawbot import action, also_at, serve
 
-FORGED = b"".join(msgpack.packb({"type": "action", "id": i, "index": 9999})
+FORGED = b"".join(msgpack.packb(action(i, 9999))
                   for i in range(1, 301))
 
 
@@ -74,27 +75,5 @@ def attack() -> None:
     sys.stderr.flush()
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": "zoo-pipe-hijack"})
-            elif kind == "request":
-                requests += 1
-                if requests <= 3:
-                    attack()
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
-
-
 if __name__ == "__main__":
-    main()
+    serve("zoo-pipe-hijack", also_at({1, 2, 3}, lambda _: attack()))

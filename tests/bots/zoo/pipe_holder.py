@@ -9,13 +9,9 @@ import os
 import sys
 import time
 
-import msgpack
+from rawbot import after, log, play, serve
 
 MODE = sys.argv[1]
-
-
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
 
 
 def leave_child_and_exit(status: int) -> None:
@@ -23,29 +19,12 @@ def leave_child_and_exit(status: int) -> None:
         os.close(0)
         time.sleep(120)
         os._exit(0)
-    sys.stderr.write(f"zoo pipe_holder: parent exits ({MODE}), child holds stdout\n")
-    sys.stderr.flush()
+    log(f"zoo pipe_holder: parent exits ({MODE}), child holds stdout")
     os._exit(status)
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": f"zoo-pipe-holder-{MODE}"})
-            elif kind == "request":
-                requests += 1
-                if MODE == "midgame" and requests > 2:
-                    leave_child_and_exit(0)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                leave_child_and_exit(0)
-    leave_child_and_exit(0)
-
-
 if __name__ == "__main__":
-    main()
+    serve(f"zoo-pipe-holder-{MODE}",
+          after(2, lambda _: leave_child_and_exit(0)) if MODE == "midgame" else play,
+          match_end=lambda _: leave_child_and_exit(0))
+    leave_child_and_exit(0)

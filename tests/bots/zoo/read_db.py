@@ -3,7 +3,10 @@ absolute path it is given (``db=PATH``, or a bare PATH argument), its -wal and
 -shm files, ``./arena.db``, ``../arena.db`` and ``$HOME/arena.db``; and to list
 the database's directory.  One stderr line per attempt: ``DB OPEN OK path``,
 ``DB ROWS path ...`` (when SQLite could query it), ``DB LIST OK dir ...`` or
-``DB REFUSED path: error``.  Then it plays legally."""
+``DB REFUSED path: error``.  Then it plays legally.
+
+Self-contained (no ``rawbot``): tests/test_zoo.py copies this file alone next to
+a database, as the organiser's own bot, where no helper module is visible."""
 
 import os
 import sqlite3

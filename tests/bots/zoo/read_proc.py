@@ -7,7 +7,7 @@ cmdline and environ.  Writes ``PROC SEEN pid: cmdline | environ OK n bytes``
 import os
 import sys
 
-import msgpack
+from rawbot import also_at, serve
 
 
 def read(path: str) -> bytes:
@@ -42,28 +42,5 @@ def snoop() -> None:
     sys.stderr.flush()
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                snoop()
-                send({"type": "hello", "name": "zoo-read-proc"})
-            elif kind == "request":
-                requests += 1
-                if requests == 3:
-                    snoop()
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
-
-
 if __name__ == "__main__":
-    main()
+    serve("zoo-read-proc", also_at({3}, lambda _: snoop()), hello=lambda _: snoop())

@@ -3,14 +3,9 @@ bot's process group), points its stdio at /dev/null and sleeps for two
 minutes; the bot itself plays on legally and exits at match_end."""
 
 import os
-import sys
 import time
 
-import msgpack
-
-
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
+from rawbot import also_at, log, serve
 
 
 def escape() -> None:
@@ -22,27 +17,8 @@ def escape() -> None:
                 os.dup2(null, fd)
             time.sleep(120)
         os._exit(0)
-    sys.stderr.write("zoo setsid_escapee: escapee started\n")
-    sys.stderr.flush()
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    escaped = False
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": "zoo-setsid-escapee"})
-            elif kind == "request":
-                if not escaped:
-                    escaped = True
-                    escape()
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+    log("zoo setsid_escapee: escapee started")
 
 
 if __name__ == "__main__":
-    main()
+    serve("zoo-setsid-escapee", also_at({1}, lambda _: escape()))

@@ -2,41 +2,25 @@
 plays legally.  The arena kills it for the timeout; the restarted process sees
 a later game number and never sleeps again."""
 
-import os
-import sys
 import time
 
-import msgpack
+from rawbot import Message, log, play, serve
 
 SLEEP = 4.0  # the test's move + bank is 1.5 s
+game: dict = {"number": None, "slept": False}
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
+def game_start(msg: Message) -> None:
+    game["number"] = msg.get("game_number")
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    game_number = None
-    slept = False
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": "zoo-sleep-once"})
-            elif kind == "game_start":
-                game_number = msg.get("game_number")
-            elif kind == "request":
-                if game_number == 0 and not slept:
-                    slept = True
-                    sys.stderr.write("zoo sleep_once: sleeping\n")
-                    sys.stderr.flush()
-                    time.sleep(SLEEP)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def on_request(request: Message) -> None:
+    if game["number"] == 0 and not game["slept"]:
+        game["slept"] = True
+        log("zoo sleep_once: sleeping")
+        time.sleep(SLEEP)
+    play(request)
 
 
 if __name__ == "__main__":
-    main()
+    serve("zoo-sleep-once", on_request, game_start=game_start)

@@ -9,15 +9,11 @@ import os
 import sys
 import time
 
-import msgpack
+from rawbot import Message, after, log, serve
 
 MODE = sys.argv[1]
 CHUNK = 1 << 16
 TOTAL = 64 << 20
-
-
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
 
 
 def flood() -> None:
@@ -29,28 +25,13 @@ def flood() -> None:
             chunk = os.urandom(CHUNK) if MODE == "random" else b"x" * CHUNK
             written += os.write(1, chunk)
     except OSError as exc:  # the arena closed the pipe: fine
-        sys.stderr.write(f"zoo stdout_flood: stopped after {written} bytes: {exc}\n")
-        sys.stderr.flush()
+        log(f"zoo stdout_flood: stopped after {written} bytes: {exc}")
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    requests = 0
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                send({"type": "hello", "name": f"zoo-stdout-flood-{MODE}"})
-            elif kind == "request":
-                requests += 1
-                if requests > 2:
-                    flood()
-                    time.sleep(600)
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
+def flood_and_wait(request: Message) -> None:
+    flood()
+    time.sleep(600)
 
 
 if __name__ == "__main__":
-    main()
+    serve(f"zoo-stdout-flood-{MODE}", after(2, flood_and_wait))

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-import msgpack
+from rawbot import Message, log, play, serve
 
 DIRS = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("dir=")]
 found: set[str] = set()
@@ -41,31 +41,17 @@ def search() -> None:
                     content = f.read(200)
             except OSError as exc:
                 content = f"<unreadable: {exc.strerror}>"
-            sys.stderr.write(f"zoo token_searcher: FOUND TOKEN {content} at {path}\n")
-            sys.stderr.flush()
+            log(f"zoo token_searcher: FOUND TOKEN {content} at {path}")
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
+def on_request(request: Message) -> None:
+    search()
+    play(request)
 
 
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                search()
-                send({"type": "hello", "name": "zoo-token-searcher"})
-            elif kind == "request":
-                search()
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                sys.stderr.write(f"zoo token_searcher: {len(found)} token files found\n")
-                sys.stderr.flush()
-                return
+def match_end(msg: Message) -> None:
+    log(f"zoo token_searcher: {len(found)} token files found")
 
 
 if __name__ == "__main__":
-    main()
+    serve("zoo-token-searcher", on_request, hello=lambda _: search(), match_end=match_end)

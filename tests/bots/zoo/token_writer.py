@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-import msgpack
+from rawbot import serve
 
 TOKEN = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("token="))
 DIRS = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("dir=")]
@@ -37,26 +37,6 @@ def write_everywhere(log: bool) -> None:
     sys.stderr.flush()
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                write_everywhere(log=True)
-                send({"type": "hello", "name": "zoo-token-writer"})
-            elif kind == "game_start":
-                write_everywhere(log=False)
-            elif kind == "request":
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
-
-
 if __name__ == "__main__":
-    main()
+    serve("zoo-token-writer", hello=lambda _: write_everywhere(log=True),
+          game_start=lambda _: write_everywhere(log=False))

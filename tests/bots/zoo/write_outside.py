@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-import msgpack
+from rawbot import serve
 
 TOKEN = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("token="))
 DIRS = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("dir=")]
@@ -38,24 +38,5 @@ def attack() -> None:
     sys.stderr.flush()
 
 
-def send(obj: object) -> None:
-    os.write(1, msgpack.packb(obj))
-
-
-def main() -> None:
-    unpacker = msgpack.Unpacker(raw=False)
-    while data := os.read(0, 65536):
-        unpacker.feed(data)
-        for msg in unpacker:
-            kind = msg.get("type")
-            if kind == "hello":
-                attack()
-                send({"type": "hello", "name": "zoo-write-outside"})
-            elif kind == "request":
-                send({"type": "action", "id": msg["id"], "index": 0})
-            elif kind == "match_end":
-                return
-
-
 if __name__ == "__main__":
-    main()
+    serve("zoo-write-outside", hello=lambda _: attack())
