@@ -358,12 +358,12 @@ async def _until_signal(plan: Plan, store: Store, tournament_id: int, parallel: 
 
 def _run_plan(store: Store, plan: Plan, tournament_id: int, parallel: int,
               sandbox: Sandbox) -> int:
-    store.set_protections(tournament_id, sandbox.describe())
     done = len(store.done_games(tournament_id))
     progress = _Progress(plan.total_games, done)
     started = time.monotonic()
     try:
         store.set_status(tournament_id, "running")
+        store.set_protections(tournament_id, sandbox.describe())
         stopped = trio.run(_until_signal, plan, store, tournament_id, parallel, progress,
                            sandbox)
     except BaseException as exc:

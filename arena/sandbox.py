@@ -31,12 +31,14 @@ import contextlib
 import functools
 import importlib.metadata
 import importlib.util
+import json
 import os
 import secrets
 import shutil
 import site
 import stat
 import sys
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -316,12 +318,23 @@ def module_paths(module: str) -> tuple[str, ...]:
 
 
 def _editable_package_dirs() -> list[str]:
+    """Source folders of the packages installed in editable mode, where the
+    installation says they are (PEP 610's direct_url.json), and where this
+    process imports them from (a checkout may shadow the installation)."""
     dirs: list[str] = []
     owners = importlib.metadata.packages_distributions()
-    editable = {d.metadata["Name"] for d in importlib.metadata.distributions()
-                if '"editable": true' in (d.read_text("direct_url.json") or "")}
+    projects: dict[str, str] = {}
+    for dist in importlib.metadata.distributions():
+        try:
+            url = json.loads(dist.read_text("direct_url.json") or "{}")
+        except ValueError:
+            continue
+        if url.get("dir_info", {}).get("editable") and url.get("url", "").startswith("file://"):
+            projects[dist.metadata["Name"]] = urllib.parse.unquote(url["url"][len("file://"):])
     for top, dists in owners.items():
-        if editable.intersection(dists):
+        for name in set(dists) & set(projects):
+            dirs += [os.path.join(projects[name], where, top) for where in ("", "src")
+                     if os.path.isdir(os.path.join(projects[name], where, top))]
             dirs += module_paths(top)
     return dirs
 

@@ -303,9 +303,7 @@ async def test_report_of_a_real_game_marks_the_faulted_bots_default_moves(tmp_pa
     played = await play_single_game(game, 5, bots, TimeControl(handshake=10.0, move=5.0,
                                                                bank=20.0))
     (fault,) = played.faults
-    stored_fault = fault.to_dict()
-    if "step" not in stored_fault:
-        pytest.skip("faults do not record their step yet")
+    assert fault.step is not None
     store = Store(f"sqlite:///{tmp_path}/a.db")
     store.register_bots([("crasher", "c"), ("first", "f")])
     tid = store.create_tournament("five", {}, [["crasher", "first"]], total_games=1)
@@ -314,7 +312,7 @@ async def test_report_of_a_real_game_marks_the_faulted_bots_default_moves(tmp_pa
     html = (tmp_path / "site" / f"game-{gid}.html").read_text()
     steps = re.findall(r"<li>(.*?)</li>", html.split('class="steps"')[1].split("</ol>")[0])
     assert len(steps) == len(played.actions)
-    step = int(stored_fault["step"])  # type: ignore[call-overload]
+    step = fault.step
     for index, (entry, text) in enumerate(zip(played.actions, steps, strict=True)):
         by_arena = entry[0][0] == fault.seat and index >= step
         assert ("(arena default)" in text) is by_arena, (index, text)
