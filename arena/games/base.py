@@ -11,9 +11,11 @@ Conventions shared by all games:
 * Seats are numbered ``0 .. n-1``; "clockwise" / "left" is ``seat + 1 (mod n)``.
 * An *action* is a short string (``"draw deck"``, ``"drop 5h 5c"``); each game
   documents its grammar in ``docs/rules/<game>.md``.  Bots answer with the index
-  of an action in the list of legal actions they were sent.
+  of an action in the list of legal actions they were sent.  A state gives
+  them as a tuple, the same object for the whole step.
 * An *observation* is a msgpack/JSON-friendly dict holding only what that seat
-  may see at that moment.
+  may see at that moment; the spectator's observation (seat ``None``) holds
+  only what every player and onlooker may see.
 * *Events* are appended to :attr:`State.events` as the game goes; each is public
   or visible to some seats only.  Per-seat views of a game record are the events
   visible to that seat, so an event must never show a card to a seat that may
@@ -25,12 +27,13 @@ Conventions shared by all games:
 
 from __future__ import annotations
 
+import copy
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self, final
 
 Action = str
 Observation = dict[str, Any]
@@ -49,6 +52,10 @@ class OptionError(GameError, ValueError):
 
 class IllegalActionError(GameError, ValueError):
     """An action was applied that is not legal for that seat now."""
+
+
+class GameNotOverError(GameError):
+    """Final scores or places were asked for before the game ended."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,8 +284,21 @@ class Game(ABC):
 class State(ABC):
     """A game in progress.
 
-    Subclasses keep their own fields and implement the abstract methods.  The
-    base keeps the event list and the generic single-seat helpers.
+    The base owns the public contract and enforces it the same way for every
+    game; a game implements the protected hooks (``_legal_actions``, ``_apply``,
+    ``_observation``, ``_scores`` and optionally ``_places`` and ``_clone``)
+    plus :meth:`deciding_seats` and :meth:`is_terminal`.
+
+    * :meth:`legal_actions` is ``()`` for a seat that does not decide now, else
+      a non-empty tuple whose first action is the seat's default; it is built
+      once per step and shared, so callers get the same immutable object.
+    * :meth:`apply_actions` validates every decision against those tuples and
+      changes nothing when one is wrong (:class:`IllegalActionError`).
+    * :meth:`scores` and :meth:`places` raise :class:`GameNotOverError` until
+      the game ends.
+    * :meth:`observation` with ``seat=None`` is the spectator's view: public
+      information only.
+    * :meth:`clone` is an independent copy that plays on identically.
     """
 
     def __init__(self, game: Game, seed: int) -> None:
@@ -287,58 +307,89 @@ class State(ABC):
         self.seed = seed
         self.rng = random.Random(seed)
         self.events: list[Event] = []
+        self._legal_cache: dict[int, tuple[Action, ...]] = {}
 
-    # -- who decides, and what they may do and see -------------------------
+    # -- hooks a game implements -------------------------------------------
     @abstractmethod
     def deciding_seats(self) -> tuple[int, ...]:
         """Seats that must decide now, in clockwise priority order; () when over."""
 
     @abstractmethod
-    def legal_actions(self, seat: int) -> list[Action]:
-        """The legal actions of a deciding seat, never empty.  The first one is
-        the seat's deterministic default action."""
+    def is_terminal(self) -> bool:
+        """Whether the game is over (then no seat decides)."""
 
     @abstractmethod
-    def observation(self, seat: int) -> Observation:
-        """What ``seat`` may see now: never a card hidden from it."""
+    def _legal_actions(self, seat: int) -> Sequence[Action]:
+        """The legal actions of ``seat``, which decides now: never empty, no
+        duplicates, the first one the seat's deterministic default."""
 
     @abstractmethod
     def _apply(self, actions: Mapping[int, Action]) -> None:
         """Apply already-validated decisions of every deciding seat."""
 
-    # -- results ------------------------------------------------------------
     @abstractmethod
-    def is_terminal(self) -> bool: ...
+    def _observation(self, seat: int | None) -> Observation:
+        """What ``seat`` may see now (``None``: a spectator, public facts only)."""
 
     @abstractmethod
-    def scores(self) -> list[float]:
-        """Final score of each seat (chips or points, see ``game.score_order``)."""
+    def _scores(self) -> list[float]:
+        """Final score of each seat; called only once the game is over."""
 
-    def places(self) -> list[int]:
-        """Final place of each seat, 1 = best, equal results share a place."""
-        return competition_places(self.scores(), self.game.score_order)
+    def _places(self) -> list[int]:
+        """Final places; called only once the game is over.  Default: by score."""
+        return competition_places(self._scores(), self.game.score_order)
 
-    def reveal(self) -> dict[str, Any]:
-        """What every player may see when the game ends (default: nothing more)."""
-        return {}
+    def _clone(self) -> Self:
+        """An independent copy sharing the game and the (immutable) events.
 
-    # -- generic helpers ----------------------------------------------------
+        Default: everything else deep-copied, the RNG included.  A game whose
+        state holds something that must not be deep-copied overrides this.
+        """
+        shared = ("game", "events")
+        other = copy.copy(self)
+        rest = {k: v for k, v in vars(self).items() if k not in shared}
+        vars(other).update(copy.deepcopy(rest, {id(self.game): self.game}))
+        other.events = list(self.events)
+        return other
+
+    # -- the public contract -------------------------------------------------
+    @final
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """The legal actions of ``seat``: ``()`` unless it decides now, else a
+        non-empty tuple whose first action is the seat's default."""
+        legal = self._legal_cache.get(seat)
+        if legal is None:
+            if seat not in self.deciding_seats():
+                return ()
+            legal = tuple(self._legal_actions(seat))
+            if not legal:
+                raise AssertionError(f"{self.game.name}: deciding seat {seat} has no action")
+            self._legal_cache[seat] = legal
+        return legal
+
+    @final
     def default_action(self, seat: int) -> Action:
+        """The action a deciding seat plays when its bot does not answer."""
         return self.legal_actions(seat)[0]
 
+    @final
     def apply_actions(self, actions: Mapping[int, Action]) -> None:
         """Apply one decision per deciding seat; raise :class:`IllegalActionError`
         (and change nothing) if a seat is missing, extra, or its action illegal."""
         deciding = self.deciding_seats()
-        if set(actions) != set(deciding):
+        if len(actions) != len(deciding) or any(seat not in actions for seat in deciding):
             raise IllegalActionError(
                 f"decisions for seats {sorted(actions)} but seats {list(deciding)} decide"
             )
         for seat in deciding:
             if actions[seat] not in self.legal_actions(seat):
                 raise IllegalActionError(f"seat {seat} may not {actions[seat]!r} now")
-        self._apply(actions)
+        try:
+            self._apply(actions)
+        finally:
+            self._legal_cache.clear()
 
+    @final
     def apply_action(self, action: Action) -> None:
         """Apply the decision of the single deciding seat."""
         deciding = self.deciding_seats()
@@ -346,6 +397,42 @@ class State(ABC):
             raise IllegalActionError(f"{len(deciding)} seats decide now, use apply_actions")
         self.apply_actions({deciding[0]: action})
 
+    @final
+    def observation(self, seat: int | None) -> Observation:
+        """What ``seat`` may see now, never a card hidden from it; ``seat=None``
+        is the spectator view: public information only (hand sizes, piles,
+        scores, whose turn, phase), never a card any seat holds privately."""
+        if seat is not None and not 0 <= seat < self.num_players:
+            raise GameError(f"no seat {seat} in a {self.num_players}-player game")
+        return self._observation(seat)
+
+    @final
+    def scores(self) -> list[float]:
+        """Final score of each seat (chips or points, see ``game.score_order``);
+        :class:`GameNotOverError` before the end."""
+        if not self.is_terminal():
+            raise GameNotOverError(f"{self.game.name}: the game is not over")
+        return self._scores()
+
+    @final
+    def places(self) -> list[int]:
+        """Final place of each seat, 1 = best, equal results share a place;
+        :class:`GameNotOverError` before the end."""
+        if not self.is_terminal():
+            raise GameNotOverError(f"{self.game.name}: the game is not over")
+        return self._places()
+
+    def reveal(self) -> dict[str, Any]:
+        """What every player may see when the game ends (default: nothing more)."""
+        return {}
+
+    @final
+    def clone(self) -> Self:
+        """A cheap independent copy to search from: playing on it leaves this
+        state alone, and it plays on exactly as this state would (same RNG)."""
+        return self._clone()
+
+    # -- helpers for games ---------------------------------------------------
     def emit(self, kind: str, /, to: Sequence[int] | None = None, **data: Any) -> None:
         """Record an event, public unless ``to`` names the seats that may see it."""
         self.events.append(Event(kind, data, None if to is None else tuple(to)))
