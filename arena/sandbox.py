@@ -42,7 +42,7 @@ import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 SandboxKind = Literal["bwrap", "none"]
 SANDBOX_CHOICES = ("auto", "bwrap", "none")
@@ -151,10 +151,6 @@ class Sandbox:
                      "organiser's files and the database, see other processes and use the "
                      "network); private temporary directory")
         return f"{where}; cleared environment; limits: {self.limits.describe()}"
-
-    def to_config(self) -> dict[str, Any]:
-        return {"kind": self.kind, "limits": asdict(self.limits),
-                "pass_env": list(self.pass_env), "protections": self.describe()}
 
     def launch(self, argv: Sequence[str], scratch_root: str | None = None) -> Launch:
         """The command line, environment and directory that start ``argv``."""
