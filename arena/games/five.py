@@ -242,7 +242,6 @@ class FiveState(State):
         #: Hands and hand totals revealed at the end of the latest hand.
         self.last_hands: list[list[str]] = [[] for _ in range(n)]
         self.last_hand_totals: list[int | None] = [None] * n
-        self._legal: list[Action] | None = None
         self._start_hand(first_hand_deck(opts["deck"], self._all_cards, self.rng))
 
     # -- hands ----------------------------------------------------------------
@@ -266,7 +265,6 @@ class FiveState(State):
         self.to_move = self.first_player
         self.turns = 0
         self.phase = PHASE_START
-        self._legal = None
         self.emit(
             "hand_start",
             hand=self.hand_no,
@@ -322,7 +320,6 @@ class FiveState(State):
     def _finish(self, reason: str) -> None:
         self.phase = PHASE_OVER
         self.end_reason = reason
-        self._legal = None
         self.emit(
             "game_end",
             reason=reason,
@@ -380,23 +377,17 @@ class FiveState(State):
             return ()
         return (self.to_move,)
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def _legal_actions(self, seat: int) -> list[Action]:
         """Drops first (index 0 drops the most points), then ``take``, then ``end``."""
-        if self.phase == PHASE_OVER or seat != self.to_move:
-            return []
-        legal = self._legal
-        if legal is None:
-            legal = drop_actions(self.hands[seat])
-            if self.phase == PHASE_START:
-                legal.append(TAKE)
-                legal.append(END)
-            self._legal = legal
-        return list(legal)
+        legal = drop_actions(self.hands[seat])
+        if self.phase == PHASE_START:
+            legal.append(TAKE)
+            legal.append(END)
+        return legal
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_move
         action = actions[seat]
-        self._legal = None
         if action == END:
             self.emit("end", seat=seat)
             self._end_hand(seat)
@@ -405,16 +396,15 @@ class FiveState(State):
         else:
             self._drop(seat, action)
 
-    def observation(self, seat: int) -> Observation:
-        hand = self.hands[seat]
+    def _observation(self, seat: int | None) -> Observation:
+        """The fields of docs/rules/five.md; a spectator (``None``) gets all
+        but ``hand`` and ``hand_points``."""
         discard = self.discard
-        return {
+        obs: Observation = {
             "game": "five",
             "seat": seat,
             "phase": self.phase,
             "to_move": self.to_move,
-            "hand": hand[:],
-            "hand_points": sum(map(_POINTS_OF, hand)),
             "taken": self.taken,
             "top_discard": discard[-1] if discard else None,
             "discard": discard[:],
@@ -433,25 +423,25 @@ class FiveState(State):
             "max_turns": self.max_turns,
             "jokers": self.jokers,
         }
+        if seat is not None:
+            hand = self.hands[seat]
+            obs["hand"] = hand[:]
+            obs["hand_points"] = sum(map(_POINTS_OF, hand))
+        return obs
 
     def is_terminal(self) -> bool:
         return self.phase == PHASE_OVER
 
-    def scores(self) -> list[float]:
+    def _scores(self) -> list[float]:
         """Running totals (lower is better)."""
-        if self.phase != PHASE_OVER:
-            raise GameError("the game is not over")
-        out: list[float] = [float(t) for t in self.totals]
-        return out
+        return [float(t) for t in self.totals]
 
-    def places(self) -> list[int]:
+    def _places(self) -> list[int]:
         """Later elimination ranks higher; players still in rank above everyone out.
 
         Within one group (out in the same hand, or still in) a lower total ranks
         higher and equal totals share a place.
         """
-        if self.phase != PHASE_OVER:
-            raise GameError("the game is not over")
         return elimination_places([out or None for out in self.out_in_hand], self.totals)
 
     def reveal(self) -> dict[str, Any]:

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 from arena.games.base import (
     Action,
     Game,
-    IllegalActionError,
     Observation,
     OptionSpec,
     State,
@@ -147,14 +145,6 @@ def hand_scores(
     return scores, winners
 
 
-@dataclass
-class _Decision:
-    """The legal actions of the current decision, computed once."""
-
-    legal: list[Action]
-    drops: dict[Action, tuple[str, ...]]
-
-
 class FiveOrLessState(State):
     """A game of five-or-less in progress (see the module docstring)."""
 
@@ -196,7 +186,6 @@ class FiveOrLessState(State):
         self.dropped: list[str] = []
         self.precall_queue: list[int] = []
         self.last_result: dict[str, Any] = {}
-        self._decision: _Decision | None = None
         deck = first_hand_deck(opts["deck"], game.deck(), self.rng)
         self._start_hand(deck)
 
@@ -299,55 +288,24 @@ class FiveOrLessState(State):
         """The one seat to move, or () when the game is over."""
         return () if self.to_move is None else (self.to_move,)
 
-    def _current(self) -> _Decision:
-        decision = self._decision
-        if decision is None:
-            decision = self._decision = self._build_decision()
-        return decision
-
-    def _build_decision(self) -> _Decision:
-        seat = self.to_move
-        assert seat is not None
+    def _legal_actions(self, seat: int) -> list[Action]:
+        """Index 0 is the default: ``pass``, the drop worth most points, or
+        ``draw stack``."""
         if self.phase == PRECALL:
-            may_call = self.points[seat] <= PRECALL_MAX
-            return _Decision([PASS, CALL] if may_call else [PASS], {})
+            return [PASS, CALL] if self.points[seat] <= PRECALL_MAX else [PASS]
         if self.phase == DRAW:
-            return _Decision([DRAW_STACK, *("draw " + c for c in self.live)], {})
-        hand = self.hands[seat]
-        options = disposals(hand)
+            return [DRAW_STACK, *("draw " + c for c in self.live)]
+        options = disposals(self.hands[seat])
         options.sort(key=_drop_key)
-        drops = {"drop " + " ".join(cards): cards for cards in options}
-        legal = list(drops)
+        legal = ["drop " + " ".join(cards) for cards in options]
         if self.points[seat] <= self.call_max:
             legal.append(CALL)
-        return _Decision(legal, drops)
-
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Legal actions of ``seat`` (``[]`` unless it decides now); index 0 is
-        the default: ``pass``, the drop worth most points, or ``draw stack``."""
-        if seat != self.to_move:
-            return []
-        return list(self._current().legal)
-
-    def apply_actions(self, actions: Mapping[int, Action]) -> None:
-        """The base contract (one decision per deciding seat, illegal -> error and
-        no change), checked against the cached legal list without copying it."""
-        seat = self.to_move
-        if seat is None or len(actions) != 1 or seat not in actions:
-            raise IllegalActionError(
-                f"decisions for seats {sorted(actions)} but seats "
-                f"{list(self.deciding_seats())} decide"
-            )
-        if actions[seat] not in self._current().legal:
-            raise IllegalActionError(f"seat {seat} may not {actions[seat]!r} now")
-        self._apply(actions)
+        return legal
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_move
         assert seat is not None
         action = actions[seat]
-        decision = self._current()
-        self._decision = None
         if self.phase == PRECALL:
             if action == CALL:
                 self._call(seat)
@@ -358,7 +316,7 @@ class FiveOrLessState(State):
             if action == CALL:
                 self._call(seat)
             else:
-                self._drop(seat, decision.drops[action])
+                self._drop(seat, tuple(action.split()[1:]))
         else:
             self._draw(seat, action)
 
@@ -412,16 +370,15 @@ class FiveOrLessState(State):
         self.emit("reshuffle", stack_size=len(self.stack))
 
     # -- what a seat sees ---------------------------------------------------
-    def observation(self, seat: int) -> Observation:
+    def _observation(self, seat: int | None) -> Observation:
         """Own hand, public piles, every seat's hand size, known picked cards,
-        running totals and the hand's progress (fields in the rules page)."""
-        return {
+        running totals and the hand's progress (fields in the rules page); a
+        spectator (``None``) gets all but ``hand`` and ``hand_total``."""
+        obs: Observation = {
             "game": "five-or-less",
             "seat": seat,
             "phase": self.phase,
             "to_move": self.to_move,
-            "hand": list(self.hands[seat]),
-            "hand_total": self.points[seat],
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "first_player": self.first,
@@ -441,6 +398,10 @@ class FiveOrLessState(State):
             "max_hands": self.max_hands,
             "max_turns": self.max_turns,
         }
+        if seat is not None:
+            obs["hand"] = list(self.hands[seat])
+            obs["hand_total"] = self.points[seat]
+        return obs
 
     def cards_in_play(self) -> list[str]:
         """Every card's current place, concatenated (for conservation checks)."""
@@ -451,24 +412,18 @@ class FiveOrLessState(State):
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
-    def scores(self) -> list[float]:
+    def _scores(self) -> list[float]:
         """Running totals (lower is better)."""
-        self._require_over()
-        return [t for t in self.totals]
+        return [float(t) for t in self.totals]
 
-    def places(self) -> list[int]:
+    def _places(self) -> list[int]:
         """Standings: players still in (by total, lower first), then the
         eliminated, last out first; one hand's eliminations by total."""
-        self._require_over()
         out: list[int | None] = [None] * self.num_players
         for order, batch in enumerate(self.eliminated, start=1):
             for seat in batch:
                 out[seat] = order
         return elimination_places(out, self.totals)
-
-    def _require_over(self) -> None:
-        if self.phase != OVER:
-            raise IllegalActionError("the game is not over")
 
     def reveal(self) -> dict[str, Any]:
         """The last hand's cards and scoring, the totals and the elimination order."""

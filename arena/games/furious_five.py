@@ -27,8 +27,6 @@ from typing import Any, ClassVar
 from arena.games.base import (
     Action,
     Game,
-    GameError,
-    IllegalActionError,
     Observation,
     OptionSpec,
     ScoreOrder,
@@ -132,6 +130,22 @@ def legal_drops(hand: Sequence[str], ace_high: bool = False) -> list[Combo]:
 def _drop_order(combo: Combo) -> tuple[int, tuple[int, ...]]:
     cards = combo[1]
     return -sum(map(_POINT_OF, cards)), tuple(map(_SORT_OF, cards))
+
+
+def _drop_actions(drops: list[Combo]) -> list[Action]:
+    """Drop actions, highest point total first, ties in canonical card order."""
+    drops.sort(key=_drop_order)
+    return ["drop " + " ".join(cards) for _kind, cards in drops]
+
+
+def parse_drop(action: Action) -> Combo:
+    """The combination a legal ``drop`` action drops, its cards in listed order."""
+    cards = tuple(action.split()[1:])
+    if len(cards) == 1:
+        return "single", cards
+    if len({card[0] for card in cards}) == 1:
+        return _SET_KINDS[len(cards)], cards
+    return "straight", cards
 
 
 def drawable_cards(live: Sequence[Combo]) -> list[str]:
@@ -255,8 +269,6 @@ class FuriousFiveState(State):
         self.turns_done = 0
         self.phase = PHASE_START
         self.last_hands: list[list[str]] = []
-        self._legal: list[Action] | None = None
-        self._moves: dict[Action, Combo | str | None] = {}
         self._start_round(first_hand_deck(opts["deck"], game.deck(), self.rng))
 
     # -- rounds -------------------------------------------------------------
@@ -323,56 +335,33 @@ class FuriousFiveState(State):
             and self.totals[seat] <= self.call_limit
         )
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def _legal_actions(self, seat: int) -> list[Action]:
         """Turn start: drops (highest point total first, ties in canonical card
         order), then ``call`` if allowed.  Draw phase: ``draw deck``, ``draw C``
-        in canonical card order, then (``multi_drop``) further drops.  Empty for
-        a seat that does not decide now."""
-        if seat != self.turn or self.phase == PHASE_OVER:
-            return []
-        if self._legal is None:
-            self._build_legal()
-        assert self._legal is not None
-        return list(self._legal)
-
-    def _build_legal(self) -> None:
-        hand = self.hands[self.turn]
-        moves: dict[Action, Combo | str | None] = {}
+        in canonical card order, then (``multi_drop``) further drops."""
+        hand = self.hands[seat]
         if self.phase == PHASE_START:
-            self._add_drops(moves, legal_drops(hand, self.ace_high))
-            if self.totals[self.turn] <= self.call_limit:
-                moves[CALL] = None
-        else:
-            moves[DRAW_DECK] = None
-            for card in drawable_cards(self.live):
-                moves["draw " + card] = card
-            if self.multi_drop:
-                self._add_drops(moves, hand_combinations(hand, self.ace_high))
-        self._moves = moves
-        self._legal = list(moves)
-
-    @staticmethod
-    def _add_drops(moves: dict[Action, Combo | str | None], drops: list[Combo]) -> None:
-        drops.sort(key=_drop_order)
-        for combo in drops:
-            moves["drop " + " ".join(combo[1])] = combo
+            legal = _drop_actions(legal_drops(hand, self.ace_high))
+            if self.totals[seat] <= self.call_limit:
+                legal.append(CALL)
+            return legal
+        legal = [DRAW_DECK, *("draw " + card for card in drawable_cards(self.live))]
+        if self.multi_drop:
+            legal += _drop_actions(hand_combinations(hand, self.ace_high))
+        return legal
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.turn
         action = actions[seat]
-        if self._legal is None:
-            self._build_legal()
-        if action not in self._moves:
-            raise IllegalActionError(f"seat {seat} may not {action!r} now")
-        payload = self._moves[action]
-        self._legal = None
         if action == CALL:
             self.emit("call", seat=seat, total=self.totals[seat])
             self._end_round(seat)
-        elif isinstance(payload, tuple):
-            self._drop(seat, payload)
+        elif action == DRAW_DECK:
+            self._draw(seat, None)
+        elif action.startswith("draw "):
+            self._draw(seat, action[5:])
         else:
-            self._draw(seat, payload)
+            self._drop(seat, parse_drop(action))
 
     def _drop(self, seat: int, combo: Combo) -> None:
         kind, cards = combo
@@ -420,11 +409,12 @@ class FuriousFiveState(State):
         self.emit("reshuffle", cards=len(self.deck))
 
     # -- views --------------------------------------------------------------
-    def observation(self, seat: int) -> Observation:
-        """Everything ``seat`` may know now; see docs/rules/furious-five.md."""
+    def _observation(self, seat: int | None) -> Observation:
+        """Everything ``seat`` may know now; see docs/rules/furious-five.md.
+        A spectator (``None``) gets the same but the hand, its total and
+        whether the seat may call."""
         over = self.phase == PHASE_OVER
-        hand = self.hands[seat]
-        return {
+        obs: Observation = {
             "seat": seat,
             "num_players": self.num_players,
             "phase": self.phase,
@@ -432,11 +422,8 @@ class FuriousFiveState(State):
             "round": self.round,
             "dealer": self.dealer,
             "turn_number": self.turns_done + (0 if over else 1),
-            "hand": list(hand),
-            "hand_total": self.totals[seat],
             "hand_sizes": [len(h) for h in self.hands],
             "chips": list(self.chips),
-            "can_call": self.can_call(seat),
             "call_limit": self.call_limit,
             "live_drop": [{"kind": k, "cards": list(c)} for k, c in self.live],
             "live_drop_seat": self.live_seat if self.live else None,
@@ -445,6 +432,11 @@ class FuriousFiveState(State):
             "deck_size": len(self.deck),
             "options": dict(self._options),
         }
+        if seat is not None:
+            obs["hand"] = list(self.hands[seat])
+            obs["hand_total"] = self.totals[seat]
+            obs["can_call"] = self.can_call(seat)
+        return obs
 
     def card_locations(self) -> dict[str, list[str]]:
         """Every card by place (``hand 0`` .. ``hand n-1``, ``deck``,
@@ -456,9 +448,8 @@ class FuriousFiveState(State):
         out["graveyard"] = list(self.graveyard)
         return out
 
-    def scores(self) -> list[float]:
-        if not self.is_terminal():
-            raise GameError("the game is not over")
+    def _scores(self) -> list[float]:
+        """The chip ledgers."""
         return [float(c) for c in self.chips]
 
     def reveal(self) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.games import make_game
-from arena.games.base import GameError, IllegalActionError, OptionError, State
+from arena.games.base import GameNotOverError, IllegalActionError, OptionError, State
 from arena.games.cards import deal, standard_deck
 from arena.games.five import (
     CALL_PENALTY,
@@ -224,8 +224,8 @@ def test_turn_start_and_after_take_legal_actions() -> None:
     state = new_game([["2c", "5d", "5h", "Jc", "Ks"], H_MID], "9h")
     legal = state.legal_actions(0)
     assert legal[0] == "drop 5d 5h"  # the most points removed: the default
-    assert legal[-2:] == ["take", "end"]
-    assert state.legal_actions(1) == []
+    assert legal[-2:] == ("take", "end")
+    assert state.legal_actions(1) == ()
     play(state, "take")
     assert state.phase == "drop"
     after = state.legal_actions(0)
@@ -411,7 +411,7 @@ def test_end_scoring_in_engine(hands: list[list[str]], caller: int, scores: list
 
 def test_jokers_are_zero_and_one_rank() -> None:
     state = new_game([["X", "X", "Ac", "2c", "3c"], H_MID], "9h", jokers=True)
-    assert state.legal_actions(0)[:2] == ["drop 3c", "drop 2c"]
+    assert state.legal_actions(0)[:2] == ("drop 3c", "drop 2c")
     assert "drop X X" in state.legal_actions(0)
     play(state, "end")
     assert last_hand_end(state)["hand_totals"] == [6, 16]
@@ -520,9 +520,9 @@ def test_max_hands_standings_by_total_remaining_first() -> None:
 
 def test_scores_places_before_end_raise() -> None:
     state = Five(2).new_state(0)
-    with pytest.raises(GameError):
+    with pytest.raises(GameNotOverError):
         state.scores()
-    with pytest.raises(GameError):
+    with pytest.raises(GameNotOverError):
         state.places()
     assert state.reveal()["places"] is None
 

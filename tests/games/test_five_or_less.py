@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import make_game
-from arena.games.base import IllegalActionError, OptionError, State
+from arena.games.base import GameNotOverError, IllegalActionError, OptionError, State
 from arena.games.cards import standard_deck
 from arena.games.five_or_less import (
     POINTS,
@@ -130,7 +130,7 @@ def test_example_dispose_all_cards_still_picks_one() -> None:
     play(state, "drop 3c 4c 5c 6c 7c")
     assert state.hands[1] == []
     assert state.phase == "draw" and seat(state) == 1
-    assert state.legal_actions(1) == ["draw stack"]
+    assert state.legal_actions(1) == ("draw stack",)
     play(state, "draw stack")
     assert state.hands[1] == ["8d"]
     assert seat(state) == 0
@@ -171,7 +171,7 @@ def test_example_end_before_first_round_with_fifteen() -> None:
     hands = {1: ["Ac", "2c", "3d", "4h", "5s"], 2: ["6c", "6d", "7h", "8h", "9s"]}
     state = new(3, deck=stacked_deck(3, hands))
     assert state.phase == "precall" and seat(state) == 1
-    assert state.legal_actions(1) == ["pass", "call"]
+    assert state.legal_actions(1) == ("pass", "call")
     play(state, "call")
     end = last(state, "hand_end")
     assert end["precall"] is True and end["winners"] == [1]
@@ -245,7 +245,7 @@ def test_turn_legal_order_most_points_first_call_last() -> None:
     points = [sum(POINTS[c] for c in a.split()[1:]) for a in legal]
     assert points == sorted(points, reverse=True)
     assert "call" not in legal
-    assert state.legal_actions(0) == []
+    assert state.legal_actions(0) == ()
 
 
 # -- calling (table) ---------------------------------------------------------------
@@ -295,7 +295,7 @@ def test_precall_asks_every_player_in_turn_order(
     while state.phase == "precall":
         who = seat(state)
         seen.append(who)
-        assert state.legal_actions(who) == (["pass", "call"] if who in may_call else ["pass"])
+        assert state.legal_actions(who) == (("pass", "call") if who in may_call else ("pass",))
         assert state.observation(who)["call_max"] == 15
         play(state, "pass")
     assert seen == [1, 2, 0]
@@ -379,18 +379,18 @@ def test_pick_choices_previous_disposal_only() -> None:
     hands = {1: ["Ac", "Ad", "2h", "Kc", "Kd"], 0: ["9c", "9d", "Tc", "Td", "Jc"]}
     state = at_first_turn(2, deck=stacked_deck(2, hands, ["As", "Qs", "Qd"]))
     play(state, "drop Kc Kd")
-    assert state.legal_actions(1) == ["draw stack"]  # very first turn: no disposal
+    assert state.legal_actions(1) == ("draw stack",)  # very first turn: no disposal
     play(state, "draw stack")
     assert state.observation(0)["previous_disposal"] == ["Kc", "Kd"]
     play(state, "drop 9c 9d")
-    assert state.legal_actions(0) == ["draw stack", "draw Kc", "draw Kd"]
+    assert state.legal_actions(0) == ("draw stack", "draw Kc", "draw Kd")
     play(state, "draw Kd")
     assert state.hands[0] == ["Tc", "Td", "Jc", "Kd"]
     assert state.observation(1)["known"][0] == ["Kd"]
     assert last(state, "draw") == {"kind": "draw", "seat": 0, "source": "disposal", "card": "Kd"}
     play(state, "drop Ac")
     # Kc went to the older disposals: only seat 0's 9s may be picked now.
-    assert state.legal_actions(1) == ["draw stack", "draw 9c", "draw 9d"]
+    assert state.legal_actions(1) == ("draw stack", "draw 9c", "draw 9d")
     assert state.observation(1)["discards"] == ["Kc"]
     play(state, "draw 9c")
     play(state, "drop Kd")
@@ -475,9 +475,9 @@ def test_places_table(
 
 def test_scores_and_places_need_the_end() -> None:
     state = new(2)
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(GameNotOverError):
         state.scores()
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(GameNotOverError):
         state.places()
 
 
@@ -755,5 +755,5 @@ def test_rules_page_example_matches_the_engine() -> None:
     since = len(state.events)  # seat 2's previous request: its pre-call question
     play(state, "pass", "pass", "drop Kc Kd", "draw stack")
     assert request["observation"] == state.observation(2)
-    assert request["legal"] == state.legal_actions(2)
+    assert request["legal"] == list(state.legal_actions(2))
     assert request["events"] == [e.to_dict() for e in state.events[since:] if e.visible_to(2)]

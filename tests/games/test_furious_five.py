@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.games import make_game
-from arena.games.base import GameError, IllegalActionError, OptionError, State
+from arena.games.base import GameNotOverError, IllegalActionError, OptionError, State
 from arena.games.cards import standard_deck
 from arena.games.furious_five import (
     TARGET_ROUND_CAP,
@@ -187,7 +187,7 @@ def test_one_turn_walkthrough() -> None:
     legal = state.legal_actions(1)
     assert set(legal) == {"drop Ac 2d 3h", "drop 5d 5s"}  # no call at 16, no single
     play(state, "drop Ac 2d 3h")
-    assert state.legal_actions(1) == ["draw deck"]  # no table drop on the very first turn
+    assert state.legal_actions(1) == ("draw deck",)  # no table drop on the very first turn
     play(state, "draw deck")
     assert len(state.hands[1]) == 3
     assert state.observation(0)["live_drop"] == [
@@ -195,7 +195,7 @@ def test_one_turn_walkthrough() -> None:
     ]
     play(state, state.legal_actions(0)[0])
     # seat 0 may take the straight's lowest or highest card, not the middle one
-    assert state.legal_actions(0) == ["draw deck", "draw Ac", "draw 3h"]
+    assert state.legal_actions(0) == ("draw deck", "draw Ac", "draw 3h")
 
 
 # -- drops ----------------------------------------------------------------------
@@ -234,11 +234,11 @@ def test_legal_drops_table(hand: list[str], ace_high: bool, expected: set[str]) 
 
 def test_drops_listed_highest_points_first_and_call_last() -> None:
     state = new(2, {1: ["3c", "4d", "5h", "5s", "Kc"]})
-    assert state.legal_actions(1) == [
+    assert state.legal_actions(1) == (
         "drop 3c 4d 5h", "drop 3c 4d 5s", "drop 5h 5s",
-    ]
+    )
     caller = low_caller()
-    assert caller.legal_actions(1) == ["drop Ac As", "call"]
+    assert caller.legal_actions(1) == ("drop Ac As", "call")
     assert caller.default_action(1) == "drop Ac As"
 
 
@@ -262,7 +262,7 @@ def test_illegal_actions_rejected_without_change() -> None:
     with pytest.raises(IllegalActionError):
         state.apply_actions({0: "drop 5h 5s"})
     assert state.observation(1) == before
-    assert state.legal_actions(0) == []
+    assert state.legal_actions(0) == ()
 
 
 # -- calling --------------------------------------------------------------------
@@ -369,7 +369,7 @@ def test_draw_from_live_drop_then_previous_drop_to_graveyard() -> None:
     play(state, "drop 3c 4d 5h", "draw deck")
     assert state.legal_actions(0)[0] == "drop 8c 9h Ts"
     play(state, "drop 8d 9h Ts")
-    assert state.legal_actions(0) == ["draw deck", "draw 3c", "draw 5h"]
+    assert state.legal_actions(0) == ("draw deck", "draw 3c", "draw 5h")
     play(state, "draw 3c")
     assert state.hands[0] == ["2c", "3c", "8c"]
     assert state.graveyard == ["4d", "5h"]
@@ -379,7 +379,7 @@ def test_draw_from_live_drop_then_previous_drop_to_graveyard() -> None:
                     "buried": ["4d", "5h"]}
     # the live drop is the one at the start of the turn: seat 1 may draw from 8-9-T
     play(state, "drop 5s")
-    assert state.legal_actions(1) == ["draw deck", "draw 8d", "draw Ts"]
+    assert state.legal_actions(1) == ("draw deck", "draw 8d", "draw Ts")
 
 
 def test_deck_draw_is_private() -> None:
@@ -415,7 +415,7 @@ def test_reshuffle_when_deck_empty_keeps_live_drop() -> None:
 def test_first_turn_draws_from_deck_only() -> None:
     state = new(3)
     play(state, state.default_action(1))
-    assert state.legal_actions(1) == ["draw deck"]
+    assert state.legal_actions(1) == ("draw deck",)
     assert state.observation(1)["live_drop"] == []
 
 
@@ -424,15 +424,15 @@ def test_multi_drop_further_drops_after_draws() -> None:
     hands = {1: ["3c", "4d", "5h", "9s", "9c"], 0: ["Jc", "Jd", "Qh", "Qs", "2c"]}
     state = new(2, hands, stock=["Kd", "Kh"], multi_drop=True)
     play(state, "drop 3c 4d 5h")
-    assert state.legal_actions(1) == ["draw deck", "drop 9c 9s"]
+    assert state.legal_actions(1) == ("draw deck", "drop 9c 9s")
     play(state, "drop 9c 9s")
-    assert state.hands[1] == [] and state.legal_actions(1) == ["draw deck"]
+    assert state.hands[1] == [] and state.legal_actions(1) == ("draw deck",)
     play(state, "draw deck")
     assert state.live == [("straight", ("3c", "4d", "5h")), ("pair", ("9c", "9s"))]
     play(state, "drop Qh Qs")
-    assert state.legal_actions(0) == [
+    assert state.legal_actions(0) == (
         "draw deck", "draw 3c", "draw 5h", "draw 9c", "draw 9s", "drop Jc Jd",
-    ]
+    )
     play(state, "drop Jc Jd", "draw 9s")
     assert state.hands[0] == ["2c", "9s"]
     assert sorted(state.graveyard) == ["3c", "4d", "5h", "9c"]
@@ -445,13 +445,13 @@ def test_without_multi_drop_no_further_drops() -> None:
     hands = {1: ["3c", "4d", "5h", "9s", "9c"]}
     state = new(2, hands)
     play(state, "drop 3c 4d 5h")
-    assert state.legal_actions(1) == ["draw deck"]
+    assert state.legal_actions(1) == ("draw deck",)
 
 
 def test_multi_drop_never_offers_an_extra_single() -> None:
     state = new(2, {1: ["2c", "4d", "6h", "8s", "Tc"]}, multi_drop=True)
     play(state, "drop Tc")
-    assert state.legal_actions(1) == ["draw deck"]
+    assert state.legal_actions(1) == ("draw deck",)
 
 
 # -- turn cap, rounds, target ---------------------------------------------------
@@ -529,7 +529,7 @@ def test_option_defaults_and_registry() -> None:
 # -- results and views ------------------------------------------------------------
 def test_scores_and_places_only_when_over() -> None:
     state = new(3)
-    with pytest.raises(GameError):
+    with pytest.raises(GameNotOverError):
         state.scores()
     state = low_caller(rounds=1)
     play(state, "call")
@@ -727,7 +727,7 @@ def test_rules_page_example_is_the_engine_output() -> None:
         seat = state.turn
         events = [e.to_dict() for e in state.events[last_seen[seat]:] if e.visible_to(seat)]
         last_seen[seat] = len(state.events)
-        obs, legal = state.observation(seat), state.legal_actions(seat)
+        obs, legal = state.observation(seat), list(state.legal_actions(seat))
         if request_id == request["id"]:
             assert (obs, legal, events) == (
                 request["observation"], request["legal"], request["events"])
