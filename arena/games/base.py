@@ -187,6 +187,38 @@ def elimination_places(out_in_hand: Sequence[int | None], totals: Sequence[float
     return [1 + sum(1 for other in keys if other < key) for key in keys]
 
 
+_ATOMIC: frozenset[type] = frozenset({int, float, str, bool, type(None), bytes})
+
+
+def _fresh_copy(value: Any, memo: dict[int, Any]) -> Any:
+    """A deep copy of ``value`` for :meth:`State.clone`, several times faster
+    than :func:`copy.deepcopy` on the lists, dicts and tuples of strings and
+    numbers a state is made of.  ``memo`` keeps objects shared between
+    attributes shared in the copy, as deepcopy does."""
+    cls = type(value)
+    if cls in _ATOMIC:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done
+    out: Any
+    if cls is list:
+        out = memo[id(value)] = []
+        out.extend([_fresh_copy(item, memo) for item in value])
+    elif cls is dict:
+        out = memo[id(value)] = {}
+        out.update({key: _fresh_copy(item, memo) for key, item in value.items()})
+    elif cls is tuple and all(type(item) in _ATOMIC for item in value):
+        out = value
+    elif cls is random.Random:
+        # deepcopy copies the 625 words of state one by one (~100 us).
+        out = memo[id(value)] = random.Random.__new__(random.Random)
+        out.setstate(value.getstate())
+    else:
+        out = copy.deepcopy(value, memo)
+    return out
+
+
 class Game(ABC):
     """A game's parameters; makes states.
 
@@ -342,14 +374,17 @@ class State(ABC):
     def _clone(self) -> Self:
         """An independent copy sharing the game and the (immutable) events.
 
-        Default: everything else deep-copied, the RNG included.  A game whose
-        state holds something that must not be deep-copied overrides this.
+        Default: everything else copied deeply (see :func:`_fresh_copy`), the
+        RNG included.  A game whose state holds something that must not be
+        copied that way overrides this.
         """
-        shared = ("game", "events")
         other = copy.copy(self)
-        rest = {k: v for k, v in vars(self).items() if k not in shared}
-        vars(other).update(copy.deepcopy(rest, {id(self.game): self.game}))
-        other.events = list(self.events)
+        memo: dict[int, Any] = {id(self.game): self.game}
+        for name, value in vars(self).items():
+            if name == "events":
+                other.events = list(value)
+            elif name != "game":
+                setattr(other, name, _fresh_copy(value, memo))
         return other
 
     # -- the public contract -------------------------------------------------
