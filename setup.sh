@@ -5,10 +5,12 @@
 #
 #   bubblewrap   the bot sandbox (bwrap)
 #   util-linux   prlimit and setpriv, which apply the bots' limits
+#   postgresql   (tests) a real PostgreSQL server the tests start themselves
 set -euo pipefail
 cd "$(dirname "$0")"
 
 want=(bubblewrap util-linux)
+if [ "${1:-}" = test ]; then want+=(postgresql); fi
 missing=()
 for package in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \

@@ -1,0 +1,74 @@
+"""A real PostgreSQL server for the tests, started in a temporary directory.
+
+Debian's ``postgresql`` package provides ``initdb`` and ``pg_ctl`` (setup.sh
+installs it for the tests).  initdb refuses to run as root, so when the tests
+run as root (as CI does) the server runs as the ``postgres`` system user.  The
+server listens on a Unix socket in its own directory only, with fsync off.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class PostgresMissing(RuntimeError):
+    """PostgreSQL's server programs are not installed."""
+
+
+def _program(name: str) -> str:
+    found = shutil.which(name) or next(iter(sorted(
+        glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
+    if found is None:
+        raise PostgresMissing(f"{name} not found: install Debian's postgresql package "
+                              f"(bash setup.sh test)")
+    return found
+
+
+def _as_server_user(argv: list[str]) -> list[str]:
+    if os.geteuid() != 0:
+        return argv
+    return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--", *argv]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _run(argv: list[str]) -> None:
+    done = subprocess.run(_as_server_user(argv), capture_output=True, text=True, timeout=120,
+                          check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{Path(argv[0]).name} failed: {done.stderr.strip()[-500:]}")
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """Start a throw-away server; yield a SQLAlchemy URL of its database."""
+    initdb, pg_ctl = _program("initdb"), _program("pg_ctl")
+    folder = Path(tempfile.mkdtemp(prefix="arena-pg-"))
+    data = folder / "data"
+    if os.geteuid() == 0:
+        user = pwd.getpwnam("postgres")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+    port = _free_port()
+    try:
+        _run([initdb, "-D", str(data), "-A", "trust", "-U", "arena", "--no-sync", "-E", "UTF8"])
+        options = f"-k {folder} -c listen_addresses='' -p {port} -F"
+        _run([pg_ctl, "-D", str(data), "-o", options, "-w", "-l", str(folder / "log"), "start"])
+        yield f"postgresql+psycopg://arena@/postgres?host={folder}&port={port}"
+    finally:
+        subprocess.run(_as_server_user([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]),
+                       capture_output=True, timeout=60, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
