@@ -27,6 +27,17 @@ RUMMY_RANKS = "sABCJKL"
 RUMMY_COPIES = {"s": 5, "A": 2, "B": 2, "C": 2, "J": 2, "K": 2, "L": 1}
 
 
+#: The canonical order of 52-card-deck cards, the order of hands and actions in
+#: every game: the joker first, then rank (ace low), then suit c < d < h < s.
+CARD_ORDER: dict[str, int] = {
+    JOKER: 0, **{r + s: RANK_ORDINAL[r] * 4 + i for r in RANKS for i, s in enumerate(SUITS)}}
+
+
+def canonical(cards: Sequence[str]) -> list[str]:
+    """``cards`` in :data:`CARD_ORDER`."""
+    return sorted(cards, key=CARD_ORDER.__getitem__)
+
+
 def standard_deck(jokers: int = 0) -> list[str]:
     """The 52 cards (suit-major, ace low) plus ``jokers`` jokers."""
     return [r + s for s in SUITS for r in RANKS] + [JOKER] * jokers
