@@ -22,15 +22,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, ClassVar
 
-from arena.games.base import (
-    Action,
-    Game,
-    GameError,
-    IllegalActionError,
-    Observation,
-    OptionSpec,
-    State,
-)
+from arena.games.base import Action, Game, Observation, OptionSpec, State
 from arena.games.cards import RANKS, SUITS, shuffled, standard_deck
 
 HAND_SIZE = 5
@@ -683,8 +675,6 @@ class FiveCardRummyState(State):
         self.taken = -1
         self.end_reason: str | None = None
         self.last_hand: dict[str, Any] | None = None
-        self._legal: list[Action] | None = None
-        self._declares: dict[Action, tuple[str, tuple[int, ...]]] = {}
         self._start_hand()
 
     # -- hands ---------------------------------------------------------------
@@ -739,22 +729,18 @@ class FiveCardRummyState(State):
     def deciding_seats(self) -> tuple[int, ...]:
         return () if self.phase == OVER else (self.current,)
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.phase == OVER or seat != self.current:
-            raise IllegalActionError(f"seat {seat} does not decide now")
-        if self._legal is None:
-            self._legal = self._start_actions() if self.phase == START else self._discard_actions()
-        return self._legal
+    def _legal_actions(self, seat: int) -> list[Action]:
+        """Turn start: ``draw stock``, ``take discard`` (if the pile has a card),
+        then every declaration (highest points first).  After drawing: a
+        discard of any card but the one taken from the pile."""
+        return self._start_actions() if self.phase == START else self._discard_actions()
 
     def _start_actions(self) -> list[Action]:
         actions = [DRAW_STOCK]
         if self.pile:
             actions.append(TAKE_DISCARD)
-        self._declares = {}
         for category, cards in declarations(self.hands[self.current]):
-            action = f"declare {category} {' '.join(card_names(cards))}"
-            self._declares[action] = (category, cards)
-            actions.append(action)
+            actions.append(f"declare {category} {' '.join(card_names(cards))}")
         return actions
 
     def _discard_actions(self) -> list[Action]:
@@ -762,16 +748,15 @@ class FiveCardRummyState(State):
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         action = actions[self.current]
-        self._legal = None
         if action == DRAW_STOCK:
             self._draw_stock()
         elif action == TAKE_DISCARD:
             self._take_discard()
         elif action.startswith("discard "):
             self._discard(CARD[action[8:]])
-        else:
-            category, cards = self._declares[action]
-            self._declare(category, cards)
+        else:  # "declare CATEGORY CARD..."
+            _, category, *names = action.split()
+            self._declare(category, tuple(CARD[name] for name in names))
 
     def _draw_stock(self) -> None:
         seat = self.current
@@ -848,10 +833,11 @@ class FiveCardRummyState(State):
         self._end_hand(summary, seat if result.scorer is None else result.scorer)
 
     # -- views -------------------------------------------------------------------
-    def observation(self, seat: int) -> Observation:
+    def _observation(self, seat: int | None) -> Observation:
+        """What ``seat`` sees now; the fields are listed on the rules page.  A
+        spectator (``None``) gets all but ``hand`` and ``drawn``."""
         over = self.phase == OVER
-        mine = self.current == seat and not over
-        return {
+        obs: Observation = {
             "seat": seat,
             "num_players": self.num_players,
             "phase": _PHASE_NAMES[self.phase],
@@ -860,8 +846,6 @@ class FiveCardRummyState(State):
             "to_move": None if over else self.current,
             "turn": self.turns_done + 1,
             "max_turns": self.max_turns,
-            "hand": [NAMES[c] for c in self.hands[seat]],
-            "drawn": NAMES[self.drawn] if mine and self.drawn >= 0 else None,
             "taken": NAMES[self.taken] if self.taken >= 0 else None,
             "discard_top": self._pile_names[-1] if self.pile else None,
             "discard_pile": self._pile_names[:],
@@ -873,13 +857,17 @@ class FiveCardRummyState(State):
             "target": self.target,
             "max_hands": self.max_hands,
         }
+        if seat is not None:
+            mine = self.current == seat and not over
+            obs["hand"] = [NAMES[c] for c in self.hands[seat]]
+            obs["drawn"] = NAMES[self.drawn] if mine and self.drawn >= 0 else None
+        return obs
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
-    def scores(self) -> list[float]:
-        if self.phase != OVER:
-            raise GameError("the game is not over")
+    def _scores(self) -> list[float]:
+        """Final points of each seat."""
         return [float(t) for t in self.totals]
 
     def reveal(self) -> dict[str, Any]:

@@ -197,7 +197,6 @@ class OctablitzState(State):
         #: Consecutive deal wins of the General (0 while there is none).
         self.streak = 0
         self.over = False
-        self._legal: list[Action] | None = None
         first = deck_tools.first_hand_deck(options["deck"], game.deck(), self.rng)
         self._start_deal(0, first)
 
@@ -260,16 +259,12 @@ class OctablitzState(State):
     def is_terminal(self) -> bool:
         return self.over
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def _legal_actions(self, seat: int) -> list[Action]:
         """Leader: every combination it can lead (by number of cards, multiples
         before runs, then strength).  Follower: every face-down choice
         (ascending), then every face-up play that beats the trick (ascending).
         Index 0 (lowest single lead / lowest cards face down) is always legal."""
-        if self.over or seat != self.to_play:
-            return []
-        if self._legal is None:
-            self._legal = self._lead_actions() if self.lead is None else self._follow_actions()
-        return list(self._legal)
+        return self._lead_actions() if self.lead is None else self._follow_actions()
 
     def _lead_actions(self) -> list[Action]:
         counts = self.counts[self.to_play]
@@ -332,7 +327,6 @@ class OctablitzState(State):
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_play
         verb, kinds = _PARSE[actions[seat]]
-        self._legal = None
         counts = self.counts[seat]
         hand = self.hands[seat]
         played = [NAMES[kind] for kind in kinds]
@@ -463,10 +457,13 @@ class OctablitzState(State):
         """The cards ``seat`` holds, in canonical order."""
         return list(self.hands[seat])
 
-    def observation(self, seat: int) -> Observation:
+    def _observation(self, seat: int | None) -> Observation:
+        """What ``seat`` sees now; the fields are listed on the rules page.  A
+        spectator (``None``) gets all but ``hand``, ``must_play_down`` and
+        ``my_down``: no card in a hand and no face-down card."""
         lead = self.lead
         over = self.over
-        return {
+        obs: Observation = {
             "game": "octablitz",
             "seat": seat,
             "phase": "over" if over else ("lead" if lead is None else "follow"),
@@ -480,7 +477,6 @@ class OctablitzState(State):
             "multiplier": self.multiplier,
             "base": self.base,
             "chips": list(self.chips),
-            "hand": list(self.hands[seat]),
             "hand_sizes": list(self.sizes),
             "trick": self.trick_no,
             "leader": self.leader,
@@ -496,23 +492,24 @@ class OctablitzState(State):
             ],
             "best_seat": None if lead is None else self.best_seat,
             "last_trick": lead is not None and not self.hands[self.leader],
-            "must_play_down": not over and seat == self.to_play and self.must_play_down(seat),
             "tricks_won": list(self.tricks_won),
             "cards_taken": list(self.cards_taken),
             "taken": [list(cards) for cards in self.taken],
             "out_up": list(self.out_up),
             "down_counts": list(self.down_counts),
-            "my_down": list(self.down[seat]),
             "turns": self.turns,
             "max_turns": self.max_turns,
         }
+        if seat is not None:
+            obs["hand"] = list(self.hands[seat])
+            obs["must_play_down"] = not over and seat == self.to_play and self.must_play_down(seat)
+            obs["my_down"] = list(self.down[seat])
+        return obs
 
     # -- results -------------------------------------------------------------------
-    def scores(self) -> list[float]:
-        """Final chips of every seat (only once the game is over)."""
-        if not self.over:
-            raise ValueError("the game is not over")
-        return [chips for chips in self.chips]
+    def _scores(self) -> list[float]:
+        """Final chips of every seat."""
+        return [float(chips) for chips in self.chips]
 
     def reveal(self) -> dict[str, Any]:
         """Chips and the last deal's public outcome; face-down cards stay hidden."""

@@ -26,7 +26,6 @@ from arena.games.base import (
     Action,
     Event,
     Game,
-    GameError,
     Observation,
     OptionSpec,
     ScoreOrder,
@@ -338,24 +337,25 @@ class RummyFiveState(State):
         self.drawn = -1
         self.last_discard: tuple[int, int] | None = None
         self._deciding: tuple[int, ...] = ()
-        self._legal: dict[int, list[Action]] = {}
 
     # -- the State interface ---------------------------------------------------
 
     def deciding_seats(self) -> tuple[int, ...]:
         return self._deciding
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Legal actions of ``seat`` ([] if it does not decide now); see the rules page."""
-        return list(self._legal.get(seat, ()))
+    def _legal_actions(self, seat: int) -> Sequence[Action]:
+        """Legal actions of a deciding seat; see the rules page."""
+        if self.phase == CLAIM:
+            return self._window_actions(seat)
+        if self.phase == CLAIM_DISCARD:
+            return [DISCARD[k] for k in sorted(set(self.hands[seat]))]
+        return self._turn_actions(seat)
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
-    def scores(self) -> list[float]:
+    def _scores(self) -> list[float]:
         """Final chips of each seat (the pot left on the table belongs to nobody)."""
-        if self.phase != OVER:
-            raise GameError("the game is not over")
         return [float(c) for c in self.chips]
 
     def reveal(self) -> dict[str, Any]:
@@ -368,16 +368,13 @@ class RummyFiveState(State):
             "exposed": [list(t) for t in self.last_exposed],
         }
 
-    def observation(self, seat: int) -> Observation:
-        """What ``seat`` sees now; the fields are listed on the rules page."""
+    def _observation(self, seat: int | None) -> Observation:
+        """What ``seat`` sees now; the fields are listed on the rules page.  A
+        spectator (``None``) gets all but ``hand``, ``drawn`` and
+        ``catch_barred`` (the Catches a seat passed would tell what it holds)."""
         names = NAMES
         last = self.last_discard
-        barred = self.discarded[seat] | self.passed[seat]
-        barred_names = _BARRED_NAMES.get(barred)
-        if barred_names is None:
-            barred_names = _BARRED_NAMES[barred] = _kinds_names(barred)
-        drawn = self.drawn
-        return {
+        obs: Observation = {
             "seat": seat,
             "phase": PHASE_NAMES[self.phase],
             "num_players": self.num_players,
@@ -389,8 +386,6 @@ class RummyFiveState(State):
             "turn_count": self.turn_count,
             "max_turns": self.max_turns,
             "deck_size": len(self.deck),
-            "hand": [names[k] for k in self.hands[seat]],
-            "drawn": names[drawn] if seat == self.current and self.phase == TURN else None,
             "hand_sizes": list(map(len, self.hands)),
             "exposed": list(map(list.copy, self.trio_names)),
             "discards": list(map(list.copy, self.piles)),
@@ -400,8 +395,17 @@ class RummyFiveState(State):
             "chips": self.chips[:],
             "pot": self.pot,
             "last_discard": None if last is None else {"seat": last[0], "card": names[last[1]]},
-            "catch_barred": barred_names[:],
         }
+        if seat is not None:
+            barred = self.discarded[seat] | self.passed[seat]
+            barred_names = _BARRED_NAMES.get(barred)
+            if barred_names is None:
+                barred_names = _BARRED_NAMES[barred] = _kinds_names(barred)
+            drawn = self.drawn
+            obs["hand"] = [names[k] for k in self.hands[seat]]
+            obs["drawn"] = names[drawn] if seat == self.current and self.phase == TURN else None
+            obs["catch_barred"] = barred_names[:]
+        return obs
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         if self.phase == CLAIM:
@@ -470,6 +474,12 @@ class RummyFiveState(State):
             pair = _DRAW_EVENTS[key] = (Event("draw", data, self._others[seat]),
                                         Event("draw", {**data, "card": NAMES[kind]}, (seat,)))
         self.events += pair
+        self._deciding = (seat,)
+
+    def _turn_actions(self, seat: int) -> Sequence[Action]:
+        """The actions of ``seat`` after its draw."""
+        kind = self.drawn
+        hand = self.hands[seat]
         if self.went_go[seat]:
             acts = [DISCARD[kind]]  # locked: the drawn card only
         elif self.called[seat]:
@@ -478,11 +488,10 @@ class RummyFiveState(State):
             acts = [DISCARD[kind], other[0]] if other else [DISCARD[kind]]
         else:
             key5 = (tuple(hand), kind)
-            acts = list(_FREE_TURNS.get(key5) or _free_turn(*key5))
-        if (self.went_go[seat] or self.called[seat]) and self._can_self_draw(seat):
+            return _FREE_TURNS.get(key5) or _free_turn(*key5)
+        if self._can_self_draw(seat):
             acts.insert(0, WIN)
-        self._deciding = (seat,)
-        self._legal = {seat: acts}
+        return acts
 
     def _key(self, seat: int) -> tuple[int, ...]:
         """Sorted kinds of the seat's whole hand: concealed cards plus exposed trio."""
@@ -528,49 +537,59 @@ class RummyFiveState(State):
 
     def _open_window(self, discarder: int, kind: int) -> None:
         n = self.num_players
-        bit = 1 << kind
-        is_s = kind % 7 == RANK_S
-        # Hawkeye (A or B) and Ambush (the deck is out) make any completion worth a point.
-        scores_anyway = kind % 7 in (RANK_A, RANK_B) or not self.deck
-        legal: dict[int, list[Action]] = {}
-        for offset in range(1, n):
-            seat = (discarder + offset) % n
-            kinds, special = self.waits[seat]
-            went_go = self.went_go[seat]
-            catch = (kinds & bit and not (self.discarded[seat] | self.passed[seat]) & bit
-                     and (went_go or special & bit or scores_anyway))
-            call = ""
-            if not went_go and not self.called[seat]:
-                hand = self.hands[seat]
-                if is_s:
-                    if hand.count(kind) >= 2:
-                        call = SET_ACTION[kind]
-                elif offset == 1:
-                    a, b = RUN_PARTNERS[kind]
-                    if a in hand and b in hand:
-                        call = RUN_ACTION[kind]
-            if catch or call:
-                acts = [PASS, CATCH] if catch else [PASS]
-                if call:
-                    acts.append(call)
-                legal[seat] = acts
-        if legal:
+        deciding = tuple(
+            seat for seat in ((discarder + offset) % n for offset in range(1, n))
+            if self._can_catch(seat, kind) or self._call(seat, discarder, kind)
+        )
+        if deciding:
             self.phase = CLAIM
-            self._deciding = tuple(legal)
-            self._legal = legal
+            self._deciding = deciding
         else:
             self._begin_turn((discarder + 1) % n)
 
+    def _can_catch(self, seat: int, kind: int) -> bool:
+        """Whether ``seat`` may Catch the discarded ``kind`` to win."""
+        bit = 1 << kind
+        kinds, special = self.waits[seat]
+        if not kinds & bit or (self.discarded[seat] | self.passed[seat]) & bit:
+            return False
+        # Hawkeye (A or B) and Ambush (the deck is out) make any completion worth a point.
+        return (self.went_go[seat] or bool(special & bit)
+                or rank(kind) in (RANK_A, RANK_B) or not self.deck)
+
+    def _call(self, seat: int, discarder: int, kind: int) -> Action:
+        """The Run/Set call ``seat`` may make on the discarded ``kind`` ("" = none)."""
+        if self.went_go[seat] or self.called[seat]:
+            return ""
+        hand = self.hands[seat]
+        if rank(kind) == RANK_S:
+            return SET_ACTION[kind] if hand.count(kind) >= 2 else ""
+        if seat != (discarder + 1) % self.num_players:
+            return ""  # only the next seat may call a Run
+        a, b = RUN_PARTNERS[kind]
+        return RUN_ACTION[kind] if a in hand and b in hand else ""
+
+    def _window_actions(self, seat: int) -> list[Action]:
+        """The answers of a seat deciding in the open claim window."""
+        discarder, kind = self.last_discard or (-1, -1)
+        acts = [PASS, CATCH] if self._can_catch(seat, kind) else [PASS]
+        call = self._call(seat, discarder, kind)
+        if call:
+            acts.append(call)
+        return acts
+
     def _resolve_window(self, actions: Mapping[int, Action]) -> None:
         discarder, kind = self.last_discard or (-1, -1)
+        deciding = self._deciding  # clockwise from the discarder
+        could_catch = [self._can_catch(seat, kind) for seat in deciding]
         catcher = caller = -1
-        for seat in self._deciding:  # clockwise from the discarder
+        for seat, could in zip(deciding, could_catch, strict=True):
             action = actions[seat]
             if action == CATCH:
                 if catcher < 0:
                     catcher = seat
             else:
-                if CATCH in self._legal[seat]:
+                if could:
                     self.passed[seat] |= 1 << kind
                 if action != PASS and caller < 0:
                     caller = seat
@@ -596,7 +615,6 @@ class RummyFiveState(State):
                   cards=[NAMES[k] for k in used])
         self.phase, self.current, self.drawn = CLAIM_DISCARD, seat, -1
         self._deciding = (seat,)
-        self._legal = {seat: [DISCARD[k] for k in sorted(set(hand))]}
 
     # -- the end of a deal -----------------------------------------------------------
 
@@ -663,7 +681,7 @@ class RummyFiveState(State):
             self.chips[seat] += delta
         self.last_hands = [[NAMES[k] for k in h] for h in self.hands]
         self.last_exposed = [list(t) for t in self.trio_names]
-        self.phase, self._deciding, self._legal = OVER, (), {}
+        self.phase, self._deciding = OVER, ()
         self.emit("hand_end", deal=self.deal_no, result=result, reason=reason, winner=winner,
                   hands=self.last_hands, exposed=self.last_exposed, go=list(self.went_go),
                   pot_won=pot_won, payments=change, chips=list(self.chips), pot=self.pot,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import make_game
-from arena.games.base import GameError, IllegalActionError, OptionError
+from arena.games.base import GameNotOverError, IllegalActionError, OptionError
 from arena.games.cards import standard_deck
 from arena.games.five_card_rummy import (
     CATEGORIES,
@@ -304,20 +304,20 @@ def test_deal_first_player_and_first_turn() -> None:
     assert state.hands[1] == cards("3c 6d 9h Qc Kd")
     assert state.dealer == 0 and state.deciding_seats() == (1,)
     # The first player has no discard to take.
-    assert state.legal_actions(1) == ["draw stock"]
+    assert state.legal_actions(1) == ("draw stock",)
     start = len(state.events)
     state.apply_action("draw stock")
     assert state.observation(1)["drawn"] == "4s"
-    assert state.legal_actions(1) == [
+    assert state.legal_actions(1) == (
         "discard 3c", "discard 4s", "discard 6d", "discard 9h", "discard Qc", "discard Kd"
-    ]
+    )
     public = [e for e in state.events[start:] if e.to is None]
     private = [e for e in state.events[start:] if e.to is not None]
     assert [e.kind for e in public] == ["draw"] and "4s" not in visible_strings(public[0].data)
     assert [(e.kind, e.to, e.data["card"]) for e in private] == [("drawn", (1,), "4s")]
     state.apply_action("discard 4s")  # rejecting the drawn card
     assert state.pile == cards("4s") and state.deciding_seats() == (0,)
-    assert state.legal_actions(0)[:2] == ["draw stock", "take discard"]
+    assert state.legal_actions(0)[:2] == ("draw stock", "take discard")
 
 
 def test_taken_discard_may_not_be_discarded_and_is_public() -> None:
@@ -341,7 +341,7 @@ def test_declare_only_at_turn_start_and_scores() -> None:
     state = new_state(["2c 5d 8h Jc Ks", "Jh Qh Kh 3c 4d"], stock="4s 7s")
     legal = state.legal_actions(1)
     assert legal[0] == "draw stock"
-    assert legal[1:] == ["declare sequence_3 Jh Qh Kh"]
+    assert legal[1:] == ("declare sequence_3 Jh Qh Kh",)
     state.apply_action("draw stock")
     assert not any(a.startswith("declare") for a in state.legal_actions(1))
     state.apply_action("discard 4s")
@@ -422,7 +422,7 @@ def test_target_ends_the_game_and_places() -> None:
 
 def test_max_hands_caps_the_game() -> None:
     state = new_state(["2c 5d 8h Jc Ks", "3c 6d 9h Qc Kd"], max_turns=1, max_hands=1)
-    with pytest.raises(GameError):
+    with pytest.raises(GameNotOverError):
         state.scores()
     state.apply_action("draw stock")
     state.apply_action("discard 3c")

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import make_game
-from arena.games.base import IllegalActionError, OptionError
+from arena.games.base import GameNotOverError, IllegalActionError, OptionError
 from arena.games.cards import rummy_deck
 from arena.games.octablitz import (
     NAMES,
@@ -177,7 +177,7 @@ def test_lead_actions_and_order() -> None:
         ]
     )
     legal = state.legal_actions(0)
-    assert legal == [
+    assert legal == (
         "lead bs",
         "lead rs",
         "lead bA",
@@ -189,9 +189,9 @@ def test_lead_actions_and_order() -> None:
         "lead bK bK",
         "lead bs bs bs",
         "lead bA bB bC",
-    ]
+    )
     assert state.default_action(0) == "lead bs"
-    assert state.legal_actions(1) == []
+    assert state.legal_actions(1) == ()
     assert state.deciding_seats() == (0,)
 
 
@@ -220,14 +220,14 @@ def test_follow_face_up_only_when_stronger_than_every_face_up_play() -> None:
     play(state, "lead bA")
     # Seat 1's bA is identical to the lead: the earlier wins, so it may only go down.
     assert up_actions(state) == ["up rA", "up bB", "up bK", "up rK", "up rL"]
-    assert state.legal_actions(1)[:6] == [
+    assert state.legal_actions(1)[:6] == (
         "down bA",
         "down rA",
         "down bB",
         "down bK",
         "down rK",
         "down rL",
-    ]
+    )
     play(state, "up bB")
     # Seat 2 must beat bB (the strongest face-up play), not just the lead.
     assert up_actions(state) == ["up rB", "up bC", "up rC", "up bJ", "up rJ"]
@@ -245,7 +245,7 @@ def test_follow_with_a_multiple() -> None:
     # Any two cards face down: 15 pairs of different kinds + 4 identical pairs.
     assert len(downs) == 19 == len(set(downs))
     assert downs[0] == "down bA rA" and "down rA rA" in downs and "down bA bA" not in downs
-    assert legal[len(downs) :] == ["up rA rA", "up bB bB", "up bK bK", "up rK rK"]
+    assert legal[len(downs) :] == ("up rA rA", "up bB bB", "up bK bK", "up rK rK")
     play(state, "up rA rA")
     assert up_actions(state) == ["up rB rB", "up bC bC", "up rC rC", "up bJ bJ", "up rJ rJ"]
 
@@ -283,12 +283,12 @@ def test_last_trick_rule_forces_face_down_without_a_trick() -> None:
     state = stacked(LAST_TRICK_HANDS)
     play_to_last_trick(state)
     assert state.is_last_trick() and state.tricks_won == [1, 1, 0, 0]
-    assert state.legal_actions(2) == ["down rL"]  # rL would beat bB, but no trick taken
+    assert state.legal_actions(2) == ("down rL",)  # rL would beat bB, but no trick taken
     assert state.observation(2)["must_play_down"] is True
     play(state, "down rL")
-    assert state.legal_actions(3) == ["down rK"]
+    assert state.legal_actions(3) == ("down rK",)
     play(state, "down rK")
-    assert state.legal_actions(0) == ["down bL", "up bL"]  # seat 0 has taken a trick
+    assert state.legal_actions(0) == ("down bL", "up bL")  # seat 0 has taken a trick
     assert state.observation(0)["must_play_down"] is False
     play(state, "up bL")
     # Seat 0 wins the deal: 6 cards taken; seat 1 took 2 -> pays 4-2; seats 2, 3 pay 4+1.
@@ -310,11 +310,11 @@ def test_last_trick_led_with_a_multiple_allows_face_up() -> None:
     play(state, "down bJ bJ bK bK bL", "down rJ rJ rK rK rL")
     play(state, "lead bA bB bC")
     assert state.is_last_trick()
-    assert state.legal_actions(1) == ["down rA rB rC", "up rA rB rC"]  # no trick, yet up
+    assert state.legal_actions(1) == ("down rA rB rC", "up rA rB rC")  # no trick, yet up
     play(state, "up rA rB rC")
-    assert state.legal_actions(2) == ["down bA bB bC"]  # identical to the lead
+    assert state.legal_actions(2) == ("down bA bB bC",)  # identical to the lead
     play(state, "down bA bB bC")
-    assert state.legal_actions(3) == ["down rA rB rC"]  # identical to seat 1's run
+    assert state.legal_actions(3) == ("down rA rB rC",)  # identical to seat 1's run
     play(state, "down rA rB rC")
     assert state.deal_no == 2
     events = [e for e in state.events if e.kind == "hand_end"]
@@ -453,7 +453,7 @@ def test_deals_option_ends_the_game() -> None:
         assert state.deal_no == deals
         assert sum(1 for e in state.events if e.kind == "hand_end") == deals
         assert state.observation(0)["phase"] == "over"
-        assert state.deciding_seats() == () and state.legal_actions(0) == []
+        assert state.deciding_seats() == () and state.legal_actions(0) == ()
 
 
 def test_game_ends_when_a_player_has_no_chips() -> None:
@@ -468,7 +468,7 @@ def test_game_ends_when_a_player_has_no_chips() -> None:
 
 
 def test_scores_only_when_over() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(GameNotOverError):
         new_state(3).scores()
 
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import make_game
-from arena.games.base import Event, GameError, IllegalActionError, OptionError
+from arena.games.base import Event, GameNotOverError, IllegalActionError, OptionError
 from arena.games.cards import rummy_deck
 from arena.games.rummy_five import (
     CLAIM,
@@ -233,12 +233,12 @@ def test_set_skips_turns_and_bars_lightning() -> None:
     )
     do(state, 0, "discard bs")
     assert state.deciding_seats() == (2,)
-    assert state.legal_actions(2) == ["pass", "set bs bs"]
+    assert state.legal_actions(2) == ("pass", "set bs bs")
     state.apply_actions({2: "set bs bs"})
     assert last(state, "claim") == {"seat": 2, "call": "set", "card": "bs", "source": 0,
                                     "cards": ["bs", "bs"]}
     assert state.observation(2)["phase"] == "claim_discard"
-    assert state.legal_actions(2) == ["discard bB", "discard bK"]
+    assert state.legal_actions(2) == ("discard bB", "discard bK")
     do(state, 2, "discard bK")
     assert state.observation(0)["exposed"] == [[], [], ["bs", "bs", "bs"]]
     do(state, 0, "discard rL")  # seat 0 plays next: seat 1's turn was skipped
@@ -253,7 +253,7 @@ def test_covert_only_without_calls_and_royals_barred_after_a_call() -> None:
     state = make([["rA", "rC", "rs", "bs"], ["bJ", "bK", "bL", "rs"]],
                  draws=["bJ", "rK", "bK"])
     do(state, 0, "discard bJ")
-    assert state.legal_actions(1) == ["pass", "run bK bL"]
+    assert state.legal_actions(1) == ("pass", "run bK bL")
     state.apply_actions({1: "run bK bL"})
     assert state.observation(1)["exposed"][1] == ["bJ", "bK", "bL"]
     do(state, 1, "discard rs")
@@ -303,7 +303,7 @@ def test_ambush_catch_of_the_last_discard() -> None:
     do(state, 0, "discard rJ")
     pass_windows(state)
     do(state, 1, "discard rs")
-    assert state.legal_actions(0) == ["pass", "set rs rs"]  # no Catch: no points
+    assert state.legal_actions(0) == ("pass", "set rs rs")  # no Catch: no points
     state.apply_actions({0: "pass"})
     for _ in range(10):
         tsumogiri(state, 0)
@@ -311,7 +311,7 @@ def test_ambush_catch_of_the_last_discard() -> None:
     tsumogiri(state, 0)
     tsumogiri(state, 1)
     assert state.observation(0)["deck_size"] == 0
-    assert state.legal_actions(0) == ["pass", "catch", "set rs rs"]
+    assert state.legal_actions(0) == ("pass", "catch", "set rs rs")
     state.apply_actions({0: "catch"})
     end = last(state, "hand_end")
     assert last(state, "win") == {"seat": 0, "how": "catch", "card": "rs", "source": 1}
@@ -328,23 +328,23 @@ def test_go_offer_cost_and_lock() -> None:
                  draws=["rK", "bB", "bK"])
     legal = state.legal_actions(0)
     # The drawn card first (the default), then the other discards, then the Go discards.
-    assert legal == ["discard rK", "discard bs", "discard bJ",
-                     "go discard bJ", "go discard rK"]
+    assert legal == ("discard rK", "discard bs", "discard bJ",
+                     "go discard bJ", "go discard rK")
     do(state, 0, "go discard rK")
     assert state.chips == [29, 30] and state.pot == 1
     assert last(state, "discard") == {"seat": 0, "card": "rK", "go": True}
     obs = state.observation(1)
     assert obs["go"] == [True, False] and obs["pot"] == 1
     tsumogiri(state, 1)
-    assert state.legal_actions(0) == ["discard bK"]  # locked: only the drawn card
+    assert state.legal_actions(0) == ("discard bK",)  # locked: only the drawn card
     do(state, 0, "discard bK")
     assert state.observation(0)["hand"] == ["bs", "bs", "bs", "bJ"]
 
 
 def test_no_go_when_not_one_card_away() -> None:
     state = make([["bA", "rC", "rs", "bL"], ["rs", "rs", "rJ", "rJ"]], draws=["bK"])
-    assert state.legal_actions(0) == ["discard bK", "discard bA", "discard bL", "discard rs",
-                                      "discard rC"]
+    assert state.legal_actions(0) == ("discard bK", "discard bA", "discard bL", "discard rs",
+                                      "discard rC")
 
 
 def test_run_and_set_barred_after_go() -> None:
@@ -355,7 +355,7 @@ def test_run_and_set_barred_after_go() -> None:
     assert state.deciding_seats() == (0,)
     do(state, 0, "discard rs")
     # Go: Catch (Go point) but no Set on rs.
-    assert state.legal_actions(1) == ["pass", "catch"]
+    assert state.legal_actions(1) == ("pass", "catch")
 
 
 # -- claim windows: priority and simultaneity -----------------------------------------
@@ -373,8 +373,8 @@ def _catch_vs_set() -> RummyFiveState:
 def test_simultaneous_window_catch_beats_set() -> None:
     state = _catch_vs_set()
     assert state.deciding_seats() == (1, 2)
-    assert state.legal_actions(1) == ["pass", "set bs bs"]
-    assert state.legal_actions(2) == ["pass", "catch"]  # Flush: a Catch needs no Go
+    assert state.legal_actions(1) == ("pass", "set bs bs")
+    assert state.legal_actions(2) == ("pass", "catch")  # Flush: a Catch needs no Go
     before = len(state.events)
     obs1 = state.observation(1)
     assert obs1["phase"] == "claim" and obs1["last_discard"] == {"seat": 0, "card": "bs"}
@@ -415,7 +415,7 @@ def test_nearest_catch_clockwise_from_the_discarder() -> None:
     do(state, 1, "discard bJ")
     do(state, 2, "discard bA")
     assert state.deciding_seats() == (3, 1)
-    assert state.legal_actions(1) == ["pass", "catch"]  # no Run: not the next seat
+    assert state.legal_actions(1) == ("pass", "catch")  # no Run: not the next seat
     state.apply_actions({3: "catch", 1: "catch"})
     end = last(state, "hand_end")
     assert end["winner"] == 3 and specials_of(end) == ["maneuver", "hawkeye"]
@@ -426,8 +426,8 @@ def test_nearest_catch_and_catch_over_run() -> None:
     hands = [["rs", "rs", "bs", "bL"], ["bB", "bC", "rJ", "rJ"], ["bB", "bC", "rK", "rK"]]
     state = make(hands, draws=["bA"])
     do(state, 0, "discard bA")
-    assert state.legal_actions(1) == ["pass", "catch", "run bB bC"]
-    assert state.legal_actions(2) == ["pass", "catch"]
+    assert state.legal_actions(1) == ("pass", "catch", "run bB bC")
+    assert state.legal_actions(2) == ("pass", "catch")
     state.apply_actions({1: "catch", 2: "catch"})
     assert last(state, "hand_end")["winner"] == 1
     state = make(hands, draws=["bA"])
@@ -474,7 +474,7 @@ def test_passed_catch_is_barred_until_the_end_of_own_next_turn() -> None:
     do(state, 0, "discard rB")
     do(state, 1, "go discard bB")
     do(state, 2, "discard rs")
-    assert state.legal_actions(1) == ["pass", "catch"]
+    assert state.legal_actions(1) == ("pass", "catch")
     state.apply_actions({1: "pass"})
     assert state.observation(1)["catch_barred"] == ["bB", "rs"]
     do(state, 0, "discard rs")
@@ -482,7 +482,7 @@ def test_passed_catch_is_barred_until_the_end_of_own_next_turn() -> None:
     do(state, 1, "discard bJ")  # its own next turn ends
     assert state.observation(1)["catch_barred"] == ["bB", "bJ"]
     do(state, 2, "discard rs")
-    assert state.legal_actions(1) == ["pass", "catch"]
+    assert state.legal_actions(1) == ("pass", "catch")
     state.apply_actions({1: "catch"})
     end = last(state, "hand_end")
     assert end["points"] == {"go": 1, "specials": 0, "dealer": 0, "total": 1}
@@ -492,7 +492,7 @@ def test_passed_catch_is_barred_until_the_end_of_own_next_turn() -> None:
 def test_no_catch_without_a_point() -> None:
     state = make([["bA", "bC", "bJ", "bL"], ["bK", "bK", "rs", "rs"]], draws=["rs"])
     do(state, 0, "discard rs")
-    assert state.legal_actions(1) == ["pass", "set rs rs"]
+    assert state.legal_actions(1) == ("pass", "set rs rs")
 
 
 # -- draws, dealer, game end ------------------------------------------------------------
@@ -601,7 +601,7 @@ def test_deals_option(players: int, deals: int, expected: int) -> None:
 def test_chips_option_and_scores() -> None:
     state = RummyFive(3, {"chips": 7, "deals": 1}).new_state(3)
     assert state.observation(0)["chips"] == [7, 7, 7]
-    with pytest.raises(GameError):
+    with pytest.raises(GameNotOverError):
         state.scores()
     random_playout(state, random.Random(1))
     assert sum(state.scores()) + state.pot == 21
@@ -750,9 +750,7 @@ def test_random_playouts(seed: int, players: int, deals: int, chips: int,
 
 def _hidden_shuffled(state: RummyFiveState, seat: int, rng: random.Random) -> RummyFiveState:
     """A copy where every card ``seat`` cannot see is redealt among the same places."""
-    other = copy.copy(state)
-    other.deck = list(state.deck)
-    other.hands = [list(hand) for hand in state.hands]
+    other = state.clone()
     places = [other.deck] + [other.hands[s] for s in range(state.num_players) if s != seat]
     pool = [k for place in places for k in place]
     rng.shuffle(pool)
@@ -824,7 +822,7 @@ def test_rules_page_example_is_real() -> None:
                  draws=["bs"])
     do(state, 0, "discard bs")
     assert request["observation"] == state.observation(1)
-    assert request["legal"] == state.legal_actions(1)
+    assert tuple(request["legal"]) == state.legal_actions(1)
     assert request["events"] == [e.to_dict() for e in state.events if e.visible_to(1)]
     state.apply_actions({1: request["legal"][1]})
     end = last(state, "hand_end")
