@@ -33,7 +33,8 @@ from arena.client import CLOCKS, TimeControl
 from arena.games import game_class, game_names, make_game
 from arena.games.base import GameError
 from arena.process import BotSpec
-from arena.referee import GameResult, play_single_game
+from arena.records import GameResult
+from arena.referee import play_single_game
 from arena.sandbox import (
     SANDBOX_CHOICES,
     Limits,
@@ -466,18 +467,6 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return _run_plan(store, plan, create_tournament(store, plan), args.parallel, sandbox)
 
 
-def play_result_json(game: str, options: dict[str, Any], result: GameResult) -> dict[str, Any]:
-    """The documented ``arena play --json`` object (see README)."""
-    return {
-        "game": game, "seed": result.seed, "options": options, "bots": result.bots,
-        "scores": result.scores, "places": result.places, "game_places": result.game_places,
-        "faults": [f.to_dict() for f in result.faults],
-        "duration": round(result.duration, 4), "decisions": result.decisions,
-        "record": {"actions": result.actions, "events": result.events, "reveal": result.reveal,
-                   "times": result.times},
-    }
-
-
 def cmd_play(args: argparse.Namespace) -> int:
     bots = [parse_bot(text, i) for i, text in enumerate(args.bots + args.more_bots)]
     if not bots:
@@ -503,7 +492,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if store is not None:
         _store_play(store, args.game, options, game.options, bots, result)
     if args.json:
-        print(json.dumps(play_result_json(args.game, game.options, result)))
+        print(json.dumps(result.play_json(args.game, game.options)))
     else:
         for seat, name in enumerate(result.bots):
             print(f"seat {seat}: {name:<20} score {result.scores[seat]:>8g}  "

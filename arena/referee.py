@@ -10,22 +10,24 @@ Fault policy: a faulting bot forfeits the game (faulting seats share last
 place), its process is killed at once, its seat plays on with the default
 action so the others' game completes, and the fault is recorded with the bot's
 stderr tail and the first action step played for it.  A game in which every
-seat faulted has no result (:func:`arena.faults.is_no_result`).
+seat faulted has no result (:func:`arena.records.is_no_result`).  The game
+loop itself is :func:`arena.games.loop.turns`, shared with every sync playout.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
 from arena.client import BotClient, BotInfo, Clock, TimeControl
-from arena.faults import BotFault, FaultRecord, is_no_result
-from arena.games.base import Game, State, competition_places
+from arena.faults import BotFault
+from arena.games.base import Game, State
+from arena.games.loop import Step, Turn, turns
 from arena.process import BotProcess, BotSpec, start_bot_process
+from arena.records import FaultRecord, GameRecord, GameResult, StepTimes, forfeit_places
 from arena.sandbox import Sandbox
 from protocol import wire
 
@@ -81,49 +83,6 @@ class Entrant:
         await self.stop()
 
 
-@dataclass
-class GameResult:
-    """Everything stored about one finished game."""
-
-    seed: int
-    bots: list[str]
-    scores: list[float]
-    game_places: list[int]
-    places: list[int]
-    faults: list[FaultRecord]
-    actions: list[list[list[Any]]]
-    events: list[dict[str, Any]]
-    reveal: dict[str, Any]
-    stderr: list[str]
-    ignored: list[int]
-    duration: float
-    decisions: int = 0
-    bot_info: list[dict[str, str]] = field(default_factory=list)
-    #: Whether the action log may be shown publicly (see Game.actions_public).
-    actions_public: bool = True
-    #: Per step, per deciding seat (as in ``actions``): the move's [wall, CPU]
-    #: time in microseconds, or None where the arena played (a faulted seat).
-    times: list[list[list[int] | None]] = field(default_factory=list)
-
-    @property
-    def no_result(self) -> bool:
-        """Every seat faulted: the game counts in no rating or place statistic."""
-        return is_no_result(len(self.bots), {f.seat for f in self.faults})
-
-
-def forfeit_places(game_places: Sequence[int], faulted: set[int]) -> list[int]:
-    """Places after forfeits: faulting seats share last place; the others keep
-    their order from the game among themselves.  When every seat faulted (no
-    result) every seat is last, so that no reader mistakes it for a shared win."""
-    clean = [seat for seat in range(len(game_places)) if seat not in faulted]
-    ranked = competition_places([game_places[s] for s in clean], "lower")
-    last = len(clean) + 1 if clean else len(game_places)
-    places = [last] * len(game_places)
-    for seat, place in zip(clean, ranked, strict=True):
-        places[seat] = place
-    return places
-
-
 class _Table:
     """The per-game bookkeeping of :func:`play_game`."""
 
@@ -136,8 +95,8 @@ class _Table:
         self.faulted: set[int] = set()
         self.tails = [""] * len(entrants)
         self.ignored = [0] * len(entrants)
-        self.actions: list[list[list[Any]]] = []
-        self.times: list[list[list[int] | None]] = []
+        self.actions: list[Step] = []
+        self.times: list[StepTimes] = []
 
     async def fault(self, seat: int, exc: BotFault) -> None:
         entrant = self.entrants[seat]
@@ -163,7 +122,7 @@ class _Table:
         client = self.entrants[seat].client
         if seat not in self.faulted and client is not None:
             try:
-                index = await client.request(state.observation(seat), legal,
+                index = await client.request(state.observation(seat), list(legal),
                                              self.new_events(seat), self.clocks[seat])
                 decisions[seat] = legal[index]
                 return
@@ -172,6 +131,18 @@ class _Table:
             finally:
                 times[seat] = [round(t * 1e6) for t in client.last_move]
         decisions[seat] = state.default_action(seat)
+
+    async def decide_all(self, turn: Turn) -> None:
+        """Ask every deciding seat of ``turn`` at once; record the step's move times."""
+        times: dict[int, list[int]] = {}
+        if len(turn.seats) == 1:
+            await self.decide(turn.seats[0], turn.decisions, times)
+        else:
+            async with trio.open_nursery() as nursery:
+                for seat in turn.seats:
+                    nursery.start_soon(self.decide, seat, turn.decisions, times)
+        self.times.append([None if seat in self.faulted else times.get(seat)
+                           for seat in turn.seats])
 
 
 async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_number: int,
@@ -187,23 +158,10 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
                                  "seat": seat, "players": game.num_players}, control.handshake)
         except BotFault as exc:
             await table.fault(seat, exc)
-    actions = table.actions
     decisions_made = 0
-    while not state.is_terminal():
-        deciding = state.deciding_seats()
-        decisions: dict[int, str] = {}
-        times: dict[int, list[int]] = {}
-        if len(deciding) == 1:
-            await table.decide(deciding[0], decisions, times)
-        else:
-            async with trio.open_nursery() as nursery:
-                for seat in deciding:
-                    nursery.start_soon(table.decide, seat, decisions, times)
-        state.apply_actions(decisions)
-        actions.append([[seat, decisions[seat]] for seat in deciding])
-        table.times.append([None if seat in table.faulted else times.get(seat)
-                            for seat in deciding])
-        decisions_made += len(deciding)
+    for turn in turns(state, table.actions):
+        await table.decide_all(turn)
+        decisions_made += len(turn.seats)
     scores = state.scores()
     game_places = state.places()
     places = forfeit_places(game_places, table.faulted)
@@ -224,15 +182,16 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
             table.ignored[seat] += entrant.client.ignored
             entrant.client.ignored = 0
         table.tails[seat] += entrant.stderr_tail()
-    return GameResult(
-        seed=seed, bots=[e.spec.name for e in entrants], scores=scores,
-        game_places=game_places, places=places, faults=table.faults, actions=actions,
-        events=[e.to_dict() for e in state.events], reveal=reveal, stderr=table.tails,
-        ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made,
+    record = GameRecord(
+        actions=table.actions, events=[e.to_dict() for e in state.events], reveal=reveal,
+        times=table.times, stderr=table.tails,
         bot_info=[{"name": e.info.name, "version": e.info.version, "author": e.info.author}
                   for e in entrants],
-        actions_public=game.actions_public, times=table.times,
-    )
+        actions_public=game.actions_public)
+    return GameResult(
+        seed=seed, bots=[e.spec.name for e in entrants], scores=scores,
+        game_places=game_places, places=places, faults=table.faults, record=record,
+        ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made)
 
 
 def match_start_message(game: Game, games: int) -> dict[str, Any]:

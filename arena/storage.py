@@ -15,10 +15,8 @@ Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
 
 from __future__ import annotations
 
-import json
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -53,8 +51,7 @@ from sqlalchemy.orm import (
     selectinload,
 )
 
-from arena.faults import is_no_result
-from arena.referee import GameResult
+from arena.records import GameRecord, GameResult, is_no_result
 
 DEFAULT_URL = "sqlite:///arena.db"
 #: How long one SQLite write waits for another process's lock before it gives up.
@@ -167,24 +164,13 @@ class FaultRow(Base):
 
 
 class RecordRow(Base):
-    """A game's full record, compressed: the action log (enough to replay the game
-    exactly from seed + options), the events, the reveal and the bots' stderr."""
+    """A game's full record (:meth:`GameRecord.pack`): the action log (enough to
+    replay the game exactly from seed + options), the events, the reveal, the
+    move times and the bots' stderr."""
 
     __tablename__ = "records"
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
     data: Mapped[bytes] = mapped_column(LargeBinary)
-
-
-def pack_record(result: GameResult) -> bytes:
-    body = {"actions": result.actions, "events": result.events, "reveal": result.reveal,
-            "stderr": result.stderr, "bot_info": result.bot_info,
-            "actions_public": result.actions_public, "times": result.times}
-    return zlib.compress(json.dumps(body, separators=(",", ":")).encode(), 6)
-
-
-def unpack_record(data: bytes) -> dict[str, Any]:
-    record: dict[str, Any] = json.loads(zlib.decompress(data))
-    return record
 
 
 @dataclass(frozen=True)
@@ -410,8 +396,8 @@ class Store:
             session.add(FaultRow(game_id=game.id, seat=fault.seat, bot=fault.bot,
                                  kind=fault.kind, detail=fault.detail,
                                  stderr_tail=fault.stderr_tail, step=fault.step))
-        session.add(RecordRow(game_id=game.id, data=pack_record(result)))
-        for name, info in zip(result.bots, result.bot_info, strict=False):
+        session.add(RecordRow(game_id=game.id, data=result.record.pack()))
+        for name, info in zip(result.bots, result.record.bot_info, strict=False):
             bot = session.scalar(select(BotRow).where(BotRow.name == name))
             if bot is not None and (info.get("version") or info.get("author")):
                 bot.version, bot.author = info["version"], info["author"]
@@ -468,14 +454,14 @@ class Store:
                     duration=game.duration, decisions=game.decisions,
                     ignored=game.ignored)
 
-    def record(self, game_id: int) -> dict[str, Any] | None:
-        """A game's full record (actions, events, reveal, stderr)."""
+    def record(self, game_id: int) -> GameRecord | None:
+        """A game's full record (actions, events, reveal, times, stderr)."""
         with Session(self.engine) as session:
             row = session.get(RecordRow, game_id)
-            return unpack_record(row.data) if row is not None else None
+            return GameRecord.unpack(row.data) if row is not None else None
 
     def records(self, game_ids: Sequence[int], batch: int = 500
-                ) -> Iterator[tuple[int, dict[str, Any]]]:
+                ) -> Iterator[tuple[int, GameRecord]]:
         """(game id, record) for many games, fetched ``batch`` at a time."""
         with Session(self.engine) as session:
             for start in range(0, len(game_ids), batch):
@@ -483,7 +469,7 @@ class Store:
                 rows = session.execute(select(RecordRow.game_id, RecordRow.data)
                                        .where(RecordRow.game_id.in_(chunk)))
                 for game_id, data in rows:
-                    yield game_id, unpack_record(data)
+                    yield game_id, GameRecord.unpack(data)
 
     def bots(self) -> list[dict[str, str]]:
         with Session(self.engine) as session:

@@ -30,7 +30,8 @@ from arena.client import TimeControl
 from arena.games import make_game
 from arena.games.base import Game
 from arena.process import BotSpec
-from arena.referee import Entrant, GameResult, match_start_message, play_game
+from arena.records import GameResult
+from arena.referee import Entrant, match_start_message, play_game
 from arena.sandbox import Limits, Sandbox, resolve
 from arena.storage import DatabaseLocked, Store
 

@@ -3,7 +3,8 @@
     python bench/engine_speed.py [--seconds 3] [--players N] [--game NAME]
 
 A decision = build the deciding seat's observation and legal actions (what the
-arena sends), pick one at random, apply it.  The baseline, measured in the same
+arena sends), pick one at random, apply it, through the arena's one game loop
+(``arena.games.loop.play``, action log included).  The baseline, measured in the same
 run when RLCard is installed (``pip install -e '.[bench]'``), is RLCard 1.2.0's
 UNO and gin-rummy environments driven the same way (``env.step`` builds the next
 state's observation and legal actions).
@@ -16,6 +17,8 @@ import random
 import time
 
 from arena.games import game_class, game_names, make_game
+from arena.games.base import State
+from arena.games.loop import play
 
 GOAL = 50_000
 
@@ -23,18 +26,17 @@ GOAL = 50_000
 def measure_game(name: str, players: int, seconds: float) -> tuple[float, int]:
     game = make_game(name, players)
     rng = random.Random(1)
+
+    def choose(state: State, seat: int) -> str:
+        state.observation(seat)
+        legal = state.legal_actions(seat)
+        return legal[rng.randrange(len(legal))]
+
     decisions = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        state = game.new_state(rng.getrandbits(62))
-        while not state.is_terminal():
-            actions = {}
-            for seat in state.deciding_seats():
-                state.observation(seat)
-                legal = state.legal_actions(seat)
-                actions[seat] = legal[rng.randrange(len(legal))]
-            state.apply_actions(actions)
-            decisions += len(actions)
+        log = play(game.new_state(rng.getrandbits(62)), choose)
+        decisions += sum(map(len, log))
         games += 1
     return decisions / (time.perf_counter() - start), games
 

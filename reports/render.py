@@ -23,23 +23,16 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
-from arena.faults import FAULT_KINDS
+from arena.faults import FAULT_KINDS, FAULT_LABELS
 from arena.games import game_class
-from arena.games.base import OptionError, seat_view
+from arena.games.base import OptionError
 from arena.ratings import ratable_games, rate
+from arena.records import GameRecord, PublicDecisions
 from arena.storage import Store, StoredGame, counted_games
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = "style.css"
 _CHUNKS = 256  # template output pieces per write: unbuffered streaming costs a write per piece
-
-FAULT_LABELS = {
-    "timeout": "Timeout",
-    "crash": "Crash",
-    "illegal_action": "Illegal",
-    "protocol_error": "Protocol",
-}
-
 
 @dataclass(frozen=True)
 class BoardRow:
@@ -345,12 +338,12 @@ def _write_replays(env: Environment, store: Store, out_dir: Path, games: Sequenc
         chunk = todo[start : start + _RECORD_BATCH]
         records = dict(store.records([game.id for game, _, _ in chunk]))
         for game, previous, following in chunk:
-            _write_replay(template, out_dir, game, records.get(game.id, {}), previous,
+            _write_replay(template, out_dir, game, records.get(game.id) or GameRecord(), previous,
                           following, names, {**common,
                                              "protections": protections.get(game.tournament_id)})
 
 
-def _write_replay(template: Template, out_dir: Path, game: StoredGame, record: dict[str, Any],
+def _write_replay(template: Template, out_dir: Path, game: StoredGame, record: GameRecord,
                   previous: int | None, following: int | None, names: dict[int, str],
                   common: dict[str, Any]) -> None:
     context = {"active": "tournaments", "g": game, "tournament": names.get(game.tournament_id),
@@ -369,32 +362,40 @@ def _neighbours(games: Sequence[StoredGame]) -> Iterator[
             yield game, previous, following
 
 
-def replay_context(game: StoredGame, record: dict[str, Any]) -> dict[str, Any]:
-    """What a replay page shows from a stored record: public steps and events,
-    the reveal, stderr.  The record is the organiser's: a spectator sees only
-    the decisions the game calls public (:meth:`Game.public_decisions`)."""
+def replay_context(game: StoredGame, record: GameRecord) -> dict[str, Any]:
+    """What a replay page shows from a stored record: its spectator view
+    (:meth:`GameRecord.spectator_view`: public decisions and events, the
+    reveal), moves the arena played for a faulted seat marked, and stderr."""
     seats = game.seats
     names = {seat: bot for seat, bot in enumerate(seats)}
-    recorded = record.get("actions", [])
+    view = record.spectator_view(public_decisions(game.game))
+    arena_from = arena_default_from(game.faults)
     # formatted here rather than by template filters: replay pages hold most of the text
-    steps = public_steps(game, record)
+    steps = [[(move.seat, names.get(move.seat, "?"), format_value(move.action),
+               step.number >= arena_from.get(move.seat, step.number + 1))
+              for move in step.moves] for step in view.steps]
     events = [(event.get("kind", ""), format_value({k: v for k, v in event.items() if k != "kind"}))
-              for event in seat_view(record.get("events", []), None)]
-    stderr = list(record.get("stderr", []))
-    stderr += [""] * (len(seats) - len(stderr))
-    bot_info = [info if isinstance(info, dict) else {} for info in record.get("bot_info") or []]
-    bot_info += [{}] * (len(seats) - len(bot_info))
+              for event in view.events]
+    # The organiser publishes the bots' own stderr tails, to help their authors.
+    stderr = record.stderr + [""] * (len(seats) - len(record.stderr))
+    bot_info = view.bot_info + [{}] * (len(seats) - len(view.bot_info))
     faulted = defaultdict(list)
     for fault in game.faults:
         faulted[fault["seat"]].append(fault["kind"])
     shown = sum(len(step) for step in steps)
-    return {"steps": [[(seat, names.get(seat, "?"), format_value(action), by_arena)
-                       for seat, action, by_arena in step] for step in steps],
-            "events": events, "reveal": record.get("reveal") or {},
-            "hidden_actions": bool(recorded) and not steps,
-            "private_decisions": bool(steps) and shown < sum(len(step) for step in recorded),
-            "stderr": stderr, "faulted": dict(faulted),
-            "bot_info": bot_info}
+    return {"steps": steps, "events": events, "reveal": view.reveal,
+            "hidden_actions": bool(record.actions) and not steps,
+            "private_decisions": bool(steps) and shown < sum(map(len, record.actions)),
+            "stderr": stderr, "faulted": dict(faulted), "bot_info": bot_info}
+
+
+def public_decisions(game: str) -> PublicDecisions:
+    """The game's :meth:`Game.public_decisions`; none for a game this code
+    does not know (a database written by other code)."""
+    try:
+        return game_class(game).public_decisions
+    except OptionError:
+        return lambda _step: []
 
 
 def arena_default_from(faults: Iterable[dict[str, Any]]) -> dict[int, int]:
@@ -407,22 +408,3 @@ def arena_default_from(faults: Iterable[dict[str, Any]]) -> dict[int, int]:
             seat = fault["seat"]
             first[seat] = min(step, first.get(seat, step))
     return first
-
-
-def public_steps(game: StoredGame, record: dict[str, Any]) -> list[list[tuple[int, str, bool]]]:
-    """The recorded steps a spectator may see, each as ``(seat, action,
-    played_by_arena)``; steps with no public decision are left out."""
-    if not record.get("actions_public", False):
-        return []
-    try:
-        rules = game_class(game.game)
-    except OptionError:
-        return []
-    arena_from = arena_default_from(game.faults)
-    out = []
-    for index, step in enumerate(record.get("actions", [])):
-        decisions = rules.public_decisions(step)
-        if decisions:
-            out.append([(seat, action, index >= arena_from.get(seat, index + 1))
-                        for seat, action in decisions])
-    return out

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from arena.games import make_game
-from arena.games.base import State
+from arena.games.base import Action, State
+from arena.games.loop import BotChoose, bot_choose, by_seat, play
 
 
 def random_playout(
@@ -20,21 +21,18 @@ def random_playout(
     seat's observation each step (as the arena does) and calling ``check``
     after every step.  Returns the number of decisions made."""
     decisions = 0
-    while not state.is_terminal():
-        seats = state.deciding_seats()
-        assert seats, "a live state must have a deciding seat"
-        actions = {}
-        for seat in seats:
-            state.observation(seat)
-            legal = state.legal_actions(seat)
-            assert legal, f"seat {seat} decides but has no legal action"
-            assert len(set(legal)) == len(legal), f"duplicate legal actions {legal}"
-            actions[seat] = rng.choice(legal)
-        state.apply_actions(actions)
-        decisions += len(seats)
+
+    def choose(state: State, seat: int) -> Action:
+        nonlocal decisions
+        state.observation(seat)
+        legal = state.legal_actions(seat)
+        assert legal, f"seat {seat} decides but has no legal action"
+        assert len(set(legal)) == len(legal), f"duplicate legal actions {legal}"
+        decisions += 1
         assert decisions <= max_decisions, "game did not end"
-        if check is not None:
-            check(state)
+        return rng.choice(legal)
+
+    play(state, choose, check)
     return decisions
 
 
@@ -54,7 +52,7 @@ def visible_strings(value: object) -> list[str]:
     return out
 
 
-Chooser = Callable[[dict[str, Any], list[str]], int]
+Chooser = BotChoose
 
 
 def random_chooser(seed: int) -> Chooser:
@@ -67,14 +65,7 @@ def play_choosers(state: State, choosers: Sequence[Chooser]) -> list[int]:
     """Play to the end, ``choosers[seat]`` deciding for each seat from its
     observation and legal actions (several seats at once in claim windows);
     every answer must be a legal index.  Returns the places."""
-    while not state.is_terminal():
-        actions = {}
-        for seat in state.deciding_seats():
-            legal = state.legal_actions(seat)
-            index = choosers[seat](state.observation(seat), list(legal))
-            assert 0 <= index < len(legal), (seat, index, legal)
-            actions[seat] = legal[index]
-        state.apply_actions(actions)
+    play(state, by_seat([bot_choose(chooser) for chooser in choosers]))
     return state.places()
 
 

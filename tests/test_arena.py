@@ -12,6 +12,7 @@ import trio
 
 from arena.client import TimeControl
 from arena.games import make_game
+from arena.games.loop import default_choose, turns
 from arena.process import BotSpec
 from arena.referee import play_single_game
 from arena.sandbox import Sandbox
@@ -117,7 +118,7 @@ def test_stderr_flood_is_bounded_and_not_a_fault(tmp_path: Path) -> None:
         assert not game.faults
         record = store.record(game.id)
         assert record is not None
-        tail = record["stderr"][game.seats.index("bad-stderr_flood")]
+        tail = record.stderr[game.seats.index("bad-stderr_flood")]
         assert 0 < len(tail) <= 4096 and "log line" in tail
     assert_all_dead()
 
@@ -153,12 +154,12 @@ def test_stored_record_replays_to_the_same_result(tmp_path: Path) -> None:
         record = store.record(game.id)
         assert record is not None
         state = make_game(game.game, len(game.seats), game.options).new_state(game.seed)
-        for step in record["actions"]:
+        for step in record.actions:
             state.apply_actions({seat: action for seat, action in step})
         assert state.is_terminal()
         assert state.scores() == game.scores
         assert state.places() == game.game_places
-        assert [e.to_dict() for e in state.events] == record["events"]
+        assert [e.to_dict() for e in state.events] == record.events
 
 
 async def test_cancellation_kills_every_bot_and_keeps_finished_games(
@@ -184,11 +185,10 @@ def first_multi_claim_seed(players: int) -> int:
     game = make_game("rummy-five", players, {"deals": 1})
     for seed in range(500):
         state = game.new_state(seed)
-        while not state.is_terminal():
-            deciding = state.deciding_seats()
-            if len(deciding) >= 2:
+        for turn in turns(state):
+            if len(turn.seats) >= 2:
                 return seed
-            state.apply_actions({s: state.default_action(s) for s in deciding})
+            turn.decisions.update({s: default_choose(state, s) for s in turn.seats})
     raise AssertionError("no multi-claimant window in 500 seeds")
 
 
@@ -227,14 +227,14 @@ def test_octablitz_face_down_cards_stay_hidden_in_stored_views(tmp_path: Path) -
     games = list(store.games(tid))
     for game in games:
         record = store.record(game.id)
-        assert record is not None and record["actions_public"] is False
-        downs = [a for step in record["actions"] for _, a in step if a.startswith("down ")]
+        assert record is not None and record.actions_public is False
+        downs = [a for step in record.actions for _, a in step if a.startswith("down ")]
         assert downs, "random bots always play some cards face down"
         state = make_game("octablitz", 3, game.options).new_state(game.seed)
-        for step in record["actions"]:
+        for step in record.actions:
             state.apply_actions(dict(step))
         for seat in (None, 0, 1, 2):
-            view = seat_view(record["events"], seat)
+            view = seat_view(record.events, seat)
             assert view == [e.to_dict() for e in state.events
                             if (seat is not None and e.visible_to(seat)) or e.to is None]
             for event in view:

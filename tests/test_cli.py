@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import LOCKED_MESSAGE
-from arena.faults import FaultRecord
 from arena.games import game_class, make_game
-from arena.referee import GameResult
+from arena.records import FaultRecord, GameRecord, GameResult
 from arena.storage import Store
 from sample_bots import HEURISTICS
 
@@ -115,8 +114,8 @@ def existing_db(tmp_path: Path) -> Path:
     tid = store.create_tournament("furious-five", {"game": "furious-five"}, [["a", "b"]], 1)
     store.save_game(tid, 0, 0, {}, GameResult(
         seed=5, bots=["a", "b"], scores=[1.0, -1.0], game_places=[1, 2], places=[2, 1],
-        faults=[FaultRecord(0, "a", "crash", "exited", "oops", step=3)], actions=[],
-        events=[], reveal={}, stderr=["", ""], ignored=[0, 0], duration=0.1))
+        faults=[FaultRecord(0, "a", "crash", "exited", "oops", step=3)],
+        record=GameRecord(stderr=["", ""]), ignored=[0, 0], duration=0.1))
     store.set_status(tid, "finished")
     store.close()
     return path

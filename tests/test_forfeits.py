@@ -11,11 +11,10 @@ import pytest
 import trio
 
 from arena.client import TimeControl
-from arena.faults import FaultRecord, is_no_result
 from arena.games import make_game
 from arena.process import BotSpec
 from arena.ratings import ratable_games, rate
-from arena.referee import GameResult, forfeit_places
+from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places, is_no_result
 from arena.storage import Store, StoredGame, counted_games
 from arena.tournament import Plan, create_tournament, run_tournament
 
@@ -98,11 +97,11 @@ def test_a_fault_records_the_first_step_played_for_its_seat(
         assert game.faults
         for fault in game.faults:
             seat, step = fault["seat"], fault["step"]
-            own_steps = [i for i, s in enumerate(record["actions"])
+            own_steps = [i for i, s in enumerate(record.actions)
                          if any(entry[0] == seat for entry in s)]
             assert step == own_steps[3]  # the bot answered 3 requests, then crashed
             state = make_game(game.game, len(game.seats), game.options).new_state(game.seed)
-            for i, actions in enumerate(record["actions"]):
+            for i, actions in enumerate(record.actions):
                 for s, action in actions:
                     if s == seat and i >= step:
                         assert action == state.default_action(s)
@@ -129,5 +128,5 @@ def test_a_database_without_the_step_column_still_opens(tmp_path: Path) -> None:
 def game_result(fault: FaultRecord) -> GameResult:
     return GameResult(seed=1, bots=["a", "b"], scores=[1.0, -1.0], game_places=[1, 2],
                       places=forfeit_places([1, 2], {fault.seat}), faults=[fault],
-                      actions=[], events=[], reveal={}, stderr=["", ""], ignored=[0, 0],
+                      record=GameRecord(stderr=["", ""]), ignored=[0, 0],
                       duration=0.1)

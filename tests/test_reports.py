@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from arena.client import TimeControl
-from arena.faults import FaultRecord
 from arena.games import make_game
 from arena.games.base import State
+from arena.games.loop import Step, play
 from arena.process import BotSpec
-from arena.referee import GameResult, forfeit_places, play_single_game
+from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places
+from arena.referee import play_single_game
 from arena.storage import Store, StoredGame
 from reports.render import render_report, replay_context
 
@@ -69,13 +70,14 @@ def result(seats: list[str], game_places: list[int], seed: int,
     return GameResult(
         seed=seed, bots=seats, scores=[10.0 * (4 - p) for p in game_places],
         game_places=game_places, places=forfeit_places(game_places, faulted),
-        faults=list(faults),
-        actions=[[[0, f"draw deck g{seed}"]], [[1, "drop 5h"], [2, "pass"]]][: len(seats)],
-        events=[{"kind": "deal", "to": [0], "cards": ["SECRETCARD"]},
-                {"kind": "play", "seat": 1, "card": f"PUBLIC{seed}"}],
-        reveal={"hands": [["ah", "kd"]]}, stderr=[f"log of seat {i}" for i in range(len(seats))],
-        ignored=[0] * len(seats), duration=0.25, decisions=3,
-        bot_info=[{"name": s, "version": "1.0", "author": "t"} for s in seats])
+        faults=list(faults), record=GameRecord(
+            actions=[[[0, f"draw deck g{seed}"]], [[1, "drop 5h"], [2, "pass"]]][: len(seats)],
+            events=[{"kind": "deal", "to": [0], "cards": ["SECRETCARD"]},
+                    {"kind": "play", "seat": 1, "card": f"PUBLIC{seed}"}],
+            reveal={"hands": [["ah", "kd"]]},
+            stderr=[f"log of seat {i}" for i in range(len(seats))],
+            bot_info=[{"name": s, "version": "1.0", "author": "t"} for s in seats]),
+        ignored=[0] * len(seats), duration=0.25, decisions=3)
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +271,7 @@ def _shown(context: dict[str, Any]) -> list[list[tuple[int, str, bool]]]:
 
 def test_arena_default_moves_are_marked_from_the_faults_step() -> None:
     actions = [[[0, "drop 5h"]], [[1, "drop 6h"]], [[0, "drop 7h"]], [[1, "drop 8h"]]]
-    record = {"actions": actions, "events": [], "actions_public": True}
+    record = GameRecord(actions=actions)
     fault = {"seat": 1, "bot": "b", "kind": "crash", "detail": "", "stderr_tail": ""}
     marked = replay_context(_stored("five", ["a", "b"], [{**fault, "step": 1}]), record)
     assert _shown(marked) == [[(0, "drop 5h", False)], [(1, "drop 6h", True)],
@@ -281,14 +283,14 @@ def test_arena_default_moves_are_marked_from_the_faults_step() -> None:
 
 
 def test_claim_window_answers_are_private() -> None:
-    record = {"actions_public": True, "events": [], "actions": [
+    record = GameRecord(actions=[
         [[0, "discard bC"]],
         [[1, "pass"]],                                        # a lone pass: not even the window
         [[1, "discard rs"]],
         [[2, "set rs rs"], [0, "catch"]],                     # the catch wins
         [[0, "discard bA"]],
         [[1, "run bB bC"], [2, "pass"]],                      # the run wins
-    ]}
+    ])
     context = replay_context(_stored("rummy-five", ["a", "b", "c"], []), record)
     assert _shown(context) == [[(0, "discard bC", False)], [(1, "discard rs", False)],
                                [(0, "catch", False)], [(0, "discard bA", False)],
@@ -324,8 +326,10 @@ def test_rummy_five_replay_page_hides_window_answers_and_hidden_cards(tmp_path: 
     events = [e.to_dict() for e in state.events]
     played = GameResult(
         seed=seed, bots=["a", "b", "c"], scores=state.scores(), game_places=state.places(),
-        places=state.places(), faults=[], actions=actions, events=events,
-        reveal=state.reveal(), stderr=["", "", ""], ignored=[0, 0, 0], duration=0.1,
+        places=state.places(), faults=[],
+        record=GameRecord(actions=actions, events=events, reveal=state.reveal(),
+                          stderr=["", "", ""]),
+        ignored=[0, 0, 0], duration=0.1,
         decisions=sum(map(len, actions)))
     store = Store(f"sqlite:///{tmp_path}/a.db")
     store.register_bots([("a", "a"), ("b", "b"), ("c", "c")])
@@ -347,18 +351,13 @@ def test_rummy_five_replay_page_hides_window_answers_and_hidden_cards(tmp_path: 
 WINDOW = {"pass", "catch", "run", "set"}
 
 
-def _rummy_five_game_with_passed_claims() -> tuple[int, State, list[list[list[Any]]]]:
+def _rummy_five_game_with_passed_claims() -> tuple[int, State, list[Step]]:
     """A random 3-player deal in which some seat passed a claim it could make."""
     for seed in range(200):
         rng = random.Random(seed)
         state = make_game("rummy-five", 3, {"deals": 1}).new_state(seed)
-        actions: list[list[list[Any]]] = []
-        passed = False
-        while not state.is_terminal():
-            decisions = {s: rng.choice(state.legal_actions(s)) for s in state.deciding_seats()}
-            passed |= "pass" in decisions.values()
-            state.apply_actions(decisions)
-            actions.append([[s, a] for s, a in decisions.items()])
+        actions = play(state, lambda state, seat, rng=rng: rng.choice(state.legal_actions(seat)))
+        passed = any(action == "pass" for step in actions for _, action in step)
         if passed and any(e.kind == "claim" for e in state.events):
             return seed, state, actions
     raise AssertionError("no deal with a passed claim in 200 seeds")

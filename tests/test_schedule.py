@@ -55,7 +55,7 @@ def read_log(store: Store, tid: int, games: set[tuple[int, int]] | None = None) 
             continue
         record = store.record(game.id)
         assert record is not None
-        for tail in record["stderr"]:
+        for tail in record.stderr:
             log += [json.loads(line[5:]) for line in tail.splitlines() if line.startswith("DEAL ")]
     return log
 
