@@ -26,7 +26,7 @@ and every ignored message.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,7 +176,7 @@ class BotClient:
     async def request(
         self,
         observation: dict[str, Any],
-        legal: list[str],
+        legal: Sequence[str],
         events: list[dict[str, Any]],
         clock: Clock,
     ) -> int:
@@ -255,7 +255,7 @@ def _is_reply(message: dict[str, Any], request_id: int) -> bool:
             and reply_id == request_id)
 
 
-def _action_index(reply: dict[str, Any], legal: list[str]) -> int:
+def _action_index(reply: dict[str, Any], legal: Sequence[str]) -> int:
     index = reply.get("index")
     if not isinstance(index, int) or isinstance(index, bool):
         raise IllegalActionFault(f"action index {index!r} is not an integer")

@@ -161,11 +161,6 @@ class GameRecord:
     def unpack(cls, data: bytes) -> GameRecord:
         return cls.from_json(json.loads(zlib.decompress(data)))
 
-    def __getitem__(self, key: str) -> Any:
-        """A field by its JSON key (``record["stderr"]``), for code written
-        against the raw stored dict; new code reads the attributes."""
-        return self.to_json()[key]
-
     # -- views ------------------------------------------------------------------
     def seat_view(self, seat: int, public: PublicDecisions) -> RecordView:
         """What ``seat`` may see: its own decisions and the public ones

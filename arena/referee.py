@@ -122,7 +122,7 @@ class _Table:
         client = self.entrants[seat].client
         if seat not in self.faulted and client is not None:
             try:
-                index = await client.request(state.observation(seat), list(legal),
+                index = await client.request(state.observation(seat), legal,
                                              self.new_events(seat), self.clocks[seat])
                 decisions[seat] = legal[index]
                 return

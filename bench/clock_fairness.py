@@ -20,7 +20,8 @@ import trio
 from arena.client import TimeControl
 from arena.games import make_game
 from arena.process import BotSpec
-from arena.referee import GameResult, play_single_game
+from arena.records import GameResult
+from arena.referee import play_single_game
 
 SPENDER = Path(__file__).resolve().parent.parent / "tests" / "bots" / "spender_bot.py"
 

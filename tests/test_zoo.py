@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.records import GameRecord
 from arena.storage import Store, StoredGame
 
 HERE = Path(__file__).resolve().parent
@@ -56,7 +57,7 @@ class Run:
     markers: list[str]
     tournament: dict
     games: list[StoredGame]
-    records: dict[int, dict] = field(default_factory=dict)
+    records: dict[int, GameRecord] = field(default_factory=dict)
 
     def stderr_of(self, game: StoredGame, name: str) -> str:
         """Everything stored of ``name``'s stderr in ``game``: the record's tail
@@ -64,7 +65,7 @@ class Run:
         if name not in game.seats:
             return ""
         seat = game.seats.index(name)
-        tails = [self.records[game.id]["stderr"][seat]]
+        tails = [self.records[game.id].stderr[seat]]
         tails += [f["stderr_tail"] for f in game.faults if f["seat"] == seat]
         return "".join(tails)
 
@@ -188,7 +189,7 @@ def run_tournament(tmp_path: Path, bots: dict[str, str], markers: list[str], *, 
         tournaments = store.tournaments()
         assert len(tournaments) == 1, tournaments
         games = list(store.games(tournaments[0]["id"]))
-        records = {g.id: store.record(g.id) or {} for g in games}
+        records = {g.id: record for g in games if (record := store.record(g.id)) is not None}
     finally:
         store.close()
     run = Run(proc.returncode, stdout, stderr, peak, markers, tournaments[0], games, records)
@@ -525,8 +526,8 @@ def test_memory_bots_never_see_a_deal_again(tmp_path: Path) -> None:
     for game in run.games:
         assert not game.faults, run.describe()
         for seat in range(3):
-            assert "SEEN DEAL" not in run.records[game.id]["stderr"][seat], \
-                run.records[game.id]["stderr"][seat]
+            assert "SEEN DEAL" not in run.records[game.id].stderr[seat], \
+                run.records[game.id].stderr[seat]
 
 
 def test_token_writer_and_searcher_never_meet(tmp_path: Path, open_dir: Path) -> None:
