@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import wire
@@ -29,15 +28,27 @@ from protocol import wire
 ChooseFunction = Callable[[dict[str, Any], list[str]], int]
 
 
-@dataclass
 class Request:
-    """One request to act: reply with an index into :attr:`legal`."""
+    """One request to act: reply with an index into :attr:`legal`.
 
-    id: int
-    observation: dict[str, Any]
-    legal: list[str]
-    events: list[dict[str, Any]] = field(default_factory=list)
-    time: dict[str, Any] = field(default_factory=dict)
+    :attr:`observation`, :attr:`legal`, :attr:`events` and :attr:`time` are the
+    request's fields as sent (see docs/protocol.md); missing ones are empty.
+    """
+
+    __slots__ = ("events", "id", "legal", "observation", "time")
+
+    def __init__(self, id: int, observation: dict[str, Any], legal: list[str],
+                 events: list[dict[str, Any]] | None = None,
+                 time: dict[str, Any] | None = None) -> None:
+        self.id = id
+        self.observation = observation
+        self.legal = legal
+        self.events = [] if events is None else events
+        self.time = {} if time is None else time
+
+    def __repr__(self) -> str:
+        return (f"Request(id={self.id!r}, observation={self.observation!r}, "
+                f"legal={self.legal!r}, events={self.events!r}, time={self.time!r})")
 
 
 class Bot:
@@ -90,9 +101,10 @@ class _Session:
         self.bot = bot
         self.out_fd = out_fd
         self.reader = wire.MessageReader(wire.ARENA_LIMITS)
+        self.pack = wire.packer()
 
     def send(self, message: dict[str, Any]) -> None:
-        data = wire.pack(message)
+        data = self.pack(message)
         while data:
             written = os.write(self.out_fd, data)
             data = data[written:]
@@ -102,7 +114,8 @@ class _Session:
             chunk = os.read(0, 1 << 16)
             if not chunk:
                 return
-            for message in self.reader.feed(chunk):
+            self.reader.push(chunk)
+            while (message := self.reader.next_message()) is not None:
                 if not self.handle(message):
                     return
 
@@ -110,19 +123,19 @@ class _Session:
         """Answer one message; False when the match is over."""
         kind = message["type"]
         bot = self.bot
-        if kind == wire.HELLO:
+        if kind == wire.REQUEST:  # the common case first
+            get = message.get
+            request = Request(message["id"], get("observation", {}), get("legal", []),
+                              get("events", []), get("time", {}))
+            self.send({"type": wire.ACTION, "id": request.id,
+                       "index": int(bot.choose(request))})
+        elif kind == wire.HELLO:
             self.send({"type": wire.HELLO, "name": bot.name, "version": bot.version,
                        "author": bot.author, "protocol": wire.PROTOCOL_VERSION})
         elif kind == wire.MATCH_START:
             bot.on_match_start(message)
         elif kind == wire.GAME_START:
             bot.on_game_start(message)
-        elif kind == wire.REQUEST:
-            request = Request(message["id"], message.get("observation", {}),
-                              list(message.get("legal", [])), message.get("events", []),
-                              message.get("time", {}))
-            self.send({"type": wire.ACTION, "id": request.id,
-                       "index": int(bot.choose(request))})
         elif kind == wire.GAME_END:
             bot.on_game_end(message)
         elif kind == wire.MATCH_END:

@@ -1,13 +1,19 @@
 """Sample bots.  Each is a module run as ``python -m sample_bots.<module>``.
 
 :data:`HEURISTICS` names each game's heuristic bot; ``random_bot`` plays any game.
+
+Running a bot imports this package first, so it imports nothing of the arena's
+runtime (no trio, no ``arena.process``): a bot starts as fast as the SDK allows.
+:func:`spec` imports :class:`~arena.process.BotSpec` only when it is called.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from arena.process import BotSpec
+if TYPE_CHECKING:
+    from arena.process import BotSpec
 
 RANDOM = "random_bot"
 HEURISTICS = {
@@ -20,6 +26,14 @@ HEURISTICS = {
 }
 
 
+def command(module: str) -> str:
+    """The command line running ``sample_bots.<module>`` with this Python."""
+    return f"{sys.executable} -m sample_bots.{module}"
+
+
 def spec(module: str, name: str | None = None) -> BotSpec:
-    """A BotSpec running ``sample_bots.<module>`` with this Python."""
-    return BotSpec(name or module, f"{sys.executable} -m sample_bots.{module}")
+    """A BotSpec running ``sample_bots.<module>`` with this Python (for the
+    organiser's side: this imports ``arena.process``, a bot never calls it)."""
+    from arena.process import BotSpec
+
+    return BotSpec(name or module, command(module))

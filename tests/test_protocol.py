@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -210,3 +211,117 @@ def test_any_message_within_the_limits_parses_however_it_is_cut(
         at += step
     assert len(out) == 2
     assert wire.pack(out[0]) == wire.pack(body)
+
+
+@pytest.mark.parametrize("cut", [None, 1])
+def test_depth_exactly_at_the_limit_passes_and_one_deeper_fails(cut: int | None) -> None:
+    """The reader's byte bound on the depth (non-empty container headers + 1)
+    is exact for a chain ending in an empty container."""
+    limits = wire.Limits(max_depth=4)
+
+    def read(value: object) -> list[dict[str, object]]:
+        data = wire.pack({"type": "x", "v": value})
+        reader = wire.MessageReader(limits)
+        if cut is None:
+            return reader.feed(data)
+        return [m for i in range(len(data)) for m in reader.feed(data[i : i + 1])]
+
+    for innermost in ([], {}, [1], {"k": 1}):
+        assert read([[innermost]]) == [{"type": "x", "v": [[innermost]]}]
+        with pytest.raises(wire.ProtocolViolation, match="nested deeper than 4"):
+            read([[[innermost]]])
+
+
+NESTED = st.recursive(st.none() | st.integers(0, 300) | st.text(max_size=3),
+                      lambda children: st.lists(children, max_size=4)
+                      | st.dictionaries(st.text(max_size=2), children, max_size=4),
+                      max_leaves=40)
+
+
+def depth(value: object) -> int:
+    """Nesting depth, the obvious way (a scalar is 0)."""
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    return 0
+
+
+def non_empty_containers(value: object) -> int:
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, list) or not value:
+        return 0
+    return 1 + sum(map(non_empty_containers, value))
+
+
+@given(NESTED, st.integers(1, 6))
+def test_the_reader_refuses_exactly_the_messages_nested_too_deep(value: object, limit: int
+                                                                 ) -> None:
+    body = {"type": "t", "v": value}
+    reader = wire.MessageReader(wire.Limits(max_depth=limit))
+    if 1 + depth(value) <= limit:
+        assert reader.feed(wire.pack(body)) == [body]
+    else:
+        with pytest.raises(wire.ProtocolViolation, match="nested deeper"):
+            reader.feed(wire.pack(body))
+
+
+@given(NESTED, st.integers(0, 6), st.integers(0, 40))
+def test_nests_within_is_exact_given_any_bound_on_the_containers(
+        value: object, limit: int, spare: int) -> None:
+    headers = non_empty_containers(value) + spare
+    assert wire._nests_within(value, limit, headers) == (depth(value) <= limit)
+
+
+def test_sdk_answers_every_message_type() -> None:
+    """A Bot subclass sees every hook and each request's fields; unknown types
+    are ignored; ``match_end`` ends the bot."""
+    bot = HERE / "bots" / "sdk_hooks_bot.py"
+    request = {"type": "request", "id": 7, "observation": {"hand": ["Ac"]},
+               "legal": ["a", "b"], "events": [{"kind": "x"}], "time": {"move_ms": 5}}
+    messages: list[dict[str, object]] = [
+        {"type": "hello", "protocol": 1},
+        {"type": "match_start", "game": "five", "options": {}},
+        {"type": "game_start", "seat": 0, "game_number": 1},
+        {"type": "something_new", "x": 1},
+        request,
+        {"type": "request", "id": 8, "legal": ["only"]},
+        {"type": "game_end", "scores": [1, 2]},
+        {"type": "match_end"},
+        {"type": "request", "id": 9, "legal": ["after the end"]},
+    ]
+    done = subprocess.run([sys.executable, str(bot)],
+                          input=b"".join(msgpack.packb(m) for m in messages),
+                          capture_output=True, timeout=30, check=True)
+    replies = wire.MessageReader().feed(done.stdout)
+    assert replies == [
+        {"type": "hello", "name": "hooks", "version": "3", "author": "tests", "protocol": 1},
+        {"type": "action", "id": 7, "index": 1},
+        {"type": "action", "id": 8, "index": 0},
+    ]
+    log = done.stderr.decode()
+    assert log.splitlines() == [
+        "match_start five",
+        "game_start 0",
+        "request 7 {'hand': ['Ac']} ['a', 'b'] [{'kind': 'x'}] {'move_ms': 5}",
+        "request 8 {} ['only'] [] {}",
+        "game_end [1, 2]",
+    ]
+
+
+def test_a_bot_run_as_a_sample_bot_imports_nothing_of_the_arena_runtime() -> None:
+    """``python -m sample_bots.x`` imports the package ``sample_bots`` first:
+    it must not pull in trio or arena.process (350 ms of start-up); nor may the
+    game engines, which a bot may import."""
+    probe = ("import sys, runpy; sys.argv = ['x']; "
+             "runpy.run_module('sample_bots.random_bot'); import arena.games; "
+             "print(sorted(m for m in sys.modules if m == 'trio' or m.startswith('arena.')"
+             " and not m.startswith('arena.games')))")
+    done = subprocess.run([sys.executable, "-c", probe], input=b"", capture_output=True,
+                          timeout=30, check=True)
+    assert done.stdout.decode().strip() == "[]"
+    from sample_bots import HEURISTICS, RANDOM, spec
+
+    assert spec(RANDOM).command.endswith("-m sample_bots.random_bot")
+    assert spec(HEURISTICS["five"], "h").name == "h"
