@@ -1,44 +1,112 @@
-"""Arena round-trip latency vs a plain blocking-pipe ping-pong, same run.
+"""The arena's round trip against a minimal trio loop on the same bot's pipes.
 
-    python bench/latency.py [--n 3000]
+    python bench/latency.py [--batches 20] [--batch 200] [--cpu N] [--sandbox none]
+                            [--breakdown]
 
-Arena: BotClient.request() on trio against a real SDK bot subprocess
-(msgpack both ways, the SDK's os.read loop).  Baseline: the same bot process
-code path replaced by the simplest possible echo over blocking pipes
-(``os.write`` / ``os.read`` in both processes, msgpack both ways).  The gap is
-the arena's own overhead per decision.
+One bot process, :data:`sdk_cost.MINIMAL_BOT` (os.read + msgpack.Unpacker,
+answers index 0), started by the arena's process layer; the bench and the bot
+pinned to one CPU.  In alternating batches on that process, the same requests
+(observation, legal actions and events from random playouts of every game):
+
+* baseline: a minimal trio loop on the bot's pipes (pack the request,
+  ``send_all``, ``receive_some`` into a ``msgpack.Unpacker`` until the reply);
+* arena: ``BotClient.request`` (request id, discarding earlier messages, the
+  move clock with its /proc CPU readings, the limit-checking reader, the
+  reply's checks).
+
+The gap is the arena's own cost per decision.  ``--breakdown`` times the
+pieces of ``BotClient.request`` one by one.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import statistics
-import subprocess
 import sys
 import time
+import timeit
+from pathlib import Path
+from typing import Any
 
 import msgpack
 import trio
 
-from arena.client import BotClient, Clock, TimeControl
-from arena.process import BotSpec, start_bot_process
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sdk_cost import MINIMAL_BOT, TIME, requests
 
-OBSERVATION = {"seat": 0, "phase": "drop", "hand": ["2c", "5d", "9h", "Ks", "Qd"],
-               "live_drop": [["4s", "5s", "6s"]], "hand_sizes": [5, 4, 5], "chips": [0, 3, -3]}
-LEGAL = ["drop 2c", "drop 5d", "drop 9h", "drop Ks", "drop Qd"]
+from arena.client import BotClient, Clock, MoveTimer, TimeControl, new_request_id
+from arena.process import BotProcess, BotSpec, start_bot_process
+from arena.sandbox import resolve
+from protocol import wire
 
-ECHO_CHILD = r"""
-import os, msgpack
-u = msgpack.Unpacker(raw=False)
-while True:
-    data = os.read(0, 65536)
-    if not data:
-        break
-    u.feed(data)
-    for m in u:
-        os.write(1, msgpack.packb({"type": "action", "id": m["id"], "index": 0}))
-"""
+MINIMAL = BotSpec("minimal", f"{shlex.quote(sys.executable)} -c {shlex.quote(MINIMAL_BOT)}")
+Request = tuple[dict[str, Any], list[str], list[dict[str, Any]]]
+
+
+def corpus(size: int) -> list[Request]:
+    out = []
+    for _, data in requests(per_game=max(1, size // 6)):
+        message = msgpack.unpackb(data)
+        out.append((message["observation"], message["legal"], message["events"]))
+    return out
+
+
+async def baseline_batch(bot: BotProcess, batch: list[Request]) -> list[float]:
+    """A minimal trio loop: pack, send_all, receive_some until the reply."""
+    unpacker = msgpack.Unpacker(raw=False)
+    samples = []
+    for request_id, (observation, legal, events) in enumerate(batch, start=1):
+        start = time.perf_counter()
+        await bot.stdin.send_all(msgpack.packb({
+            "type": "request", "id": request_id, "observation": observation, "legal": legal,
+            "events": events, "time": TIME}))
+        reply = None
+        while reply is None:
+            unpacker.feed(await bot.stdout.receive_some(65536))
+            reply = next(unpacker, None)
+        assert reply["id"] == request_id
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+async def arena_batch(client: BotClient, clock: Clock, batch: list[Request]) -> list[float]:
+    samples = []
+    for observation, legal, events in batch:
+        start = time.perf_counter()
+        await client.request(observation, legal, events, clock)
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+async def measure(args: argparse.Namespace, batch: list[Request]
+                  ) -> tuple[list[float], list[float], list[float], list[float]]:
+    spec = MINIMAL
+    base: list[float] = []
+    arena: list[float] = []
+    base_cpu: list[float] = []
+    arena_cpu: list[float] = []
+    async with trio.open_nursery() as nursery:
+        bot = await start_bot_process(spec, nursery, resolve(args.sandbox))
+        try:
+            client = BotClient(bot)
+            await client.handshake(30)
+            clock = Clock(TimeControl(move=10, bank=10))
+            await baseline_batch(bot, batch)  # warm up
+            await arena_batch(client, clock, batch)
+            for round_ in range(args.batches):
+                for kind in ("base", "arena") if round_ % 2 else ("arena", "base"):
+                    cpu = time.process_time()
+                    if kind == "base":
+                        base += await baseline_batch(bot, batch)
+                        base_cpu.append((time.process_time() - cpu) / len(batch))
+                    else:
+                        arena += await arena_batch(client, clock, batch)
+                        arena_cpu.append((time.process_time() - cpu) / len(batch))
+        finally:
+            await bot.aclose()
+    return base, arena, base_cpu, arena_cpu
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -47,61 +115,93 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
             ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e6)
 
 
-def baseline(n: int) -> list[float]:
-    child = subprocess.Popen([sys.executable, "-c", ECHO_CHILD], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE)
-    assert child.stdin and child.stdout
-    fd_in, fd_out = child.stdout.fileno(), child.stdin.fileno()
-    unpacker = msgpack.Unpacker(raw=False)
-    samples = []
-    for i in range(n):
-        message = msgpack.packb({"type": "request", "id": i, "observation": OBSERVATION,
-                                 "legal": LEGAL, "events": [], "time": {}})
-        start = time.perf_counter()
-        os.write(fd_out, message)
-        reply = None
-        while reply is None:
-            unpacker.feed(os.read(fd_in, 65536))
-            for m in unpacker:
-                reply = m
-        samples.append(time.perf_counter() - start)
-    child.stdin.close()
-    child.wait()
-    return samples
+def breakdown(batch: list[Request]) -> None:
+    """Each piece of BotClient.request, timed alone (microseconds per call)."""
+    observation, legal, events = batch[len(batch) // 2]
 
+    async def pieces() -> list[tuple[str, float]]:
+        spec = MINIMAL
+        async with trio.open_nursery() as nursery:
+            bot = await start_bot_process(spec, nursery, resolve("none"))
+            try:
+                client = BotClient(bot)
+                await client.handshake(30)
+                clock = Clock(TimeControl(move=10, bank=10))
+                reply = wire.pack({"type": "action", "id": 12345678901234, "index": 0})
+                reader = wire.MessageReader(wire.BOT_LIMITS)
 
-async def arena_round_trips(n: int) -> list[float]:
-    spec = BotSpec("random", f"{sys.executable} -m sample_bots.random_bot")
-    samples = []
-    async with trio.open_nursery() as nursery:
-        bot = await start_bot_process(spec, nursery)
-        try:
-            client = BotClient(bot)
-            await client.handshake(10)
-            clock = Clock(TimeControl(move=10, bank=10))
-            for _ in range(n):
-                start = time.perf_counter()
-                await client.request(OBSERVATION, LEGAL, [], clock)
-                samples.append(time.perf_counter() - start)
-        finally:
-            await bot.aclose()
-    return samples
+                def timer() -> None:
+                    MoveTimer(clock, bot).finish()
+
+                def parse() -> None:
+                    reader.push(reply)
+                    reader.next_message()
+
+                def scopes() -> None:
+                    with trio.move_on_at(trio.current_time() + 10):
+                        with trio.move_on_at(trio.current_time() + 10):
+                            pass
+
+                def pack() -> None:
+                    wire.pack({"type": "request", "id": 12345678901234,
+                               "observation": observation, "legal": legal, "events": events,
+                               "time": clock.as_message()})
+
+                def minimal_pack() -> None:
+                    msgpack.packb({"type": "request", "id": 12345678901234,
+                                   "observation": observation, "legal": legal,
+                                   "events": events, "time": TIME})
+
+                n = 20000
+                rows = [
+                    ("new_request_id (secrets)", timeit.timeit(new_request_id, number=n) / n),
+                    ("MoveTimer + finish (2 CPU reads)", timeit.timeit(timer, number=n) / n),
+                    ("  one cpu_seconds()", timeit.timeit(bot.cpu_seconds, number=n) / n),
+                    ("clock.as_message", timeit.timeit(clock.as_message, number=n) / n),
+                    ("wire.pack(request)", timeit.timeit(pack, number=n) / n),
+                    ("  msgpack.packb, baseline", timeit.timeit(minimal_pack, number=n) / n),
+                    ("reader: push + parse reply", timeit.timeit(parse, number=n) / n),
+                    ("2 nested move_on_at scopes", timeit.timeit(scopes, number=n) / n),
+                ]
+                for label, awaitable in (
+                        ("trio checkpoint", trio.lowlevel.checkpoint),
+                        ("_discard_received (nothing)", client._discard_received)):
+                    start = time.perf_counter()
+                    for _ in range(n):
+                        await awaitable()
+                    rows.append((label, (time.perf_counter() - start) / n))
+                return rows
+            finally:
+                await bot.aclose()
+
+    print("\nbreakdown (each piece alone, us per call):")
+    for label, seconds in trio.run(pieces):
+        print(f"  {label:36}{seconds * 1e6:>8.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=3000)
+    parser.add_argument("--batches", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=200)
+    parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)))
+    parser.add_argument("--sandbox", default="none", choices=("none", "bwrap"))
+    parser.add_argument("--breakdown", action="store_true")
     args = parser.parse_args()
-    base = baseline(args.n)
-    arena = trio.run(arena_round_trips, args.n)
+    os.sched_setaffinity(0, {args.cpu})  # the bot inherits it
+    batch = (corpus(args.batch) * args.batch)[: args.batch]
+    base, arena, base_cpu, arena_cpu = trio.run(measure, args, batch)
     b50, b99 = percentiles(base)
     a50, a99 = percentiles(arena)
-    print(f"round trips: {args.n} each")
-    print(f"{'':24}{'p50 (us)':>10}{'p99 (us)':>10}")
-    print(f"{'blocking-pipe baseline':24}{b50:>10.1f}{b99:>10.1f}")
-    print(f"{'arena (trio + SDK bot)':24}{a50:>10.1f}{a99:>10.1f}")
-    print(f"arena overhead: p50 {a50 - b50:+.1f} us ({a50 / b50:.2f}x), "
-          f"p99 {a99 - b99:+.1f} us ({a99 / b99:.2f}x)")
+    bc, ac = statistics.median(base_cpu) * 1e6, statistics.median(arena_cpu) * 1e6
+    print(f"pinned to CPU {args.cpu}, sandbox {args.sandbox}; {args.batches} batches of "
+          f"{args.batch} round trips each, alternating, on one minimal bot process")
+    print(f"{'':28}{'p50 (us)':>10}{'p99 (us)':>10}{'arena CPU (us)':>16}")
+    print(f"{'minimal trio loop':28}{b50:>10.1f}{b99:>10.1f}{bc:>16.1f}")
+    print(f"{'arena BotClient.request':28}{a50:>10.1f}{a99:>10.1f}{ac:>16.1f}")
+    print(f"arena / minimal trio loop: p50 {a50 / b50:.2f}x ({a50 - b50:+.1f} us), "
+          f"p99 {a99 / b99:.2f}x, arena-side CPU {ac / bc:.2f}x ({ac - bc:+.1f} us)")
+    if args.breakdown:
+        breakdown(batch)
 
 
 if __name__ == "__main__":
