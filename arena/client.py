@@ -149,6 +149,7 @@ class BotClient:
         # Ignored while the current reply is awaited: messages, bytes.
         self._ignored_now = 0
         self._ignored_bytes_now = 0
+        self._pack = wire.packer()
         #: The last move's (wall, CPU) seconds.
         self.last_move = (0.0, 0.0)
 
@@ -187,14 +188,17 @@ class BotClient:
         """
         request_id = new_request_id()
         await self._discard_received()
-        data = wire.pack({"type": wire.REQUEST, "id": request_id, "observation": observation,
-                          "legal": legal, "events": events, "time": clock.as_message()})
+        data = self._pack({"type": wire.REQUEST, "id": request_id, "observation": observation,
+                           "legal": legal, "events": events, "time": clock.as_message()})
         timer = MoveTimer(clock, self.process)
         written = False
         try:
             with trio.move_on_at(timer.wall_deadline):
                 await self.process.send(data)
                 written = True
+                if not timer.cpu_mode:  # the outer deadline is the move's
+                    reply = await self._await(lambda m: _is_reply(m, request_id))
+                    return _action_index(reply, legal)
                 while not timer.out_of_time():
                     # Cancelling the wait is safe: the reader keeps what it has.
                     with trio.move_on_at(timer.next_check()):
@@ -228,8 +232,8 @@ class BotClient:
 
     async def _next_message(self) -> dict[str, Any]:
         while (message := self._parse_next()) is None:
+            # receive() is a trio checkpoint: other tables run between reads.
             self.reader.push(await self.process.receive())
-            await trio.lowlevel.checkpoint()
         return message
 
     def _parse_next(self) -> dict[str, Any] | None:
