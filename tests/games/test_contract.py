@@ -198,7 +198,8 @@ def test_scores_and_places_only_at_the_end(
         with pytest.raises(GameNotOverError):
             state.places()
     scores, places = state.scores(), state.places()
-    assert len(scores) == n and all(isinstance(s, float) for s in scores)
+    assert len(scores) == n
+    assert all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores)
     assert len(places) == n and all(isinstance(p, int) and 1 <= p <= n for p in places)
     assert min(places) == 1
     assert (state.scores(), state.places()) == (scores, places)
