@@ -38,7 +38,7 @@ def test_a_tournament_into_postgresql_and_its_report(postgres_url: str, tmp_path
     assert len(games) == 12 and {tuple(sorted(g.seats)) for g in games} == {
         ("a", "b"), ("a", "c"), ("b", "c")}
     record = store.record(games[0].id)
-    assert record is not None and record["actions"]
+    assert record is not None and record.actions
     report = arena("report", "--db", postgres_url, "--out", str(tmp_path / "site"))
     assert report.returncode == 0, report.stderr
     assert (tmp_path / "site" / "index.html").is_file()
