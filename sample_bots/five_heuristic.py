@@ -106,8 +106,8 @@ def should_end(observation: dict[str, Any], mean: float, spread: float) -> bool:
     """True when this seat is very likely strictly lowest."""
     mine = observation["hand_points"]
     seat = observation["seat"]
-    players: list[int] = observation["players"]
-    rounds = observation["turn_in_hand"] / max(1, len(players))
+    players: list[int] = observation["in_hand"]
+    rounds = observation["turn_number"] / max(1, len(players))
     hidden_mean = mean * max(SHED_FLOOR, 1 - SHED_PER_TURN * rounds)
     chance = 1.0
     for other in players:

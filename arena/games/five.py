@@ -19,11 +19,13 @@ canonical order, the last card listed is the one that ends on top of the pile)::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from itertools import combinations
 from typing import Any, ClassVar
 
 from arena.games.base import (
     Action,
+    Event,
     Game,
     GameError,
     Observation,
@@ -33,9 +35,11 @@ from arena.games.base import (
     elimination_places,
 )
 from arena.games.cards import (
+    CARD_ORDER,
     JOKER,
     RANK_ORDINAL,
-    SUITS,
+    canonical,
+    deal,
     first_hand_deck,
     shuffled,
     standard_deck,
@@ -63,22 +67,17 @@ _ALL_KINDS = [*standard_deck(), JOKER]
 POINTS: dict[str, int] = {
     card: 0 if card == JOKER else min(RANK_ORDINAL[card[0]], 10) for card in _ALL_KINDS
 }
-#: Canonical card order: joker first, then rank (ace low), then suit c < d < h < s.
-SORT_KEY: dict[str, int] = {
-    card: 0 if card == JOKER else RANK_ORDINAL[card[0]] * 4 + SUITS.index(card[1])
-    for card in _ALL_KINDS
-}
+_CARD_KEY = CARD_ORDER.__getitem__
+#: The single-card drop of each card.
+_DROP_ONE: dict[str, Action] = {card: DROP_PREFIX + card for card in _ALL_KINDS}
+#: What a seat may do at its turn start besides dropping.
+_TURN_START_EXTRAS = (TAKE, END)
 _RANK_ORDER: dict[str, int] = {JOKER: 0, **RANK_ORDINAL}
 _POINTS_OF = POINTS.__getitem__
 
 _JOKERS_SPEC = OptionSpec(
     "jokers", "bool", False, "add the two jokers X (0 points; the two jokers are one rank)"
 )
-
-
-def canonical_cards(cards: Sequence[str]) -> list[str]:
-    """Cards sorted canonically: joker first, then rank (ace low), then suit."""
-    return sorted(cards, key=SORT_KEY.__getitem__)
 
 
 def hand_total(cards: Sequence[str]) -> int:
@@ -100,12 +99,12 @@ def drop_actions(hand: Sequence[str]) -> list[Action]:
     """
     if len({card[0] for card in hand}) == len(hand):
         # No two cards of a rank: single drops, highest rank (and points) first.
-        return [DROP_PREFIX + card for card in reversed(hand)]
+        return [_DROP_ONE[card] for card in reversed(hand)]
     return _drop_actions_grouped(hand)
 
 
 def _drop_actions_grouped(hand: Sequence[str]) -> list[Action]:
-    """:func:`drop_actions` for any hand, through the cache of rank groups."""
+    """:func:`drop_actions` for any hand, from the drops of its rank groups."""
     keyed: list[_DropKey] = []
     start = 0
     size = len(hand)
@@ -114,11 +113,7 @@ def _drop_actions_grouped(hand: Sequence[str]) -> list[Action]:
         end = start + 1
         while end < size and hand[end][0] == rank:
             end += 1
-        group = tuple(hand[start:end])
-        drops = _GROUP_DROPS.get(group)
-        if drops is None:
-            drops = _GROUP_DROPS[group] = _group_drops(group)
-        keyed += drops
+        keyed += _group_drops(tuple(hand[start:end]))
         start = end
     keyed.sort()
     return [key[3] for key in keyed]
@@ -126,11 +121,10 @@ def _drop_actions_grouped(hand: Sequence[str]) -> list[Action]:
 
 #: Sort key of a drop action; the action string itself is the last item.
 _DropKey = tuple[int, int, int, str]
-#: Drops of each group of same-rank cards met so far (at most a few hundred).
-_GROUP_DROPS: dict[tuple[str, ...], list[_DropKey]] = {}
 
 
-def _group_drops(cards: tuple[str, ...]) -> list[_DropKey]:
+@cache  # pure; the groups of same-rank cards are at most a few hundred
+def _group_drops(cards: tuple[str, ...]) -> tuple[_DropKey, ...]:
     """Sort keys of every drop from ``cards`` (one rank, canonical order)."""
     points = POINTS[cards[0]]
     rank_key = -_RANK_ORDER[cards[0][0]]
@@ -140,7 +134,7 @@ def _group_drops(cards: tuple[str, ...]) -> list[_DropKey]:
             for i, top in enumerate(subset):
                 action = DROP_PREFIX + " ".join((*subset[:i], *subset[i + 1 :], top))
                 keyed[action] = (-points * size, -size, rank_key, action)
-    return list(keyed.values())
+    return tuple(keyed.values())
 
 
 def hand_scores(hand_totals: Mapping[int, int], caller: int | None) -> dict[int, int]:
@@ -236,6 +230,8 @@ class FiveState(State):
         self.order: list[int] = []
         self.pos = 0
         self.to_move = 0
+        self._deciding: tuple[int, ...] = (0,)
+        #: Plays completed in this hand (``turn_number`` in observations).
         self.turns = 0
         self.phase = PHASE_START
         self.end_reason: str | None = None
@@ -248,21 +244,22 @@ class FiveState(State):
     def _start_hand(self, deck_top_first: list[str]) -> None:
         self.hand_no += 1
         n = self.num_players
-        order = [(self.first_player + i) % n for i in range(n)]
-        self.order = [s for s in order if not self.out_in_hand[s]]
+        first = self.first_player
+        out = self.out_in_hand
+        self.order = [seat for seat in ((first + i) % n for i in range(n)) if not out[seat]]
+        # One card at a time in turn order from the first player, so dealt
+        # hands come in the order of self.order; then the up card, then the deck.
+        dealt, self.deck = deal(deck_top_first, len(self.order), HAND_SIZE, 0)
         self.hands = [[] for _ in range(n)]
+        for seat, cards in zip(self.order, dealt, strict=True):
+            self.hands[seat] = canonical(cards)
         self.known = [[] for _ in range(n)]
-        # One card at a time in turn order: the i-th player gets every k-th card.
-        k = len(self.order)
-        dealt = HAND_SIZE * k
-        for i, seat in enumerate(self.order):
-            self.hands[seat] = sorted(deck_top_first[i:dealt:k], key=SORT_KEY.__getitem__)
-        up = deck_top_first[dealt]
-        self.deck = deck_top_first[:dealt:-1]
+        up = self.deck.pop()
         self.discard = [up]
         self.taken = None
         self.pos = 0
-        self.to_move = self.first_player
+        self.to_move = first
+        self._deciding = (first,)
         self.turns = 0
         self.phase = PHASE_START
         self.emit(
@@ -278,14 +275,17 @@ class FiveState(State):
             self.emit("deal", to=(seat,), seat=seat, cards=list(self.hands[seat]))
 
     def _end_hand(self, caller: int | None) -> None:
-        totals_now = {s: hand_total(self.hands[s]) for s in self.order}
+        hands = self.hands
+        totals_now = {s: hand_total(hands[s]) for s in self.order}
         scores = hand_scores(totals_now, caller)
         n = self.num_players
-        self.last_hands = [list(h) for h in self.hands]
+        # The next hand deals fresh lists, so these hands are never changed again.
+        self.last_hands = hands
         self.last_hand_totals = [totals_now.get(s) for s in range(n)]
+        totals = self.totals
         for seat, score in scores.items():
-            self.totals[seat] += score
-        newly_out = sorted(s for s in self.order if self.totals[s] >= self.limit)
+            totals[seat] += score
+        newly_out = sorted(s for s in self.order if totals[s] >= self.limit)
         for seat in newly_out:
             self.out_in_hand[seat] = self.hand_no
             self.eliminated[seat] = True
@@ -294,10 +294,10 @@ class FiveState(State):
             hand=self.hand_no,
             result=RESULT_NO_RESULT if caller is None else RESULT_CALL,
             caller=caller,
-            hands=[list(h) for h in self.hands],
-            hand_totals=list(self.last_hand_totals),
+            hands=[hand[:] for hand in hands],
+            hand_totals=self.last_hand_totals[:],
             scores=[scores.get(s) for s in range(n)],
-            totals=list(self.totals),
+            totals=totals[:],
             eliminated=newly_out,
         )
         remaining = [s for s in range(n) if not self.out_in_hand[s]]
@@ -319,6 +319,7 @@ class FiveState(State):
 
     def _finish(self, reason: str) -> None:
         self.phase = PHASE_OVER
+        self._deciding = ()
         self.end_reason = reason
         self.emit(
             "game_end",
@@ -342,9 +343,11 @@ class FiveState(State):
             hand.remove(card)
             if card in known:
                 known.remove(card)
-        self.discard.extend(cards)
+        self.discard += cards
         taken = self.taken
-        self.emit("drop", seat=seat, cards=cards, drew=taken is None)
+        # Events appended directly rather than through emit(): the hot path.
+        events = self.events
+        events.append(Event("drop", {"seat": seat, "cards": cards, "drew": taken is None}))
         if taken is not None:
             hand.append(taken)
             known.append(taken)
@@ -352,17 +355,18 @@ class FiveState(State):
         else:
             card = self.deck.pop()
             hand.append(card)
-            self.emit("drawn", to=(seat,), seat=seat, card=card)
+            events.append(Event("drawn", {"seat": seat, "card": card}, (seat,)))
             if not self.deck:
                 self._reshuffle()
-        hand.sort(key=SORT_KEY.__getitem__)
+        hand.sort(key=_CARD_KEY)
         self.phase = PHASE_START
         self.turns += 1
         if self.turns >= self.max_turns:
             self._end_hand(None)
         else:
-            self.pos = (self.pos + 1) % len(self.order)
-            self.to_move = self.order[self.pos]
+            self.pos = pos = (self.pos + 1) % len(self.order)
+            self.to_move = seat = self.order[pos]
+            self._deciding = (seat,)
 
     def _reshuffle(self) -> None:
         """The deck ran out: the top discard stays, the rest becomes the deck."""
@@ -373,16 +377,13 @@ class FiveState(State):
 
     # -- State interface ------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
-        if self.phase == PHASE_OVER:
-            return ()
-        return (self.to_move,)
+        return self._deciding
 
     def _legal_actions(self, seat: int) -> list[Action]:
         """Drops first (index 0 drops the most points), then ``take``, then ``end``."""
         legal = drop_actions(self.hands[seat])
         if self.phase == PHASE_START:
-            legal.append(TAKE)
-            legal.append(END)
+            legal += _TURN_START_EXTRAS
         return legal
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
@@ -397,27 +398,23 @@ class FiveState(State):
             self._drop(seat, action)
 
     def _observation(self, seat: int | None) -> Observation:
-        """The fields of docs/rules/five.md; a spectator (``None``) gets all
-        but ``hand`` and ``hand_points``."""
+        """The game's fields of docs/rules/five.md (the base adds the
+        envelope); a spectator (``None``) gets all but ``hand`` and ``hand_points``."""
         discard = self.discard
         obs: Observation = {
-            "game": "five",
-            "seat": seat,
             "phase": self.phase,
-            "to_move": self.to_move,
             "taken": self.taken,
             "top_discard": discard[-1] if discard else None,
             "discard": discard[:],
             "deck_size": len(self.deck),
-            "hand_sizes": list(map(len, self.hands)),
-            "known_cards": list(map(list, self.known)),
+            "hand_sizes": [*map(len, self.hands)],
+            "known_cards": [known[:] for known in self.known],
             "totals": self.totals[:],
             "eliminated": self.eliminated[:],
-            "players": self.order[:],
+            "in_hand": self.order[:],
             "hand_number": self.hand_no,
             "first_player": self.first_player,
-            "turn_in_hand": self.turns,
-            "num_players": self.num_players,
+            "turn_number": self.turns,
             "limit": self.limit,
             "max_hands": self.max_hands,
             "max_turns": self.max_turns,
@@ -434,7 +431,7 @@ class FiveState(State):
 
     def _scores(self) -> list[float]:
         """Running totals (lower is better)."""
-        return [float(t) for t in self.totals]
+        return list(self.totals)
 
     def _places(self) -> list[int]:
         """Later elimination ranks higher; players still in rank above everyone out.

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,14 +16,13 @@ from hypothesis import strategies as st
 
 from arena.games import make_game
 from arena.games.base import GameNotOverError, IllegalActionError, OptionError, State
-from arena.games.cards import deal, standard_deck
+from arena.games.cards import canonical, deal, standard_deck
 from arena.games.five import (
     CALL_PENALTY,
     POINTS,
     Five,
     FiveState,
     _drop_actions_grouped,
-    canonical_cards,
     drop_actions,
     hand_scores,
     hand_total,
@@ -109,7 +110,7 @@ def test_card_points(card: str, points: int) -> None:
 def test_hand_total_range_and_canonical_order() -> None:
     assert hand_total(["Kc", "Kd", "Kh", "Ks", "Qc"]) == 50
     assert hand_total(["X", "X", "Ac"]) == 1
-    assert canonical_cards(["Kc", "X", "As", "Ac", "Td"]) == ["X", "Ac", "As", "Td", "Kc"]
+    assert canonical(["Kc", "X", "As", "Ac", "Td"]) == ["X", "Ac", "As", "Td", "Kc"]
 
 
 @pytest.mark.parametrize(
@@ -153,7 +154,7 @@ def test_option_defaults_and_deck() -> None:
 
 def test_deal_from_stacked_deck() -> None:
     state = new_game([H_LOW, H_MID, H_HIGH], "9h", top=["8h", "7h"])
-    assert state.hands == [H_LOW, H_MID, canonical_cards(H_HIGH)]
+    assert state.hands == [H_LOW, H_MID, canonical(H_HIGH)]
     assert state.discard == ["9h"]
     assert state.deck[-2:] == ["7h", "8h"]
     assert len(state.deck) == 52 - 15 - 1
@@ -175,7 +176,7 @@ def test_deal_matches_shared_deal_helper(players: int) -> None:
     state = Five(players, {"deck": deck}).new_state(0)
     assert isinstance(state, FiveState)
     hands, rest = deal(deck, players, 5, 0)
-    assert state.hands == [canonical_cards(h) for h in hands]
+    assert state.hands == [canonical(h) for h in hands]
     assert state.discard == [rest[-1]]
     assert state.deck == rest[:-1]
 
@@ -209,14 +210,14 @@ def test_drop_actions(hand: list[str], expected: list[str] | None) -> None:
     hand=st.lists(st.sampled_from(sorted(POINTS)), min_size=1, max_size=5).filter(is_possible_hand)
 )
 def test_drop_actions_fast_path_matches_grouped(hand: list[str]) -> None:
-    hand = canonical_cards(hand)
+    hand = canonical(hand)
     actions = drop_actions(hand)
     assert actions == _drop_actions_grouped(hand)
     assert len(set(actions)) == len(actions)
     for action in actions:
         cards = action.split()[1:]
         assert len({c[0] for c in cards}) == 1 and 1 <= len(cards) <= 4
-        assert cards[:-1] == canonical_cards(cards[:-1])
+        assert cards[:-1] == canonical(cards[:-1])
         assert not Counter(cards) - Counter(hand)
 
 
@@ -403,7 +404,7 @@ def test_end_scoring_in_engine(hands: list[list[str]], caller: int, scores: list
     end = last_hand_end(state)
     assert end["result"] == "call" and end["caller"] == caller
     assert end["scores"] == scores
-    assert end["hands"] == [canonical_cards(h) for h in hands]
+    assert end["hands"] == [canonical(h) for h in hands]
     assert state.totals == scores
     assert events_of(state, "end") == [{"kind": "end", "seat": 0}]
     assert state.hand_no == 2 and state.first_player == 1
@@ -475,7 +476,7 @@ def test_all_remaining_out_in_same_hand_ranked_by_total() -> None:
     play(state, "end")  # [50, 0, 50]: seats 0 and 2 out with 50, seat 1 left alone
     assert state.is_terminal()
     assert state.places() == [2, 1, 2]
-    assert state.scores() == [50.0, 0.0, 50.0]
+    assert state.scores() == [50, 0, 50]
     state = new_game([H_LOW, H_MID, H_HIGH], "9h", limit=1, max_turns=1)
     play(state, "drop 5c")  # no-result hand: everyone scores, everyone is out
     assert state.is_terminal()
@@ -506,7 +507,7 @@ def test_max_hands_standings_by_total_remaining_first() -> None:
     play(state, "end")
     assert state.is_terminal()
     assert events_of(state, "game_end")[0]["reason"] == "max_hands"
-    assert state.scores() == [0.0, 16.0, 17.0]
+    assert state.scores() == [0, 16, 17]
     assert state.places() == [1, 2, 3]
     state = new_game([H_MID, H_LOW, H_HIGH], "9h", limit=50, max_hands=1)
     play(state, "end")  # [50, 0, 50]: seats 0 and 2 out, seat 1 last one in
@@ -532,7 +533,7 @@ def test_reveal_and_game_end_event() -> None:
     play(state, "end")
     assert state.is_terminal() and state.deciding_seats() == ()
     reveal = state.reveal()
-    assert reveal["hands"] == [H_LOW, canonical_cards(H_HIGH)]
+    assert reveal["hands"] == [H_LOW, canonical(H_HIGH)]
     assert reveal["hand_totals"] == [15, 50]
     assert reveal["totals"] == [0, 50]
     assert reveal["eliminated_in_hand"] == [None, 1]
@@ -547,8 +548,9 @@ def test_reveal_and_game_end_event() -> None:
 OBS_KEYS = {
     "game",
     "seat",
-    "phase",
+    "players",
     "to_move",
+    "phase",
     "hand",
     "hand_points",
     "taken",
@@ -559,11 +561,10 @@ OBS_KEYS = {
     "known_cards",
     "totals",
     "eliminated",
-    "players",
+    "in_hand",
     "hand_number",
     "first_player",
-    "turn_in_hand",
-    "num_players",
+    "turn_number",
     "limit",
     "max_hands",
     "max_turns",
@@ -579,8 +580,9 @@ def test_observation_fields() -> None:
     assert obs == {
         "game": "five",
         "seat": 1,
+        "players": 3,
+        "to_move": [1],
         "phase": "start",
-        "to_move": 1,
         "hand": H_MID,
         "hand_points": 16,
         "taken": None,
@@ -591,11 +593,10 @@ def test_observation_fields() -> None:
         "known_cards": [["9h"], [], []],
         "totals": [0, 0, 0],
         "eliminated": [False, False, False],
-        "players": [0, 1, 2],
+        "in_hand": [0, 1, 2],
         "hand_number": 1,
         "first_player": 0,
-        "turn_in_hand": 1,
-        "num_players": 3,
+        "turn_number": 1,
         "limit": 150,
         "max_hands": 200,
         "max_turns": 400,
@@ -605,6 +606,64 @@ def test_observation_fields() -> None:
     obs = state.observation(1)
     assert obs["phase"] == "drop" and obs["taken"] == "5c" and obs["top_discard"] is None
 
+
+
+def test_spectator_view() -> None:
+    state = new_game([H_LOW, H_MID, H_HIGH], "9h", top=["Kh"])
+    obs = state.observation(None)
+    assert set(obs) == OBS_KEYS - {"hand", "hand_points"}
+    assert obs["seat"] is None and obs["players"] == 3 and obs["to_move"] == [0]
+
+
+def test_numbers_are_ints() -> None:
+    state = make_game("five", 3, {"limit": 40}).new_state(3)
+    random_playout(state, random.Random(3))
+    assert all(type(score) is int for score in state.scores())
+    for record in (state.observation(0), state.reveal(), *(e.to_dict() for e in state.events)):
+        assert not [x for x in visible_numbers(record) if isinstance(x, float)]
+
+
+def visible_numbers(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for item in value.values() for x in visible_numbers(item)]
+    if isinstance(value, list):
+        return [x for item in value for x in visible_numbers(item)]
+    return [value]
+
+
+RULES_PAGE = Path(__file__).parents[2] / "docs" / "rules" / "five.md"
+
+
+def test_rules_page_lists_every_observation_field() -> None:
+    table = RULES_PAGE.read_text().split("## Observation", 1)[1].split("## Events", 1)[0]
+    documented = {
+        name
+        for line in table.splitlines()
+        if line.startswith("| `")
+        for name in line.split("|")[1].strip().strip("`").split("`, `")
+    }
+    assert documented == OBS_KEYS
+
+
+def test_rules_page_example_is_the_engine_output() -> None:
+    """The example request of docs/rules/five.md is real engine output: seat 0
+    takes, then every decision is the default."""
+    blocks = RULES_PAGE.read_text().split("```json\n")
+    request = json.loads(blocks[1].split("```")[0])
+    reply = json.loads(blocks[2].split("```")[0])
+    state = make_game("five", 3).new_state(2024)
+    last_seen = [0, 0, 0]
+    for request_id in range(1, request["id"] + 1):
+        (seat,) = state.deciding_seats()
+        events = [e.to_dict() for e in state.events[last_seen[seat]:] if e.visible_to(seat)]
+        last_seen[seat] = len(state.events)
+        obs, legal = state.observation(seat), list(state.legal_actions(seat))
+        if request_id == request["id"]:
+            assert (obs, legal, events) == (
+                request["observation"], request["legal"], request["events"])
+            assert reply["index"] == 0
+        else:
+            state.apply_action("take" if request_id == 1 else legal[0])
 
 # -- properties ------------------------------------------------------------------
 
@@ -622,7 +681,7 @@ def check_conservation(state: FiveState) -> None:
     cards = [card for zone in state.zones().values() for card in zone]
     assert Counter(cards) == Counter(state.game.deck())
     for seat, hand in enumerate(state.hands):
-        assert hand == canonical_cards(hand)
+        assert hand == canonical(hand)
         assert len(hand) <= 5
         assert not (Counter(state.known[seat]) - Counter(hand))
         if state.eliminated[seat] and not state.is_terminal():
@@ -657,7 +716,8 @@ def check_results(state: FiveState) -> None:
         for seat in newly:
             out[seat] = data["hand"]
     assert totals == state.totals
-    assert state.scores() == [float(t) for t in totals]
+    assert state.scores() == totals
+    assert all(type(score) is int for score in state.scores())
     remaining = [s for s in range(n) if not out[s]]
     assert len(remaining) <= 1 or state.hand_no == state.max_hands
     places = state.places()

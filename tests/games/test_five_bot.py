@@ -42,7 +42,7 @@ def test_heuristic_survives_unseen_cards_all_worth_ten() -> None:
 
 
 def test_should_end_with_no_spread_compares_the_certain_totals() -> None:
-    observation = {"hand_points": 9, "seat": 0, "players": [0, 1], "turn_in_hand": 0,
+    observation = {"hand_points": 9, "seat": 0, "in_hand": [0, 1], "turn_number": 0,
                    "known_cards": [[], []], "hand_sizes": [2, 1]}
     assert should_end(observation, 10.0, 0.0)
     assert not should_end({**observation, "hand_points": 10}, 10.0, 0.0)
