@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -118,25 +119,23 @@ def deal_payments(
     return change
 
 
-#: Action text by verb and card names, and the parse of every action text made.
-_TEXT: dict[str, dict[tuple[str, ...], str]] = {LEAD: {}, UP: {}, DOWN: {}}
-_PARSE: dict[str, tuple[str, tuple[int, ...]]] = {}
-
-
+@cache
 def _action(verb: str, cards: tuple[str, ...]) -> str:
-    """The action text ``verb card card...`` (memoised with its parse)."""
-    table = _TEXT[verb]
-    text = table.get(cards)
-    if text is None:
-        text = table[cards] = verb + " " + " ".join(cards)
-        _PARSE[text] = (verb, tuple(INDEX[card] for card in cards))
-    return text
+    """The action text ``verb card card...`` (memoised: a few thousand texts)."""
+    return verb + " " + " ".join(cards)
 
 
 def parse_action(action: str) -> tuple[str, list[str]]:
     """Split an action into its verb and cards (no legality check)."""
     verb, *played = action.split()
     return verb, played
+
+
+@cache
+def _parse(action: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
+    """A legal action's verb, card kinds and card names (memoised)."""
+    verb, *played = action.split()
+    return verb, tuple(INDEX[card] for card in played), tuple(played)
 
 
 #: Precomputed texts: [kind][size] for identical cards, per run, per single name.
@@ -197,7 +196,8 @@ class OctablitzState(State):
         #: Consecutive deal wins of the General (0 while there is none).
         self.streak = 0
         self.over = False
-        first = deck_tools.first_hand_deck(options["deck"], game.deck(), self.rng)
+        self._deck = game.deck()
+        first = deck_tools.first_hand_deck(options["deck"], self._deck, self.rng)
         self._start_deal(0, first)
 
     # -- dealing --------------------------------------------------------------
@@ -247,8 +247,9 @@ class OctablitzState(State):
         self.best_seat = leader
         self.best_strength = -1
         self.best_cards: list[str] = []
-        #: Public form of the plays of the trick in progress (never mutated once made).
-        self.trick_plays: list[dict[str, Any]] = []
+        #: The plays of the trick in progress: (seat, "up" or "down", count,
+        #: the cards if face up, else []); never mutated once made.
+        self.trick_plays: list[tuple[int, str, int, list[str]]] = []
         #: Face-up cards of the trick in progress that are already beaten.
         self.trick_up: list[str] = []
 
@@ -267,16 +268,19 @@ class OctablitzState(State):
         return self._lead_actions() if self.lead is None else self._follow_actions()
 
     def _lead_actions(self) -> list[Action]:
-        counts = self.counts[self.to_play]
-        out = [_LEAD_SAME[INDEX[name]][1] for name in dict.fromkeys(self.hands[self.to_play])]
-        for size in (2, 3, 4, 5):
-            for kind in range(NUM_KINDS - 2):  # the L kinds never form a multiple
-                if counts[kind] >= size:
-                    out.append(_LEAD_SAME[kind][size])
-            if size == 3:
-                for strength, (a, b, c) in enumerate(RUNS):
-                    if counts[a] and counts[b] and counts[c]:
-                        out.append(_LEAD_RUN[strength])
+        seat = self.to_play
+        counts = self.counts[seat]
+        kinds = [INDEX[name] for name in dict.fromkeys(self.hands[seat])]  # ascending
+        out = [_LEAD_SAME[kind][1] for kind in kinds]
+        # Kinds held twice or more, weakest first (the L kinds never form a multiple).
+        multiples = [kind for kind in kinds if counts[kind] >= 2 and kind not in L_KINDS]
+        out += [_LEAD_SAME[kind][2] for kind in multiples]
+        out += [_LEAD_SAME[kind][3] for kind in multiples if counts[kind] >= 3]
+        for strength, (a, b, c) in enumerate(RUNS):
+            if counts[a] and counts[b] and counts[c]:
+                out.append(_LEAD_RUN[strength])
+        out += [_LEAD_SAME[kind][4] for kind in multiples if counts[kind] >= 4]
+        out += [_LEAD_SAME[kind][5] for kind in multiples if counts[kind] >= 5]
         return out
 
     def _follow_actions(self) -> list[Action]:
@@ -288,11 +292,7 @@ class OctablitzState(State):
         if size == 1:
             out = [_DOWN_ONE[name] for name in dict.fromkeys(hand)]
         else:
-            texts = _TEXT[DOWN]
-            out = [
-                texts.get(cards) or _action(DOWN, cards)
-                for cards in dict.fromkeys(combinations(hand, size))
-            ]
+            out = [_action(DOWN, cards) for cards in dict.fromkeys(combinations(hand, size))]
         if self.must_play_down(seat):
             return out
         counts = self.counts[seat]
@@ -326,13 +326,13 @@ class OctablitzState(State):
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_play
-        verb, kinds = _PARSE[actions[seat]]
+        verb, kinds, cards = _parse(actions[seat])
         counts = self.counts[seat]
         hand = self.hands[seat]
-        played = [NAMES[kind] for kind in kinds]
-        for kind, card in zip(kinds, played, strict=True):
+        for kind, card in zip(kinds, cards, strict=True):
             counts[kind] -= 1
             hand.remove(card)
+        played = list(cards)
         self.sizes[seat] -= len(kinds)
         self.turns += 1
         if verb == DOWN:
@@ -359,7 +359,7 @@ class OctablitzState(State):
         self.best_seat = seat
         self.best_strength = combo.strength
         self.best_cards = played
-        self.trick_plays.append({"seat": seat, "face": "up", "count": len(played), "cards": played})
+        self.trick_plays.append((seat, "up", len(played), played))
         self.events.append(
             Event(
                 "play",
@@ -370,7 +370,7 @@ class OctablitzState(State):
                     "face": "up",
                     "combo": combo.kind,
                     "count": len(played),
-                    "cards": list(played),
+                    "cards": played[:],
                 },
             )
         )
@@ -381,7 +381,7 @@ class OctablitzState(State):
         down.sort(key=INDEX.__getitem__)
         count = len(played)
         self.down_counts[seat] += count
-        self.trick_plays.append({"seat": seat, "face": "down", "count": count, "cards": []})
+        self.trick_plays.append((seat, "down", count, []))
         # Appended directly rather than through emit(): this is the hot path.
         events = self.events
         events.append(
@@ -450,7 +450,7 @@ class OctablitzState(State):
             self._deciding = ()
             self.emit("game_end", deals_played=self.deal_no, chips=list(self.chips))
             return
-        self._start_deal(next_leader, deck_tools.shuffled(self.game.deck(), self.rng))
+        self._start_deal(next_leader, deck_tools.shuffled(self._deck, self.rng))
 
     # -- what a seat sees ---------------------------------------------------------
     def hand(self, seat: int) -> list[str]:
@@ -458,17 +458,13 @@ class OctablitzState(State):
         return list(self.hands[seat])
 
     def _observation(self, seat: int | None) -> Observation:
-        """What ``seat`` sees now; the fields are listed on the rules page.  A
+        """The game's fields of the rules page (the base adds the envelope).  A
         spectator (``None``) gets all but ``hand``, ``must_play_down`` and
         ``my_down``: no card in a hand and no face-down card."""
         lead = self.lead
         over = self.over
         obs: Observation = {
-            "game": "octablitz",
-            "seat": seat,
             "phase": "over" if over else ("lead" if lead is None else "follow"),
-            "num_players": self.num_players,
-            "to_play": None if over else self.to_play,
             "deal": self.deal_no,
             "deals": self.deals,
             "dealer": self.dealer,
@@ -476,40 +472,35 @@ class OctablitzState(State):
             "general_wins": self.streak,
             "multiplier": self.multiplier,
             "base": self.base,
-            "chips": list(self.chips),
-            "hand_sizes": list(self.sizes),
+            "chips": self.chips[:],
+            "hand_sizes": self.sizes[:],
             "trick": self.trick_no,
             "leader": self.leader,
             "lead": None if lead is None else {"combo": lead.kind, "count": lead.count},
             "trick_plays": [
-                {
-                    "seat": p["seat"],
-                    "face": p["face"],
-                    "count": p["count"],
-                    "cards": list(p["cards"]),
-                }
-                for p in self.trick_plays
+                {"seat": who, "face": face, "count": count, "cards": cards[:]}
+                for who, face, count, cards in self.trick_plays
             ],
             "best_seat": None if lead is None else self.best_seat,
             "last_trick": lead is not None and not self.hands[self.leader],
-            "tricks_won": list(self.tricks_won),
-            "cards_taken": list(self.cards_taken),
-            "taken": [list(cards) for cards in self.taken],
-            "out_up": list(self.out_up),
-            "down_counts": list(self.down_counts),
-            "turns": self.turns,
+            "tricks_won": self.tricks_won[:],
+            "cards_taken": self.cards_taken[:],
+            "taken": [cards[:] for cards in self.taken],
+            "out_up": self.out_up[:],
+            "down_counts": self.down_counts[:],
+            "turn_number": self.turns,
             "max_turns": self.max_turns,
         }
         if seat is not None:
-            obs["hand"] = list(self.hands[seat])
+            obs["hand"] = self.hands[seat][:]
             obs["must_play_down"] = not over and seat == self.to_play and self.must_play_down(seat)
-            obs["my_down"] = list(self.down[seat])
+            obs["my_down"] = self.down[seat][:]
         return obs
 
     # -- results -------------------------------------------------------------------
     def _scores(self) -> list[float]:
         """Final chips of every seat."""
-        return [float(chips) for chips in self.chips]
+        return list(self.chips)
 
     def reveal(self) -> dict[str, Any]:
         """Chips and the last deal's public outcome; face-down cards stay hidden."""

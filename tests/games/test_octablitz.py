@@ -7,6 +7,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -515,7 +516,8 @@ def test_observation_fields() -> None:
     state = stacked(LAST_TRICK_HANDS)
     play(state, "lead rs rs rs rs rs", "down bs bs bs bs bs")
     obs = state.observation(2)
-    assert obs["seat"] == 2 and obs["phase"] == "follow" and obs["to_play"] == 2
+    assert obs["seat"] == 2 and obs["phase"] == "follow" and obs["to_move"] == [2]
+    assert obs["game"] == "octablitz" and obs["players"] == 4
     assert obs["hand"] == sort_cards(LAST_TRICK_HANDS[2])
     assert obs["hand_sizes"] == [3, 3, 8, 8]
     assert obs["lead"] == {"combo": "multiple", "count": 5}
@@ -527,12 +529,70 @@ def test_observation_fields() -> None:
     assert obs["my_down"] == [] and state.observation(1)["my_down"] == ["bs"] * 5
     assert obs["chips"] == [30] * 4 and obs["deal"] == 1 and obs["deals"] == 8
     assert obs["dealer"] == 0 and obs["general"] is None and obs["multiplier"] == 1
-    assert obs["base"] == 4 and obs["turns"] == 2 and obs["max_turns"] == 400
+    assert obs["base"] == 4 and obs["turn_number"] == 2 and obs["max_turns"] == 400
     assert obs["last_trick"] is False and obs["must_play_down"] is False
     json.dumps(obs)
     msgpack.packb(obs)
     for key, value in obs.items():
         assert isinstance(key, str) and not isinstance(value, (tuple, set))
+    assert set(obs) == OBS_KEYS
+    assert set(state.observation(None)) == OBS_KEYS - {"hand", "must_play_down", "my_down"}
+    assert state.observation(None)["seat"] is None
+
+
+OBS_KEYS = {
+    "game", "seat", "players", "to_move", "phase", "hand", "deal", "deals", "dealer",
+    "general", "general_wins", "multiplier", "base", "chips", "hand_sizes", "trick",
+    "leader", "lead", "trick_plays", "best_seat", "last_trick", "must_play_down",
+    "tricks_won", "cards_taken", "taken", "out_up", "down_counts", "my_down",
+    "turn_number", "max_turns",
+}
+RULES_PAGE = Path(__file__).parents[2] / "docs" / "rules" / "octablitz.md"
+
+
+def test_rules_page_lists_every_observation_field() -> None:
+    table = RULES_PAGE.read_text().split("## Observation", 1)[1].split("## Events", 1)[0]
+    documented = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
+    assert documented == OBS_KEYS
+
+
+def test_rules_page_example_is_the_engine_output() -> None:
+    """The example request of docs/rules/octablitz.md is real engine output:
+    seed 105, every seat played by the sample bot."""
+    from sample_bots.octablitz_heuristic import choose
+
+    blocks = RULES_PAGE.read_text().split("```json\n")
+    request = json.loads(blocks[1].split("```")[0])
+    reply = json.loads(blocks[2].split("```")[0])
+    state = make_game("octablitz", 3).new_state(105)
+    last_seen = [0, 0, 0]
+    for request_id in range(1, request["id"] + 1):
+        (seat,) = state.deciding_seats()
+        events = [e.to_dict() for e in state.events[last_seen[seat]:] if e.visible_to(seat)]
+        last_seen[seat] = len(state.events)
+        obs, legal = state.observation(seat), list(state.legal_actions(seat))
+        if request_id == request["id"]:
+            assert (obs, legal, events) == (
+                request["observation"], request["legal"], request["events"])
+            assert reply["index"] == choose(obs, legal)
+        else:
+            state.apply_action(legal[choose(obs, legal)])
+
+
+def test_numbers_are_ints() -> None:
+    state = new_state(4, seed=8, deals=3)
+    random_playout(state, random.Random(8))
+    assert all(type(score) is int for score in state.scores())
+    records = [state.observation(0), state.reveal(), *(e.to_dict() for e in state.events)]
+    assert "float" not in repr([type(x).__name__ for x in numbers_in(records)])
+
+
+def numbers_in(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for item in value.values() for x in numbers_in(item)]
+    if isinstance(value, list):
+        return [x for item in value for x in numbers_in(item)]
+    return [value] if isinstance(value, (int, float)) else []
 
 
 def test_events_of_a_trick() -> None:
