@@ -82,6 +82,7 @@ def classify(cards: Sequence[str]) -> Combo | None:
     return _classify_kinds(kinds)
 
 
+@cache  # pure, and Combo is immutable
 def _classify_kinds(kinds: tuple[int, ...]) -> Combo | None:
     count = len(kinds)
     first = kinds[0]
