@@ -74,7 +74,7 @@ def _chance_at_most(limit: int, count: int, values: list[int]) -> float:
 
 def _should_call(observation: dict[str, Any]) -> bool:
     me = observation["seat"]
-    mine = observation["hand_total"]
+    mine = observation["hand_points"]
     values = [VALUE[c] for c in _unseen(observation)]
     win = 1.0
     for seat, size in enumerate(observation["hand_sizes"]):

@@ -26,7 +26,17 @@ from arena.games.base import (
     State,
     elimination_places,
 )
-from arena.games.cards import RANK_ORDINAL, RANKS, SUITS, first_hand_deck, shuffled, standard_deck
+from arena.games.cards import (
+    CARD_ORDER,
+    RANK_ORDINAL,
+    RANKS,
+    SUITS,
+    canonical,
+    deal,
+    first_hand_deck,
+    shuffled,
+    standard_deck,
+)
 
 HAND_SIZE = 5
 #: Highest total that may end the hand before the first turn.
@@ -49,15 +59,8 @@ DRAW_STACK = "draw stack"
 
 #: Points of each card: A=1, 2-10 face, J=11, Q=12, K=13.
 POINTS: dict[str, int] = {r + s: RANK_ORDINAL[r] for r in RANKS for s in SUITS}
-#: Canonical card order: by rank (ace low), then suit c d h s.
-CARD_KEY: dict[str, int] = {c: i for i, c in enumerate(r + s for r in RANKS for s in SUITS)}
 _NUM_RANKS = len(RANKS)
 _RANK_INDEX: dict[str, int] = {c: p - 1 for c, p in POINTS.items()}
-
-
-def sort_cards(cards: Sequence[str]) -> list[str]:
-    """``cards`` in canonical order (rank ace low, then suit c d h s)."""
-    return sorted(cards, key=CARD_KEY.__getitem__)
 
 
 def hand_total(cards: Sequence[str]) -> int:
@@ -195,16 +198,12 @@ class FiveOrLessState(State):
         self.hand_number += 1
         self.first = self._next_active(self.dealer)
         self.order = [s for s in _clockwise(self.first, n) if self.active[s]]
+        # One card at a time in turn order from the first player (seats still in).
+        dealt, self.stack = deal(deck_top_first, len(self.order), HAND_SIZE, 0)
         self.hands = [[] for _ in range(n)]
+        for seat, cards in zip(self.order, dealt, strict=True):
+            self.hands[seat] = canonical(cards)
         self.known = [[] for _ in range(n)]
-        it = iter(deck_top_first)
-        for _ in range(HAND_SIZE):
-            for seat in self.order:
-                self.hands[seat].append(next(it))
-        self.stack = list(it)
-        self.stack.reverse()
-        for seat in self.order:
-            self.hands[seat] = sort_cards(self.hands[seat])
         self.points = [hand_total(h) for h in self.hands]
         self.discards, self.live, self.dropped = [], [], []
         self.live_owner = None
@@ -348,10 +347,10 @@ class FiveOrLessState(State):
             self.live.remove(card)
             self.known[seat].append(card)
             self.emit("draw", seat=seat, source="disposal", card=card)
-        insort(hand, card, key=CARD_KEY.__getitem__)
+        insort(hand, card, key=CARD_ORDER.__getitem__)
         self.points[seat] += POINTS[card]
         self.discards.extend(self.live)
-        self.live = sort_cards(self.dropped)
+        self.live = canonical(self.dropped)
         self.live_owner = seat
         self.dropped = []
         self.turns += 1
@@ -372,17 +371,15 @@ class FiveOrLessState(State):
     # -- what a seat sees ---------------------------------------------------
     def _observation(self, seat: int | None) -> Observation:
         """Own hand, public piles, every seat's hand size, known picked cards,
-        running totals and the hand's progress (fields in the rules page); a
-        spectator (``None``) gets all but ``hand`` and ``hand_total``."""
+        running totals and the hand's progress (the game's fields of the rules
+        page; the base adds the envelope); a spectator (``None``) gets all but
+        ``hand`` and ``hand_points``."""
         obs: Observation = {
-            "game": "five-or-less",
-            "seat": seat,
             "phase": self.phase,
-            "to_move": self.to_move,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "first_player": self.first,
-            "turn": self.turns,
+            "turn_number": self.turns,
             "hand_sizes": list(map(len, self.hands)),
             "known": list(map(list, self.known)),
             "totals": list(self.totals),
@@ -400,7 +397,7 @@ class FiveOrLessState(State):
         }
         if seat is not None:
             obs["hand"] = list(self.hands[seat])
-            obs["hand_total"] = self.points[seat]
+            obs["hand_points"] = self.points[seat]
         return obs
 
     def cards_in_play(self) -> list[str]:
@@ -414,7 +411,7 @@ class FiveOrLessState(State):
 
     def _scores(self) -> list[float]:
         """Running totals (lower is better)."""
-        return [float(t) for t in self.totals]
+        return list(self.totals)
 
     def _places(self) -> list[int]:
         """Standings: players still in (by total, lower first), then the

@@ -10,7 +10,7 @@ deck or from the previous player's drop: two decisions.  With option
 ``multi_drop`` further disjoint combinations may be dropped before the draw,
 one decision each.
 
-Action grammar (cards in canonical order, see :func:`canonical_cards`)::
+Action grammar (cards in canonical order, :data:`arena.games.cards.CARD_ORDER`)::
 
     call                  end the round and settle (turn start only)
     drop C1 C2 ...        drop one combination (or a fallback single)
@@ -33,8 +33,9 @@ from arena.games.base import (
     State,
 )
 from arena.games.cards import (
+    CARD_ORDER,
     RANK_ORDINAL,
-    SUITS,
+    canonical,
     deal,
     first_hand_deck,
     shuffled,
@@ -61,17 +62,8 @@ _SET_KINDS = {2: "pair", 3: "trips", 4: "quads"}
 _ALL_CARDS = standard_deck()
 #: Point value of each card: A=1, 2..10 face value, J=11, Q=12, K=13.
 POINTS: dict[str, int] = {card: RANK_ORDINAL[card[0]] for card in _ALL_CARDS}
-#: Canonical card order: rank (ace low), then suit c < d < h < s.
-SORT_KEY: dict[str, int] = {
-    card: RANK_ORDINAL[card[0]] * 4 + SUITS.index(card[1]) for card in _ALL_CARDS
-}
 _POINT_OF = POINTS.__getitem__
-_SORT_OF = SORT_KEY.__getitem__
-
-
-def canonical_cards(cards: Sequence[str]) -> list[str]:
-    """Cards sorted by rank (ace low) then suit, the order of hands and actions."""
-    return sorted(cards, key=_SORT_OF)
+_SORT_OF = CARD_ORDER.__getitem__
 
 
 def hand_total(cards: Sequence[str]) -> int:
@@ -278,7 +270,7 @@ class FuriousFiveState(State):
         self.dealer = (self.dealer + 1) % n
         first = (self.dealer + 1) % n
         hands, rest = deal(deck_top_first, n, HAND_SIZE, first)
-        self.hands = [canonical_cards(h) for h in hands]
+        self.hands = [canonical(h) for h in hands]
         self.totals = [hand_total(h) for h in self.hands]
         self.deck = rest
         self.graveyard = []
@@ -403,22 +395,18 @@ class FuriousFiveState(State):
     def _reshuffle(self) -> None:
         # 52 cards, at most 5 hands of <= 5 and two drops of <= 5: never both empty.
         assert self.graveyard, "deck and graveyard both empty"
-        self.rng.shuffle(self.graveyard)
-        self.deck = self.graveyard
+        self.deck = shuffled(self.graveyard, self.rng)
         self.graveyard = []
         self.emit("reshuffle", cards=len(self.deck))
 
     # -- views --------------------------------------------------------------
     def _observation(self, seat: int | None) -> Observation:
-        """Everything ``seat`` may know now; see docs/rules/furious-five.md.
-        A spectator (``None``) gets the same but the hand, its total and
-        whether the seat may call."""
+        """The game's fields of docs/rules/furious-five.md (the base adds the
+        envelope); a spectator (``None``) gets all but ``hand``, ``hand_points``
+        and ``can_call``."""
         over = self.phase == PHASE_OVER
         obs: Observation = {
-            "seat": seat,
-            "num_players": self.num_players,
             "phase": self.phase,
-            "turn": None if over else self.turn,
             "round": self.round,
             "dealer": self.dealer,
             "turn_number": self.turns_done + (0 if over else 1),
@@ -434,7 +422,7 @@ class FuriousFiveState(State):
         }
         if seat is not None:
             obs["hand"] = list(self.hands[seat])
-            obs["hand_total"] = self.totals[seat]
+            obs["hand_points"] = self.totals[seat]
             obs["can_call"] = self.can_call(seat)
         return obs
 
@@ -450,7 +438,7 @@ class FuriousFiveState(State):
 
     def _scores(self) -> list[float]:
         """The chip ledgers."""
-        return [float(c) for c in self.chips]
+        return list(self.chips)
 
     def reveal(self) -> dict[str, Any]:
         """The last round's final hands and totals, and the chip ledgers."""

@@ -17,14 +17,13 @@ from hypothesis import strategies as st
 
 from arena.games import make_game
 from arena.games.base import GameNotOverError, IllegalActionError, OptionError, State
-from arena.games.cards import standard_deck
+from arena.games.cards import canonical, standard_deck
 from arena.games.five_or_less import (
     POINTS,
     FiveOrLess,
     FiveOrLessState,
     disposals,
     hand_scores,
-    sort_cards,
 )
 from tests.playout import random_playout, visible_strings
 
@@ -36,7 +35,7 @@ def stacked_deck(n: int, hands: dict[int, list[str]], stack: Sequence[str] = ())
     """A first-hand deck dealing ``hands`` (seat -> 5 cards) and then the stack
     (top first); seats not given get the highest remaining cards."""
     used = {c for h in hands.values() for c in h} | set(stack)
-    filler = [c for c in reversed(sort_cards(standard_deck())) if c not in used]
+    filler = [c for c in reversed(canonical(standard_deck())) if c not in used]
     full = {s: hands.get(s) or [filler.pop(0) for _ in range(5)] for s in range(n)}
     order = [(1 + i) % n for i in range(n)]  # dealer 0, seat 1 first
     deck = [full[s][i] for i in range(5) for s in order]
@@ -140,7 +139,7 @@ def test_example_may_keep_playing_with_four_points() -> None:
     deck = stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As", "Qs"])
     state = at_first_turn(2, deck=deck)
     play(state, "drop Kc Kd", "draw stack", DEFAULT, "draw stack")
-    assert state.observation(1)["hand_total"] == 4
+    assert state.observation(1)["hand_points"] == 4
     legal = state.legal_actions(1)
     assert legal[-1] == "call" and legal[0] != "call"
     play(state, legal[0])  # not ending is allowed
@@ -419,7 +418,7 @@ def test_reshuffle_keeps_both_live_disposals() -> None:
     assert draw.kind == "draw" and drawn.kind == "drawn"
     assert Counter(state.stack) + Counter([drawn.data["card"]]) == Counter(older)
     assert state.discards == live
-    assert state.live == sort_cards(dropped)
+    assert state.live == canonical(dropped)
 
 
 # -- game flow, options, standings -------------------------------------------------
@@ -511,8 +510,8 @@ def test_option_defaults_and_parsing() -> None:
 def test_stacked_deck_deals_from_first_player_and_later_hands_use_rng() -> None:
     deck = standard_deck()
     state = new(3, deck=deck)
-    assert state.hands[1] == sort_cards(deck[0:15:3])
-    assert state.hands[2] == sort_cards(deck[1:15:3])
+    assert state.hands[1] == canonical(deck[0:15:3])
+    assert state.hands[2] == canonical(deck[1:15:3])
     assert state.stack[-1] == deck[15]
     assert state.observation(0)["stack_size"] == 52 - 15
 
@@ -528,9 +527,10 @@ def test_illegal_actions_are_refused() -> None:
 def test_observation_fields_and_types() -> None:
     state = three_player_hand("2c")
     obs = state.observation(1)
-    assert obs["seat"] == 1 and obs["phase"] == "turn" and obs["to_move"] == 1
-    assert obs["hand"] == ["Ac", "Ad", "As", "2h"] and obs["hand_total"] == 5
-    assert obs["hand_sizes"] == [4, 4, 3] and obs["turn"] == 3
+    assert obs["game"] == "five-or-less" and obs["players"] == 3
+    assert obs["seat"] == 1 and obs["phase"] == "turn" and obs["to_move"] == [1]
+    assert obs["hand"] == ["Ac", "Ad", "As", "2h"] and obs["hand_points"] == 5
+    assert obs["hand_sizes"] == [4, 4, 3] and obs["turn_number"] == 3
     assert obs["previous_disposal"] == ["Jh", "Js"] and obs["previous_player"] == 0
     assert obs["discards"] == ["Kc", "Kd", "4c", "5c", "6c"]
     assert obs["dealer"] == 0 and obs["first_player"] == 1 and obs["hand_number"] == 1
@@ -540,6 +540,29 @@ def test_observation_fields_and_types() -> None:
     msgpack.packb(obs)
     for event in state.events:
         json.dumps(event.to_dict())
+    spectator = state.observation(None)
+    assert spectator == {key: value for key, value in obs.items()
+                         if key not in ("hand", "hand_points")} | {"seat": None}
+
+
+def test_numbers_are_ints() -> None:
+    """Every integral number in observations, events, reveal and scores is an int."""
+    def numbers(value: Any) -> list[Any]:
+        if isinstance(value, dict):
+            return [n for item in value.values() for n in numbers(item)]
+        if isinstance(value, list | tuple):
+            return [n for item in value for n in numbers(item)]
+        return [value] if isinstance(value, int | float) and not isinstance(value, bool) else []
+
+    state = new(3, 5, limit=60)
+    seen: list[Any] = []
+    while not state.is_terminal():
+        who = seat(state)
+        seen += numbers(state.observation(who)) + numbers(state.observation(None))
+        state.apply_action(state.legal_actions(who)[-1])
+    seen += numbers([e.to_dict() for e in state.events]) + numbers(state.reveal())
+    seen += numbers(state.scores())
+    assert seen and all(type(n) is int for n in seen)
 
 
 def test_reveal_shows_last_hand() -> None:

@@ -14,12 +14,11 @@ from hypothesis import strategies as st
 
 from arena.games import make_game
 from arena.games.base import GameNotOverError, IllegalActionError, OptionError, State
-from arena.games.cards import standard_deck
+from arena.games.cards import canonical, standard_deck
 from arena.games.furious_five import (
     TARGET_ROUND_CAP,
     FuriousFive,
     FuriousFiveState,
-    canonical_cards,
     drawable_cards,
     hand_total,
     legal_drops,
@@ -152,7 +151,7 @@ def test_stacked_deal_one_at_a_time_from_the_player_left_of_dealer() -> None:
     deck = standard_deck()
     state = FuriousFive(3, {"deck": deck}).new_state(0)
     # seat 1 starts: it gets cards 0, 3, 6, 9, 12; seat 2 gets 1, 4, ...; seat 0 gets 2, 5, ...
-    assert state.hands[1] == canonical_cards(deck[0:15:3])
+    assert state.hands[1] == canonical(deck[0:15:3])
     assert set(state.hands[2]) == set(deck[1:15:3])
     assert set(state.hands[0]) == set(deck[2:15:3])
     assert state.deck[-1] == deck[15]
@@ -183,7 +182,7 @@ def test_turns_pass_clockwise() -> None:
 # -- the rulebook's one-turn walkthrough ---------------------------------------
 def test_one_turn_walkthrough() -> None:
     state = new(2, {1: ["Ac", "2d", "3h", "5s", "5d"]})
-    assert state.observation(1)["hand_total"] == 16
+    assert state.observation(1)["hand_points"] == 16
     legal = state.legal_actions(1)
     assert set(legal) == {"drop Ac 2d 3h", "drop 5d 5s"}  # no call at 16, no single
     play(state, "drop Ac 2d 3h")
@@ -294,7 +293,7 @@ def test_call_threshold(call_at_five: bool, stock_top: str, total: int, may_call
                 stock=[stock_top, "4c"], call_at_five=call_at_five)
     play(state, "drop 9c 9d 9h", "draw deck", "drop Kc Kd", "draw deck")
     obs = state.observation(1)
-    assert obs["hand_total"] == total
+    assert obs["hand_points"] == total
     assert obs["call_limit"] == (5 if call_at_five else 4)
     assert obs["can_call"] is may_call
     assert ("call" in state.legal_actions(1)) is may_call
@@ -552,16 +551,41 @@ def test_observation_fields() -> None:
     play(state, "drop 3c 4d 5h")
     obs = state.observation(1)
     assert obs == {
-        "seat": 1, "num_players": 3, "phase": "draw", "turn": 1, "round": 1, "dealer": 0,
-        "turn_number": 1, "hand": ["5s", "Kc"], "hand_total": 18, "hand_sizes": [5, 2, 5],
+        "game": "furious-five", "seat": 1, "players": 3, "to_move": [1],
+        "phase": "draw", "round": 1, "dealer": 0,
+        "turn_number": 1, "hand": ["5s", "Kc"], "hand_points": 18, "hand_sizes": [5, 2, 5],
         "chips": [0, 0, 0], "can_call": False, "call_limit": 4, "live_drop": [],
         "live_drop_seat": None, "drop": [{"kind": "straight", "cards": ["3c", "4d", "5h"]}],
         "graveyard": [], "deck_size": 37, "options": obs["options"],
     }
     play(state, "draw deck")
     obs2 = state.observation(2)
-    assert obs2["turn"] == 2 and obs2["turn_number"] == 2 and obs2["live_drop_seat"] == 1
+    assert obs2["to_move"] == [2] and obs2["turn_number"] == 2 and obs2["live_drop_seat"] == 1
     assert obs2["hand_sizes"] == [5, 3, 5] and obs2["deck_size"] == 36
+    spectator = state.observation(None)
+    assert spectator["seat"] is None and spectator["to_move"] == [2]
+    assert spectator == {key: value for key, value in obs2.items()
+                         if key not in ("seat", "hand", "hand_points", "can_call")} | {"seat": None}
+
+
+def test_numbers_are_ints() -> None:
+    """Every integral number in observations, events, reveal and scores is an int."""
+    def numbers(value: Any) -> list[Any]:
+        if isinstance(value, dict):
+            return [n for item in value.values() for n in numbers(item)]
+        if isinstance(value, list | tuple):
+            return [n for item in value for n in numbers(item)]
+        return [value] if isinstance(value, int | float) and not isinstance(value, bool) else []
+
+    state = new(3, rounds=2, seed=5)
+    seen: list[Any] = []
+    while not state.is_terminal():
+        seat = state.turn
+        seen += numbers(state.observation(seat)) + numbers(state.observation(None))
+        state.apply_action(state.legal_actions(seat)[-1])
+    seen += numbers([e.to_dict() for e in state.events]) + numbers(state.reveal())
+    seen += numbers(state.scores())
+    assert seen and all(type(n) is int for n in seen)
 
 
 # -- properties -------------------------------------------------------------------
@@ -624,7 +648,8 @@ class Checker:
             obs = state.observation(seat)
             shown = {s for s in visible_strings(obs) if s in ALL_CARDS}
             assert shown <= after[seat], (seat, shown - after[seat])
-            assert obs["hand"] == canonical_cards(obs["hand"])
+            assert obs["hand"] == canonical(obs["hand"])
+            assert obs["hand_points"] == hand_total(obs["hand"])
         new_events = state.events[self.seen:]
         # A seat may see its own cards of a hand that ended in this step.
         ended: dict[int, set[str]] = {}
@@ -678,7 +703,7 @@ def test_random_playouts(seed: int, players: int, options: dict[str, Any]) -> No
     assert state.is_terminal()
     assert checker.hand_ends == options["rounds"]
     assert sum(state.scores()) == 0
-    assert state.scores() == [float(c) for c in state.chips]
+    assert state.scores() == state.chips and all(type(c) is int for c in state.scores())
     final = state.events[-1].to_dict()
     assert final["kind"] == "game_end" and final["chips"] == state.chips
 
