@@ -9,9 +9,9 @@ then red s A B C J K L.  That index order is also the canonical order of every
 card list the game shows.  Hands are sorted lists of kinds; the stock is a list
 whose last element is the top card.
 
-Everything about what five cards make is pure and small, so it is cached per
-sorted tuple of kinds (:func:`shape_of`, :func:`waits_of`): legal actions and
-claim windows are table look-ups, not searches.
+Everything about what five cards make is pure and small, so it is memoised per
+sorted tuple of kinds (:func:`shape_of`, :func:`waits_of`, pure functions under
+``functools.cache``): legal actions and claim windows are look-ups, not searches.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
 from arena.games import cards
@@ -138,40 +139,30 @@ def _compute_shape(key: tuple[int, ...]) -> Shape:
     return Shape(bool(trios), royals, tuple(found))
 
 
-_SHAPES: dict[tuple[int, ...], Shape] = {}
-#: waits_of() caches: [royals barred, royals allowed].
-_WAITS: tuple[dict[tuple[int, ...], tuple[int, int]], ...] = ({}, {})
-
-
+@cache
 def shape_of(key: tuple[int, ...]) -> Shape:
-    """The :class:`Shape` of five sorted kinds (cached)."""
-    shape = _SHAPES.get(key)
-    if shape is None:
-        shape = _SHAPES[key] = _compute_shape(key)
-    return shape
+    """The :class:`Shape` of five sorted kinds (memoised)."""
+    return _compute_shape(key)
 
 
+@cache
 def waits_of(key: tuple[int, ...], royals_allowed: bool) -> tuple[int, int]:
     """For four sorted kinds: (bitmask of the kinds that would complete them,
     bitmask of those whose completed hand also holds a card-only special).
 
     A kind counts only if the deck composition has that many copies: the rulings'
     "some card kind that exists in the deck composition", whether or not copies
-    are still unseen.  (Cached.)"""
-    cache = _WAITS[royals_allowed]
-    found = cache.get(key)
-    if found is None:
-        kinds = special = 0
-        for kind in range(NUM_KINDS):
-            if key.count(kind) >= COPIES[kind]:
-                continue
-            shape = shape_of(tuple(sorted((*key, kind))))
-            if shape.complete(royals_allowed):
-                kinds |= 1 << kind
-                if shape.specials or (shape.royals and royals_allowed):
-                    special |= 1 << kind
-        found = cache[key] = (kinds, special)
-    return found
+    are still unseen.  (Memoised.)"""
+    kinds = special = 0
+    for kind in range(NUM_KINDS):
+        if key.count(kind) >= COPIES[kind]:
+            continue
+        shape = shape_of(tuple(sorted((*key, kind))))
+        if shape.complete(royals_allowed):
+            kinds |= 1 << kind
+            if shape.specials or (shape.royals and royals_allowed):
+                special |= 1 << kind
+    return kinds, special
 
 
 def is_complete(hand: Sequence[str], royals_allowed: bool = True) -> bool:
@@ -267,29 +258,36 @@ class RummyFive(Game):
         return RummyFiveState(self, seed)
 
 
-def _kinds_names(mask: int) -> list[str]:
-    return [NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1]
+@cache
+def _kinds_names(mask: int) -> tuple[str, ...]:
+    """Names of the kinds set in a bitmask, in canonical order (memoised)."""
+    return tuple(NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1)
 
 
 # Shared, immutable Event objects for the frequent events (draws and discards):
 # building a frozen Event is a large share of a turn's cost, and these repeat.
-_DRAW_EVENTS: dict[int, tuple[Event, Event]] = {}
-_DISCARD_EVENTS: dict[int, Event] = {}
-#: (hand, drawn kind) -> the turn's actions of a player who called neither Go
-#: nor Run/Set (it always has Covert, so "win" depends on the cards alone).
-_FREE_TURNS: dict[tuple[tuple[int, ...], int], tuple[Action, ...]] = {}
-_BARRED_NAMES: dict[int, list[str]] = {}
+@cache
+def _draw_events(seat: int, others: tuple[int, ...], kind: int, left: int) -> tuple[Event, Event]:
+    """The draw event the other seats see and the one the drawer sees."""
+    data = {"seat": seat, "deck_size": left}
+    return (Event("draw", data, others),
+            Event("draw", {**data, "card": NAMES[kind]}, (seat,)))
 
 
+@cache
+def _discard_event(seat: int, kind: int, go: bool) -> Event:
+    return Event("discard", {"seat": seat, "card": NAMES[kind], "go": go})
+
+
+@cache
 def _free_turn(hand: tuple[int, ...], drawn: int) -> tuple[Action, ...]:
-    actions = _FREE_TURNS.get((hand, drawn))
-    if actions is None:
-        distinct = sorted(set(hand))
-        acts = [WIN] if shape_of(hand).complete(True) else []
-        acts += [DISCARD[drawn]] + [DISCARD[k] for k in distinct if k != drawn]
-        acts += [GO_DISCARD[k] for k in distinct if waits_of(_without(hand, k), True)[0]]
-        actions = _FREE_TURNS[hand, drawn] = tuple(acts)
-    return actions
+    """The turn's actions of a player who called neither Go nor Run/Set (it
+    always has Covert, so "win" depends on the cards alone)."""
+    distinct = sorted(set(hand))
+    acts = [WIN] if shape_of(hand).complete(True) else []
+    acts += [DISCARD[drawn]] + [DISCARD[k] for k in distinct if k != drawn]
+    acts += [GO_DISCARD[k] for k in distinct if waits_of(_without(hand, k), True)[0]]
+    return tuple(acts)
 
 
 class RummyFiveState(State):
@@ -308,6 +306,8 @@ class RummyFiveState(State):
         self.dealer = 0
         self.dealer_count = 1
         self._others = [tuple(s for s in range(n) if s != seat) for seat in range(n)]
+        #: The other seats clockwise from the one after ``seat`` (claim priority).
+        self._after = [tuple((seat + k) % n for k in range(1, n)) for seat in range(n)]
         self.last_hands: list[list[str]] = []
         self.last_exposed: list[list[str]] = []
         self._reset_deal_fields()
@@ -330,8 +330,10 @@ class RummyFiveState(State):
         self.went_go = [False] * n
         self.called = [False] * n
         self.any_called = False
-        self.turns_taken = [0] * n
-        self.turn_count = 0
+        #: Stock draws per seat in this deal (Lightning: a win on one's first).
+        self.turns_by_seat = [0] * n
+        #: Stock draws in this deal (the turn cap counts them).
+        self.turn_number = 0
         self.phase = TURN
         self.current = self.dealer
         self.drawn = -1
@@ -356,7 +358,7 @@ class RummyFiveState(State):
 
     def _scores(self) -> list[float]:
         """Final chips of each seat (the pot left on the table belongs to nobody)."""
-        return [float(c) for c in self.chips]
+        return list(self.chips)
 
     def reveal(self) -> dict[str, Any]:
         """Final chips and pot, deals played, and the last deal's revealed hands."""
@@ -369,42 +371,34 @@ class RummyFiveState(State):
         }
 
     def _observation(self, seat: int | None) -> Observation:
-        """What ``seat`` sees now; the fields are listed on the rules page.  A
+        """The game's fields of the rules page (the base adds the envelope).  A
         spectator (``None``) gets all but ``hand``, ``drawn`` and
         ``catch_barred`` (the Catches a seat passed would tell what it holds)."""
-        names = NAMES
         last = self.last_discard
         obs: Observation = {
-            "seat": seat,
             "phase": PHASE_NAMES[self.phase],
-            "num_players": self.num_players,
             "deal": self.deal_no,
             "deals": self.deals_total,
             "dealer": self.dealer,
             "dealer_count": self.dealer_count,
-            "turn": self.current,
-            "turn_count": self.turn_count,
+            "turn_number": self.turn_number,
             "max_turns": self.max_turns,
             "deck_size": len(self.deck),
-            "hand_sizes": list(map(len, self.hands)),
-            "exposed": list(map(list.copy, self.trio_names)),
-            "discards": list(map(list.copy, self.piles)),
+            "hand_sizes": [*map(len, self.hands)],
+            "exposed": [*map(list.copy, self.trio_names)],
+            "discards": [*map(list.copy, self.piles)],
             "go": self.went_go[:],
             "called": self.called[:],
-            "turns_taken": self.turns_taken[:],
+            "turns_by_seat": self.turns_by_seat[:],
             "chips": self.chips[:],
             "pot": self.pot,
-            "last_discard": None if last is None else {"seat": last[0], "card": names[last[1]]},
+            "last_discard": None if last is None else {"seat": last[0], "card": NAMES[last[1]]},
         }
         if seat is not None:
-            barred = self.discarded[seat] | self.passed[seat]
-            barred_names = _BARRED_NAMES.get(barred)
-            if barred_names is None:
-                barred_names = _BARRED_NAMES[barred] = _kinds_names(barred)
-            drawn = self.drawn
-            obs["hand"] = [names[k] for k in self.hands[seat]]
-            obs["drawn"] = names[drawn] if seat == self.current and self.phase == TURN else None
-            obs["catch_barred"] = barred_names[:]
+            obs["hand"] = [*map(NAMES.__getitem__, self.hands[seat])]
+            obs["drawn"] = (NAMES[self.drawn] if seat == self.current and self.phase == TURN
+                            else None)
+            obs["catch_barred"] = [*_kinds_names(self.discarded[seat] | self.passed[seat])]
         return obs
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
@@ -457,23 +451,16 @@ class RummyFiveState(State):
         if not self.deck:
             self._end_in_draw("deck")
             return
-        if self.turn_count >= self.max_turns:
+        if self.turn_number >= self.max_turns:
             self._end_in_draw("turn_cap")
             return
         kind = self.deck.pop()
         hand = self.hands[seat]
         insort(hand, kind)
-        self.turn_count += 1
-        self.turns_taken[seat] += 1
+        self.turn_number += 1
+        self.turns_by_seat[seat] += 1
         self.phase, self.current, self.drawn = TURN, seat, kind
-        left = len(self.deck)
-        key = ((self.num_players * 4 + seat) * NUM_KINDS + kind) * 32 + left
-        pair = _DRAW_EVENTS.get(key)
-        if pair is None:
-            data = {"seat": seat, "deck_size": left}
-            pair = _DRAW_EVENTS[key] = (Event("draw", data, self._others[seat]),
-                                        Event("draw", {**data, "card": NAMES[kind]}, (seat,)))
-        self.events += pair
+        self.events += _draw_events(seat, self._others[seat], kind, len(self.deck))
         self._deciding = (seat,)
 
     def _turn_actions(self, seat: int) -> Sequence[Action]:
@@ -487,8 +474,7 @@ class RummyFiveState(State):
             other = [DISCARD[k] for k in hand if k != kind]
             acts = [DISCARD[kind], other[0]] if other else [DISCARD[kind]]
         else:
-            key5 = (tuple(hand), kind)
-            return _FREE_TURNS.get(key5) or _free_turn(*key5)
+            return _free_turn(tuple(hand), kind)
         if self._can_self_draw(seat):
             acts.insert(0, WIN)
         return acts
@@ -514,8 +500,7 @@ class RummyFiveState(State):
         if self.called[seat]:
             self.waits[seat] = waits_of(self._key(seat), False)
         else:
-            key = tuple(hand)
-            self.waits[seat] = _WAITS[True].get(key) or waits_of(key, True)
+            self.waits[seat] = waits_of(tuple(hand), True)
         self.piles[seat].append(NAMES[kind])
         self.discarded[seat] |= 1 << kind
         self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
@@ -525,27 +510,24 @@ class RummyFiveState(State):
             self.went_go[seat] = True
             self.chips[seat] -= 1
             self.pot += 1
-        code = (seat * NUM_KINDS + kind) * 2 + go
-        event = _DISCARD_EVENTS.get(code)
-        if event is None:
-            event = _DISCARD_EVENTS[code] = Event(
-                "discard", {"seat": seat, "card": NAMES[kind], "go": go})
-        self.events.append(event)
+        self.events.append(_discard_event(seat, kind, go))
         self._open_window(seat, kind)
 
     # -- claim windows -------------------------------------------------------------
 
     def _open_window(self, discarder: int, kind: int) -> None:
-        n = self.num_players
+        bit = 1 << kind
+        waits, went_go, called = self.waits, self.went_go, self.called
         deciding = tuple(
-            seat for seat in ((discarder + offset) % n for offset in range(1, n))
-            if self._can_catch(seat, kind) or self._call(seat, discarder, kind)
+            seat for seat in self._after[discarder]
+            if (waits[seat][0] & bit and self._can_catch(seat, kind))
+            or (not went_go[seat] and not called[seat] and self._call(seat, discarder, kind))
         )
         if deciding:
             self.phase = CLAIM
             self._deciding = deciding
         else:
-            self._begin_turn((discarder + 1) % n)
+            self._begin_turn((discarder + 1) % self.num_players)
 
     def _can_catch(self, seat: int, kind: int) -> bool:
         """Whether ``seat`` may Catch the discarded ``kind`` to win."""
@@ -631,7 +613,7 @@ class RummyFiveState(State):
             found.add(AMBUSH)
         if shape.royals and not called:
             found.add(ROYALS)
-        if self_draw and self.turns_taken[seat] == 1 and not self.any_called:
+        if self_draw and self.turns_by_seat[seat] == 1 and not self.any_called:
             found.add(LIGHTNING)
         return [name for name in SPECIAL_POINTS if name in found]
 

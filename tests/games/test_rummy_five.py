@@ -574,7 +574,7 @@ def test_dealer_passes_left_after_a_loss_and_the_count_restarts() -> None:
     do(state, 1, "win")
     start = last(state, "hand_start")
     assert (start["dealer"], start["dealer_count"]) == (1, 1)
-    assert state.observation(1)["turn"] == 1  # the new dealer plays first
+    assert state.observation(1)["to_move"] == [1]  # the new dealer plays first
 
 
 def test_game_ends_when_a_player_runs_out_of_chips() -> None:
@@ -634,11 +634,41 @@ def test_observation_fields_and_serialisable() -> None:
     assert obs["drawn"] == "rK" and state.observation(1)["drawn"] is None
     assert obs["hand_sizes"] == [5, 4] and obs["deck_size"] == 23
     assert obs["deals"] == 4 and obs["dealer"] == 0 and obs["dealer_count"] == 1
+    assert obs["turn_number"] == 1 and obs["turns_by_seat"] == [1, 0]
     assert state.observation(1)["hand"] == ["rA", "rC", "rJ", "rL"]
     json.dumps(obs)
     msgpack.packb(obs)
     for value in obs.values():
         assert not isinstance(value, (tuple, set))
+
+
+def test_observation_envelope_and_spectator_view() -> None:
+    state = make([["bs", "bs", "bs", "bJ"], ["rA", "rC", "rJ", "rL"]], draws=["rK"])
+    obs = state.observation(1)
+    assert (obs["game"], obs["seat"], obs["players"], obs["to_move"]) == ("rummy-five", 1, 2, [0])
+    for gone in ("num_players", "turn", "turn_count", "turns_taken"):
+        assert gone not in obs
+    spectator = state.observation(None)
+    assert spectator["seat"] is None
+    assert set(obs) - set(spectator) == {"hand", "drawn", "catch_barred"}
+    assert {k: v for k, v in obs.items() if k in spectator and k != "seat"} == {
+        k: v for k, v in spectator.items() if k != "seat"}
+
+
+def test_rules_page_lists_every_observation_field() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "rules" / "rummy-five.md").read_text()
+    table = page.split("## Observation")[1].split("\n## ")[0]
+    documented = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
+    state = make([["bs", "bs", "bs", "bJ"], ["rA", "rC", "rJ", "rL"]], draws=["rK"])
+    assert documented == set(state.observation(1))
+
+
+def test_scores_are_ints() -> None:
+    state = RummyFive(3, {"deals": 1}).new_state(4)
+    random_playout(state, random.Random(4))
+    assert all(type(score) is int for score in state.scores())
 
 
 def test_draw_events_show_the_card_to_the_drawer_only() -> None:
