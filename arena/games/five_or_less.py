@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Mapping, Sequence
+from functools import cache
 from itertools import combinations
+from operator import itemgetter
 from typing import Any
 
 from arena.games.base import (
     Action,
+    Event,
     Game,
     Observation,
     OptionSpec,
@@ -61,6 +64,11 @@ DRAW_STACK = "draw stack"
 POINTS: dict[str, int] = {r + s: RANK_ORDINAL[r] for r in RANKS for s in SUITS}
 _NUM_RANKS = len(RANKS)
 _RANK_INDEX: dict[str, int] = {c: p - 1 for c, p in POINTS.items()}
+_DECK = tuple(standard_deck())
+_SINGLE: dict[str, tuple[str]] = {card: (card,) for card in _DECK}
+_CARD_KEY = CARD_ORDER.__getitem__
+_POINTS_OF = POINTS.__getitem__
+_DRAW_ONE: dict[str, Action] = {card: "draw " + card for card in _DECK}
 
 
 def hand_total(cards: Sequence[str]) -> int:
@@ -75,7 +83,7 @@ def disposals(hand: Sequence[str]) -> list[tuple[str, ...]]:
     >= 3 cyclically consecutive ranks of one suit (Q-K-A-2 is a run), listed
     from the run's first card.
     """
-    out: list[tuple[str, ...]] = [(c,) for c in hand]
+    out: list[tuple[str, ...]] = [*map(_SINGLE.__getitem__, hand)]
     n = len(hand)
     i = 0
     while i < n:
@@ -87,7 +95,8 @@ def disposals(hand: Sequence[str]) -> list[tuple[str, ...]]:
             for size in range(2, j - i + 1):
                 out.extend(combinations(hand[i:j], size))
         i = j
-    if n >= RUN_MIN:
+    # A run needs 3 cards of a suit, so at most n - 2 distinct suits.
+    if n >= RUN_MIN and len({card[1] for card in hand}) <= n - RUN_MIN + 1:
         out.extend(_runs(hand))
     return out
 
@@ -112,9 +121,20 @@ def _runs(hand: Sequence[str]) -> list[tuple[str, ...]]:
     return out
 
 
-def _drop_key(cards: tuple[str, ...]) -> int:
-    # Most points first, then more cards: index 0 is the sensible default drop.
-    return -8 * sum(map(POINTS.__getitem__, cards)) - len(cards)
+@cache  # pure; a few hundred disposals exist
+def _keyed_drop(cards: tuple[str, ...]) -> tuple[int, Action]:
+    """The sort key of a disposal (most points first, then more cards: index 0
+    is the sensible default drop) and its action."""
+    return -8 * sum(map(_POINTS_OF, cards)) - len(cards), "drop " + " ".join(cards)
+
+
+@cache  # pure; one entry per drop action
+def _parse_drop(action: Action) -> tuple[str, ...]:
+    return tuple(action.split()[1:])
+
+
+_FIRST = itemgetter(0)
+_ACTION = itemgetter(1)
 
 
 def hand_scores(
@@ -172,6 +192,8 @@ class FiveOrLessState(State):
         self.order: list[int] = []
         self.pos = 0
         self.to_move: int | None = None
+        #: ``(to_move,)``, or ``()`` once the game is over (asked several times a step).
+        self._deciding: tuple[int, ...] = ()
         self.phase = OVER
         self.turns = 0
         self.hands: list[list[str]] = [[] for _ in range(n)]
@@ -208,17 +230,13 @@ class FiveOrLessState(State):
         self.discards, self.live, self.dropped = [], [], []
         self.live_owner = None
         self.turns = 0
-        self.emit(
-            "hand_start",
-            hand=self.hand_number,
-            dealer=self.dealer,
-            first=self.first,
-            totals=list(self.totals),
-            active=list(self.active),
-            stack_size=len(self.stack),
-        )
+        events = self.events
+        events.append(Event("hand_start", {
+            "hand": self.hand_number, "dealer": self.dealer, "first": self.first,
+            "totals": self.totals[:], "active": self.active[:], "stack_size": len(self.stack),
+        }))
         for seat in self.order:
-            self.emit("deal", to=[seat], seat=seat, cards=list(self.hands[seat]))
+            events.append(Event("deal", {"seat": seat, "cards": self.hands[seat][:]}, (seat,)))
         # Every seat is asked, whatever its total: asking only the seats that may
         # call would tell everyone which hands hold 15 points or less.
         self.precall_queue = list(reversed(self.order))
@@ -227,11 +245,12 @@ class FiveOrLessState(State):
     def _next_precall(self) -> None:
         if self.precall_queue:
             self.phase = PRECALL
-            self.to_move = self.precall_queue.pop()
+            self.to_move = seat = self.precall_queue.pop()
         else:
             self.phase = TURN
             self.pos = 0
-            self.to_move = self.order[0]
+            self.to_move = seat = self.order[0]
+        self._deciding = (seat,)
 
     def _next_active(self, seat: int) -> int:
         n = self.num_players
@@ -277,26 +296,28 @@ class FiveOrLessState(State):
         if remaining <= 1 or self.hands_played >= self.max_hands:
             self.phase = OVER
             self.to_move = None
+            self._deciding = ()
             self.emit("game_end", totals=list(self.totals), places=self.places())
             return
         self.dealer = self._next_active(self.dealer)
-        self._start_hand(shuffled(standard_deck(), self.rng))
+        self._start_hand(shuffled(_DECK, self.rng))
 
     # -- decisions ----------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
         """The one seat to move, or () when the game is over."""
-        return () if self.to_move is None else (self.to_move,)
+        return self._deciding
 
     def _legal_actions(self, seat: int) -> list[Action]:
         """Index 0 is the default: ``pass``, the drop worth most points, or
         ``draw stack``."""
-        if self.phase == PRECALL:
-            return [PASS, CALL] if self.points[seat] <= PRECALL_MAX else [PASS]
-        if self.phase == DRAW:
-            return [DRAW_STACK, *("draw " + c for c in self.live)]
-        options = disposals(self.hands[seat])
-        options.sort(key=_drop_key)
-        legal = ["drop " + " ".join(cards) for cards in options]
+        phase = self.phase
+        if phase == DRAW:
+            return [DRAW_STACK, *map(_DRAW_ONE.__getitem__, self.live)]
+        if phase == PRECALL:
+            return (PASS, CALL) if self.points[seat] <= PRECALL_MAX else (PASS,)
+        keyed = [*map(_keyed_drop, disposals(self.hands[seat]))]
+        keyed.sort(key=_FIRST)  # stable: equal keys stay in the order of disposals()
+        legal = [*map(_ACTION, keyed)]
         if self.points[seat] <= self.call_max:
             legal.append(CALL)
         return legal
@@ -305,19 +326,16 @@ class FiveOrLessState(State):
         seat = self.to_move
         assert seat is not None
         action = actions[seat]
-        if self.phase == PRECALL:
-            if action == CALL:
-                self._call(seat)
-            else:
-                self.emit("pass", seat=seat)
-                self._next_precall()
-        elif self.phase == TURN:
-            if action == CALL:
-                self._call(seat)
-            else:
-                self._drop(seat, tuple(action.split()[1:]))
-        else:
+        phase = self.phase
+        if phase == DRAW:
             self._draw(seat, action)
+        elif action == CALL:
+            self._call(seat)
+        elif phase == TURN:
+            self._drop(seat, _parse_drop(action))
+        else:
+            self.events.append(Event("pass", {"seat": seat}))
+            self._next_precall()
 
     def _call(self, seat: int) -> None:
         precall = self.phase == PRECALL
@@ -325,32 +343,39 @@ class FiveOrLessState(State):
         self._end_hand(seat, precall)
 
     def _drop(self, seat: int, cards: tuple[str, ...]) -> None:
-        self.hands[seat] = [c for c in self.hands[seat] if c not in cards]
-        self.points[seat] -= sum(map(POINTS.__getitem__, cards))
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+        self.points[seat] -= sum(map(_POINTS_OF, cards))
         known = self.known[seat]
         if known:
             self.known[seat] = [c for c in known if c not in cards]
-        self.dropped = list(cards)
+        self.dropped = [*cards]
         self.phase = DRAW
-        self.emit("drop", seat=seat, cards=list(cards))
+        # Events appended directly rather than through emit(): the hot path.
+        self.events.append(Event("drop", {"seat": seat, "cards": [*cards]}))
 
     def _draw(self, seat: int, action: Action) -> None:
-        hand = self.hands[seat]
+        events = self.events
+        live = self.live
         if action == DRAW_STACK:
             if not self.stack:
                 self._reshuffle()
             card = self.stack.pop()
-            self.emit("draw", seat=seat, source="stack")
-            self.emit("drawn", to=[seat], seat=seat, card=card)
+            events.append(Event("draw", {"seat": seat, "source": "stack"}))
+            events.append(Event("drawn", {"seat": seat, "card": card}, (seat,)))
         else:
             card = action[5:]
-            self.live.remove(card)
+            live.remove(card)
             self.known[seat].append(card)
-            self.emit("draw", seat=seat, source="disposal", card=card)
-        insort(hand, card, key=CARD_ORDER.__getitem__)
+            events.append(Event("draw", {"seat": seat, "source": "disposal", "card": card}))
+        insort(self.hands[seat], card, key=_CARD_KEY)
         self.points[seat] += POINTS[card]
-        self.discards.extend(self.live)
-        self.live = canonical(self.dropped)
+        self.discards += live
+        dropped = self.dropped
+        if len(dropped) > 1:
+            dropped.sort(key=_CARD_KEY)
+        self.live = dropped
         self.live_owner = seat
         self.dropped = []
         self.turns += 1
@@ -358,8 +383,9 @@ class FiveOrLessState(State):
             self._end_hand(None)
             return
         self.phase = TURN
-        self.pos = (self.pos + 1) % len(self.order)
-        self.to_move = self.order[self.pos]
+        self.pos = pos = (self.pos + 1) % len(self.order)
+        self.to_move = seat = self.order[pos]
+        self._deciding = (seat,)
 
     def _reshuffle(self) -> None:
         # The previous player's disposal and this turn's stay out; older ones go back.
@@ -374,29 +400,30 @@ class FiveOrLessState(State):
         running totals and the hand's progress (the game's fields of the rules
         page; the base adds the envelope); a spectator (``None``) gets all but
         ``hand`` and ``hand_points``."""
+        phase = self.phase
         obs: Observation = {
-            "phase": self.phase,
+            "phase": phase,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "first_player": self.first,
             "turn_number": self.turns,
-            "hand_sizes": list(map(len, self.hands)),
-            "known": list(map(list, self.known)),
-            "totals": list(self.totals),
-            "active": list(self.active),
+            "hand_sizes": [*map(len, self.hands)],
+            "known": [*map(list, self.known)],
+            "totals": self.totals[:],
+            "active": self.active[:],
             "stack_size": len(self.stack),
-            "discards": list(self.discards),
-            "previous_disposal": list(self.live),
+            "discards": self.discards[:],
+            "previous_disposal": self.live[:],
             "previous_player": self.live_owner,
-            "disposal": list(self.dropped),
-            "call_max": PRECALL_MAX if self.phase == PRECALL else self.call_max,
+            "disposal": self.dropped[:],
+            "call_max": PRECALL_MAX if phase == PRECALL else self.call_max,
             "call_below_five": self.call_max < CALL_MAX,
             "limit": self.limit,
             "max_hands": self.max_hands,
             "max_turns": self.max_turns,
         }
         if seat is not None:
-            obs["hand"] = list(self.hands[seat])
+            obs["hand"] = self.hands[seat][:]
             obs["hand_points"] = self.points[seat]
         return obs
 

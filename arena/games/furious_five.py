@@ -20,12 +20,15 @@ Action grammar (cards in canonical order, :data:`arena.games.cards.CARD_ORDER`):
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Mapping, Sequence
+from functools import cache
 from itertools import combinations, product
 from typing import Any, ClassVar
 
 from arena.games.base import (
     Action,
+    Event,
     Game,
     Observation,
     OptionSpec,
@@ -64,6 +67,9 @@ _ALL_CARDS = standard_deck()
 POINTS: dict[str, int] = {card: RANK_ORDINAL[card[0]] for card in _ALL_CARDS}
 _POINT_OF = POINTS.__getitem__
 _SORT_OF = CARD_ORDER.__getitem__
+#: The single-card drop and the take of each card.
+_DROP_ONE: dict[str, Action] = {card: "drop " + card for card in _ALL_CARDS}
+_DRAW_ONE: dict[str, Action] = {card: "draw " + card for card in _ALL_CARDS}
 
 
 def hand_total(cards: Sequence[str]) -> int:
@@ -119,17 +125,20 @@ def legal_drops(hand: Sequence[str], ace_high: bool = False) -> list[Combo]:
     return [("single", (card,)) for card in hand]
 
 
-def _drop_order(combo: Combo) -> tuple[int, tuple[int, ...]]:
-    cards = combo[1]
-    return -sum(map(_POINT_OF, cards)), tuple(map(_SORT_OF, cards))
+@cache  # pure; a few thousand combinations at most
+def _keyed_drop(cards: tuple[str, ...]) -> tuple[int, tuple[int, ...], Action]:
+    """The drop action of ``cards`` after its sort key: highest point total
+    first, ties in canonical card order (compared card by card)."""
+    return -sum(map(_POINT_OF, cards)), tuple(map(_SORT_OF, cards)), "drop " + " ".join(cards)
 
 
 def _drop_actions(drops: list[Combo]) -> list[Action]:
     """Drop actions, highest point total first, ties in canonical card order."""
-    drops.sort(key=_drop_order)
-    return ["drop " + " ".join(cards) for _kind, cards in drops]
+    keyed = sorted([_keyed_drop(cards) for _kind, cards in drops])
+    return [key[2] for key in keyed]
 
 
+@cache  # pure; one entry per drop action met (a few thousand at most)
 def parse_drop(action: Action) -> Combo:
     """The combination a legal ``drop`` action drops, its cards in listed order."""
     cards = tuple(action.split()[1:])
@@ -258,6 +267,8 @@ class FuriousFiveState(State):
         self.live_seat: int | None = None
         self.drop: list[Combo] = []
         self.turn = 0
+        #: ``(turn,)``, or ``()`` once the game is over (asked several times a step).
+        self._deciding: tuple[int, ...] = (0,)
         self.turns_done = 0
         self.phase = PHASE_START
         self.last_hands: list[list[str]] = []
@@ -278,12 +289,14 @@ class FuriousFiveState(State):
         self.live_seat = None
         self.drop = []
         self.turn = first
+        self._deciding = (first,)
         self.turns_done = 0
         self.phase = PHASE_START
-        self.emit("hand_start", round=self.round, dealer=self.dealer, first=first,
-                  chips=list(self.chips))
-        for seat in range(n):
-            self.emit("deal", to=[seat], seat=seat, cards=list(self.hands[seat]))
+        events = self.events
+        events.append(Event("hand_start", {"round": self.round, "dealer": self.dealer,
+                                           "first": first, "chips": self.chips[:]}))
+        for seat, hand in enumerate(self.hands):
+            events.append(Event("deal", {"seat": seat, "cards": hand[:]}, (seat,)))
 
     def _end_round(self, caller: int | None) -> None:
         totals = list(self.totals)
@@ -302,10 +315,11 @@ class FuriousFiveState(State):
                   receivers=receivers, deltas=deltas, chips=list(self.chips))
         if self._game_over():
             self.phase = PHASE_OVER
+            self._deciding = ()
             self.emit("game_end", rounds=self.round, chips=list(self.chips),
                       places=self.places())
         else:
-            self._start_round(shuffled(self.game.deck(), self.rng))
+            self._start_round(shuffled(_ALL_CARDS, self.rng))
 
     def _game_over(self) -> bool:
         if self.target > 0:
@@ -314,7 +328,7 @@ class FuriousFiveState(State):
 
     # -- decisions ----------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
-        return () if self.phase == PHASE_OVER else (self.turn,)
+        return self._deciding
 
     def is_terminal(self) -> bool:
         return self.phase == PHASE_OVER
@@ -333,11 +347,15 @@ class FuriousFiveState(State):
         in canonical card order, then (``multi_drop``) further drops."""
         hand = self.hands[seat]
         if self.phase == PHASE_START:
-            legal = _drop_actions(legal_drops(hand, self.ace_high))
+            found = hand_combinations(hand, self.ace_high)
+            # No combination: every single, highest rank (and points) first.
+            legal = _drop_actions(found) if found else [_DROP_ONE[card] for card in reversed(hand)]
             if self.totals[seat] <= self.call_limit:
                 legal.append(CALL)
             return legal
-        legal = [DRAW_DECK, *("draw " + card for card in drawable_cards(self.live))]
+        legal = [DRAW_DECK]
+        if self.live:
+            legal += map(_DRAW_ONE.__getitem__, drawable_cards(self.live))
         if self.multi_drop:
             legal += _drop_actions(hand_combinations(hand, self.ace_high))
         return legal
@@ -346,7 +364,7 @@ class FuriousFiveState(State):
         seat = self.turn
         action = actions[seat]
         if action == CALL:
-            self.emit("call", seat=seat, total=self.totals[seat])
+            self.events.append(Event("call", {"seat": seat, "total": self.totals[seat]}))
             self._end_round(seat)
         elif action == DRAW_DECK:
             self._draw(seat, None)
@@ -363,25 +381,27 @@ class FuriousFiveState(State):
         self.totals[seat] -= sum(map(_POINT_OF, cards))
         self.drop.append(combo)
         self.phase = PHASE_DRAW
-        self.emit("drop", seat=seat, combo=kind, cards=list(cards))
+        # Events appended directly rather than through emit(): the hot path.
+        self.events.append(Event("drop", {"seat": seat, "combo": kind, "cards": [*cards]}))
 
     def _draw(self, seat: int, card: str | None) -> None:
         buried: list[str] = []
         for _kind, cards in self.live:
-            buried.extend(c for c in cards if c != card)
+            buried += cards
+        events = self.events
         if card is None:
             if not self.deck:
                 self._reshuffle()
             card = self.deck.pop()
-            self.emit("draw", seat=seat, source="deck", buried=buried)
-            self.emit("draw_card", to=[seat], seat=seat, card=card)
+            events.append(Event("draw", {"seat": seat, "source": "deck", "buried": buried}))
+            events.append(Event("draw_card", {"seat": seat, "card": card}, (seat,)))
         else:
-            self.emit("draw", seat=seat, source="drop", card=card, buried=buried)
-        hand = self.hands[seat]
-        hand.append(card)
-        hand.sort(key=_SORT_OF)
+            buried.remove(card)  # a live drop holds each card once
+            events.append(Event("draw", {"seat": seat, "source": "drop", "card": card,
+                                         "buried": buried}))
+        insort(self.hands[seat], card, key=_SORT_OF)
         self.totals[seat] += POINTS[card]
-        self.graveyard.extend(buried)
+        self.graveyard += buried
         self.live = self.drop
         self.live_seat = seat
         self.drop = []
@@ -389,7 +409,8 @@ class FuriousFiveState(State):
         if self.turns_done >= self.max_turns:
             self._end_round(None)
         else:
-            self.turn = (seat + 1) % self.num_players
+            self.turn = turn = (seat + 1) % self.num_players
+            self._deciding = (turn,)
             self.phase = PHASE_START
 
     def _reshuffle(self) -> None:
@@ -404,26 +425,31 @@ class FuriousFiveState(State):
         """The game's fields of docs/rules/furious-five.md (the base adds the
         envelope); a spectator (``None``) gets all but ``hand``, ``hand_points``
         and ``can_call``."""
-        over = self.phase == PHASE_OVER
+        phase = self.phase
+        live = self.live
+        drop = self.drop
         obs: Observation = {
-            "phase": self.phase,
+            "phase": phase,
             "round": self.round,
             "dealer": self.dealer,
-            "turn_number": self.turns_done + (0 if over else 1),
-            "hand_sizes": [len(h) for h in self.hands],
-            "chips": list(self.chips),
+            "turn_number": self.turns_done + (phase != PHASE_OVER),
+            "hand_sizes": [*map(len, self.hands)],
+            "chips": self.chips[:],
             "call_limit": self.call_limit,
-            "live_drop": [{"kind": k, "cards": list(c)} for k, c in self.live],
-            "live_drop_seat": self.live_seat if self.live else None,
-            "drop": [{"kind": k, "cards": list(c)} for k, c in self.drop],
-            "graveyard": list(self.graveyard),
+            "live_drop": [{"kind": kind, "cards": [*cards]} for kind, cards in live]
+                         if live else [],
+            "live_drop_seat": self.live_seat if live else None,
+            "drop": [{"kind": kind, "cards": [*cards]} for kind, cards in drop] if drop else [],
+            "graveyard": self.graveyard[:],
             "deck_size": len(self.deck),
-            "options": dict(self._options),
+            "options": self._options.copy(),
         }
         if seat is not None:
-            obs["hand"] = list(self.hands[seat])
-            obs["hand_points"] = self.totals[seat]
-            obs["can_call"] = self.can_call(seat)
+            points = self.totals[seat]
+            obs["hand"] = self.hands[seat][:]
+            obs["hand_points"] = points
+            obs["can_call"] = (phase == PHASE_START and seat == self.turn
+                               and points <= self.call_limit)
         return obs
 
     def card_locations(self) -> dict[str, list[str]]:

@@ -451,7 +451,7 @@ def test_max_hands_ends_game_and_ranks_by_total() -> None:
 def _over(totals: list[int], active: list[bool], eliminated: list[list[int]]) -> FiveOrLessState:
     state = new(len(totals))
     state.totals, state.active, state.eliminated = totals, active, eliminated
-    state.phase, state.to_move = "over", None
+    state.phase, state.to_move, state._deciding = "over", None, ()
     return state
 
 
