@@ -307,7 +307,7 @@ class FiveOrLessState(State):
         """The one seat to move, or () when the game is over."""
         return self._deciding
 
-    def _legal_actions(self, seat: int) -> list[Action]:
+    def _legal_actions(self, seat: int) -> Sequence[Action]:
         """Index 0 is the default: ``pass``, the drop worth most points, or
         ``draw stack``."""
         phase = self.phase
