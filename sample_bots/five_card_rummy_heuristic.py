@@ -125,7 +125,7 @@ def declaration_value(category: str, winning: tuple[int, ...], observation: dict
                       unseen: set[int]) -> float:
     """Expected points of declaring now, net of what an opponent may score."""
     points = POINTS[category]
-    opponents: int = observation["num_players"] - 1
+    opponents: int = observation["players"] - 1
     known = {card_int(c) for seat, cards in enumerate(observation["known_cards"])
              if seat != observation["seat"] for c in cards}
     kill = killers(winning)
@@ -183,7 +183,7 @@ def best_discard(hand: list[int], banned: int | None, spread: float) -> tuple[in
 def choose(observation: dict[str, Any], legal: list[str]) -> int:
     """Index into ``legal`` of the action to play (see the module docstring)."""
     hand = [card_int(c) for c in observation["hand"]]
-    spread = SPREAD * (observation["num_players"] - 2)
+    spread = SPREAD * (observation["players"] - 2)
     if observation["phase"] == "discard":
         banned = card_int(observation["taken"]) if observation.get("taken") else None
         card, _ = best_discard(hand, banned, spread)

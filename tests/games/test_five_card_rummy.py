@@ -18,9 +18,10 @@ from arena.games.five_card_rummy import (
     CATEGORIES,
     NAMES,
     POINTS,
+    TABLE,
     FiveCardRummyState,
-    _scan,
-    _Winning,
+    Pool,
+    _search,
     categories_of,
     declarations,
     extensions,
@@ -88,12 +89,63 @@ def test_rulebook_hand_examples(category: str, hand: str, points: int) -> None:
 
 
 def test_points_table_is_the_rulebook_table() -> None:
-    assert [(c, p) for c, (p, _) in CATEGORIES.items()] == [
-        ("royal_flush", 100), ("straight_flush", 80), ("four_of_a_kind", 50),
-        ("full_house", 40), ("full_set", 35), ("sequence_4", 30), ("flush", 25),
-        ("straight", 20), ("three_of_a_kind", 15), ("sequence_3", 10), ("two_pairs", 5),
-        ("pair", 2),
+    assert [(cat.name, cat.points, cat.size) for cat in TABLE] == [
+        ("royal_flush", 100, 5), ("straight_flush", 80, 5), ("four_of_a_kind", 50, 4),
+        ("full_house", 40, 5), ("full_set", 35, 5), ("sequence_4", 30, 4), ("flush", 25, 5),
+        ("straight", 20, 5), ("three_of_a_kind", 15, 3), ("sequence_3", 10, 3),
+        ("two_pairs", 5, 4), ("pair", 2, 2),
     ]
+    assert list(CATEGORIES) == [cat.name for cat in TABLE]
+    assert {cat.name: cat.points for cat in TABLE} == POINTS
+
+
+# The categories' definitions, written out from the rules page independently of
+# the engine's finders: the reference the finders are tested against.
+
+
+def _consecutive(group: tuple[int, ...]) -> bool:
+    """Distinct ranks in one unbroken run, ace low or high, no wrap."""
+    values = sorted(c // 4 + 1 for c in group)
+    if len(set(values)) != len(values):
+        return False
+    if values[-1] - values[0] == len(values) - 1:
+        return True
+    high = sorted(14 if v == 1 else v for v in values)
+    return high[-1] - high[0] == len(values) - 1
+
+
+def defined_categories(group: tuple[int, ...]) -> list[str]:
+    """Every category ``group`` (all of its cards) meets, by the definitions."""
+    counts = sorted(Counter(c // 4 for c in group).values(), reverse=True)
+    one_suit = len({c % 4 for c in group}) == 1
+    run = _consecutive(group)
+    full_set = len(group) == 5 and any(
+        a // 4 == b // 4 and len({c % 4 for c in rest}) == 1 and _consecutive(rest)
+        for a, b in itertools.combinations(group, 2)
+        for rest in [tuple(c for c in group if c not in (a, b))])
+    meets = {
+        "royal_flush": one_suit and run and {c // 4 for c in group} == {0, 9, 10, 11, 12},
+        "straight_flush": one_suit and run,
+        "four_of_a_kind": counts == [4],
+        "full_house": counts == [3, 2],
+        "full_set": full_set,
+        "sequence_4": one_suit and run,
+        "flush": one_suit,
+        "straight": run,
+        "three_of_a_kind": counts == [3],
+        "sequence_3": one_suit and run,
+        "two_pairs": counts == [2, 2],
+        "pair": counts == [2],
+    }
+    return [cat.name for cat in TABLE if cat.size == len(group) and meets[cat.name]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 51), min_size=2, max_size=5, unique=True))
+def test_categories_of_equals_the_definitions(group: list[int]) -> None:
+    assert categories_of(group) == defined_categories(tuple(group))
+    for cat in TABLE:
+        assert forms(cat.name, group) == (cat.name in defined_categories(tuple(group)))
 
 
 @pytest.mark.parametrize(
@@ -161,7 +213,7 @@ def test_declarations_equal_every_subset_checked(hand: list[int]) -> None:
         (cat, combo)
         for size in (2, 3, 4, 5)
         for combo in itertools.combinations(sorted(hand), size)
-        for cat in categories_of(combo)
+        for cat in defined_categories(combo)
     }
     got = declarations(hand)
     assert len(got) == len(set(got)) and set(got) == expected
@@ -249,7 +301,7 @@ def brute_extensions(winning: list[int], hand: list[int], above: int) -> tuple[i
             from_hand = sum(1 for c in combo if c in hand)
             if not 1 <= from_hand < size:
                 continue
-            found = categories_of(combo)
+            found = defined_categories(combo)
             if found and POINTS[found[0]] > above:
                 if from_hand == 1:
                     single = max(single, POINTS[found[0]])
@@ -279,10 +331,10 @@ def declaration_and_hand(draw: st.DrawFn) -> tuple[list[int], list[int], int]:
 def test_lay_off_search_equals_brute_force(case: tuple[list[int], list[int], int]) -> None:
     winning, hand, above = case
     best_single, best_multi = brute_extensions(winning, hand, above)
-    single, multi = _scan(_Winning(winning), hand, above)
-    assert single == best_single
+    single, multi = _search(Pool(winning, hand), above, first_single=True)
+    assert (single[0].points if single else 0) == best_single
     if not best_single:
-        assert multi == best_multi
+        assert (multi[0].points if multi else 0) == best_multi
     ext_single, ext_multi = extensions(winning, hand, above)
     assert (ext_single.points if ext_single else 0) == best_single
     assert (ext_multi.points if ext_multi else 0) == best_multi
@@ -452,7 +504,21 @@ def test_option_values_reach_the_observation() -> None:
     game = make_game("five-card-rummy", 3, {"target": "50", "max_hands": 7, "max_turns": 9})
     obs = game.new_state(1).observation(1)
     assert (obs["target"], obs["max_hands"], obs["max_turns"]) == (50, 7, 9)
-    assert obs["seat"] == 1 and obs["phase"] == "start" and obs["num_players"] == 3
+    assert obs["seat"] == 1 and obs["phase"] == "start" and obs["players"] == 3
+    assert obs["to_move"] == [1] and obs["turn_number"] == 1 and obs["game"] == "five-card-rummy"
+    for gone in ("num_players", "turn"):
+        assert gone not in obs
+
+
+def test_spectator_view_and_int_scores() -> None:
+    state = make_game("five-card-rummy", 3, {"target": 20}).new_state(3)
+    obs, spectator = state.observation(0), state.observation(None)
+    assert spectator["seat"] is None and set(obs) - set(spectator) == {"hand", "drawn"}
+    assert {k: v for k, v in obs.items() if k in spectator and k != "seat"} == {
+        k: v for k, v in spectator.items() if k != "seat"}
+    random_playout(state, random.Random(3))
+    assert all(type(score) is int for score in state.scores())
+    assert state.observation(None)["to_move"] == []
 
 
 # -- properties ------------------------------------------------------------------------
@@ -630,3 +696,25 @@ def test_rules_page_lists_every_observation_field() -> None:
     assert documented == set(state.observation(1))
     for category in CATEGORIES:
         assert f"`{category}`" in page
+
+
+def test_rules_page_example_is_real() -> None:
+    """The page's request is the engine's, after the decisions it lists."""
+    import json
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs/rules/five-card-rummy.md").read_text()
+    example = page.split("## Example request and reply", 1)[1]
+    request = json.loads(example.split("```json\n")[1].split("```")[0])
+    reply = json.loads(example.split("```json\n")[2].split("```")[0])
+    state = make_game("five-card-rummy", 3).new_state(13)
+    since = 0
+    for action in ["draw stock", "discard Ks", "take discard", "discard 3d", "take discard",
+                   "discard 6s", "draw stock", "discard 2c"]:
+        if state.deciding_seats() == (2,):
+            since = len(state.events)
+        state.apply_action(action)
+    assert request["observation"] == state.observation(2)
+    assert tuple(request["legal"]) == state.legal_actions(2)
+    assert request["events"] == [e.to_dict() for e in state.events[since:] if e.visible_to(2)]
+    assert request["legal"][reply["index"]] == "take discard"
