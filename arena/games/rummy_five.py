@@ -518,10 +518,14 @@ class RummyFiveState(State):
     def _open_window(self, discarder: int, kind: int) -> None:
         bit = 1 << kind
         waits, went_go, called = self.waits, self.went_go, self.called
+        after = self._after[discarder]
+        # Anyone may call a Set on an s, only the next seat a Run on another rank.
+        callers = after if rank(kind) == RANK_S else after[:1]
         deciding = tuple(
-            seat for seat in self._after[discarder]
+            seat for seat in after
             if (waits[seat][0] & bit and self._can_catch(seat, kind))
-            or (not went_go[seat] and not called[seat] and self._call(seat, discarder, kind))
+            or (seat in callers and not went_go[seat] and not called[seat]
+                and self._call(seat, discarder, kind))
         )
         if deciding:
             self.phase = CLAIM
