@@ -274,9 +274,11 @@ def _draw_events(seat: int, others: tuple[int, ...], kind: int, left: int) -> tu
             Event("draw", {**data, "card": NAMES[kind]}, (seat,)))
 
 
-@cache
-def _discard_event(seat: int, kind: int, go: bool) -> Event:
-    return Event("discard", {"seat": seat, "card": NAMES[kind], "go": go})
+#: _DISCARD_EVENTS[seat][go][kind]: the public discard event.
+_DISCARD_EVENTS: tuple[tuple[tuple[Event, ...], ...], ...] = tuple(
+    tuple(tuple(Event("discard", {"seat": seat, "card": NAMES[kind], "go": go})
+                for kind in range(NUM_KINDS)) for go in (False, True))
+    for seat in range(RummyFive.max_players))
 
 
 @cache
@@ -510,7 +512,7 @@ class RummyFiveState(State):
             self.went_go[seat] = True
             self.chips[seat] -= 1
             self.pot += 1
-        self.events.append(_discard_event(seat, kind, go))
+        self.events.append(_DISCARD_EVENTS[seat][go][kind])
         self._open_window(seat, kind)
 
     # -- claim windows -------------------------------------------------------------
