@@ -170,6 +170,11 @@ COMMON_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
+def _number(value: float) -> float:
+    """An integral score as an ``int`` (so it travels as an integer), else as is."""
+    return int(value) if float(value).is_integer() else value
+
+
 def competition_places(scores: Sequence[float], order: ScoreOrder) -> list[int]:
     """Places 1 = best from scores; equal scores share a place (1, 1, 3)."""
     sign = -1 if order == "higher" else 1
@@ -439,7 +444,11 @@ class State(ABC):
         scores, whose turn, phase), never a card any seat holds privately."""
         if seat is not None and not 0 <= seat < self.num_players:
             raise GameError(f"no seat {seat} in a {self.num_players}-player game")
-        return self._observation(seat)
+        observation = self._observation(seat)
+        # The envelope every game shares (docs/protocol.md, "Observations").
+        observation.update(game=self.game.name, seat=seat, players=self.num_players,
+                           to_move=list(self.deciding_seats()))
+        return observation
 
     @final
     def scores(self) -> list[float]:
@@ -447,7 +456,7 @@ class State(ABC):
         :class:`GameNotOverError` before the end."""
         if not self.is_terminal():
             raise GameNotOverError(f"{self.game.name}: the game is not over")
-        return self._scores()
+        return [_number(score) for score in self._scores()]
 
     @final
     def places(self) -> list[int]:
