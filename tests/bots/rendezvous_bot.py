@@ -23,7 +23,7 @@ class Rendezvous(Bot):
     def choose(self, request: Request) -> int:
         obs = request.observation
         if obs.get("phase") == "claim":
-            window = f"{obs['deal']}-{obs['turn_count']}-{sum(map(len, obs['discards']))}"
+            window = f"{obs['deal']}-{obs['turn_number']}-{sum(map(len, obs['discards']))}"
             (FOLDER / f"{window}.{obs['seat']}").touch()
             deadline = time.monotonic() + 1
             while time.monotonic() < deadline:
