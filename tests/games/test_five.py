@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -27,6 +26,7 @@ from arena.games.five import (
     hand_scores,
     hand_total,
 )
+from tests.games.pages import assert_example_is_engine_output, numbers
 from tests.playout import random_playout, visible_strings
 
 # -- helpers -----------------------------------------------------------------
@@ -620,15 +620,7 @@ def test_numbers_are_ints() -> None:
     random_playout(state, random.Random(3))
     assert all(type(score) is int for score in state.scores())
     for record in (state.observation(0), state.reveal(), *(e.to_dict() for e in state.events)):
-        assert not [x for x in visible_numbers(record) if isinstance(x, float)]
-
-
-def visible_numbers(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [x for item in value.values() for x in visible_numbers(item)]
-    if isinstance(value, list):
-        return [x for item in value for x in visible_numbers(item)]
-    return [value]
+        assert not [x for x in numbers(record) if isinstance(x, float)]
 
 
 RULES_PAGE = Path(__file__).parents[2] / "docs" / "rules" / "five.md"
@@ -648,22 +640,9 @@ def test_rules_page_lists_every_observation_field() -> None:
 def test_rules_page_example_is_the_engine_output() -> None:
     """The example request of docs/rules/five.md is real engine output: seat 0
     takes, then every decision is the default."""
-    blocks = RULES_PAGE.read_text().split("```json\n")
-    request = json.loads(blocks[1].split("```")[0])
-    reply = json.loads(blocks[2].split("```")[0])
     state = make_game("five", 3).new_state(2024)
-    last_seen = [0, 0, 0]
-    for request_id in range(1, request["id"] + 1):
-        (seat,) = state.deciding_seats()
-        events = [e.to_dict() for e in state.events[last_seen[seat]:] if e.visible_to(seat)]
-        last_seen[seat] = len(state.events)
-        obs, legal = state.observation(seat), list(state.legal_actions(seat))
-        if request_id == request["id"]:
-            assert (obs, legal, events) == (
-                request["observation"], request["legal"], request["events"])
-            assert reply["index"] == 0
-        else:
-            state.apply_action("take" if request_id == 1 else legal[0])
+    assert_example_is_engine_output(
+        "five", state, lambda number, _, legal: legal.index("take") if number == 1 else 0)
 
 # -- properties ------------------------------------------------------------------
 

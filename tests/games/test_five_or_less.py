@@ -25,6 +25,7 @@ from arena.games.five_or_less import (
     disposals,
     hand_scores,
 )
+from tests.games.pages import numbers
 from tests.playout import random_playout, visible_strings
 
 ALL_CARDS = set(standard_deck())
@@ -547,13 +548,6 @@ def test_observation_fields_and_types() -> None:
 
 def test_numbers_are_ints() -> None:
     """Every integral number in observations, events, reveal and scores is an int."""
-    def numbers(value: Any) -> list[Any]:
-        if isinstance(value, dict):
-            return [n for item in value.values() for n in numbers(item)]
-        if isinstance(value, list | tuple):
-            return [n for item in value for n in numbers(item)]
-        return [value] if isinstance(value, int | float) and not isinstance(value, bool) else []
-
     state = new(3, 5, limit=60)
     seen: list[Any] = []
     while not state.is_terminal():

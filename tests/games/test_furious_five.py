@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +23,7 @@ from arena.games.furious_five import (
     settle,
 )
 from sample_bots.greedy_furious_five import choose
+from tests.games.pages import assert_example_is_engine_output, numbers
 from tests.playout import random_playout, visible_strings
 
 ALL_CARDS = frozenset(standard_deck())
@@ -570,13 +569,6 @@ def test_observation_fields() -> None:
 
 def test_numbers_are_ints() -> None:
     """Every integral number in observations, events, reveal and scores is an int."""
-    def numbers(value: Any) -> list[Any]:
-        if isinstance(value, dict):
-            return [n for item in value.values() for n in numbers(item)]
-        if isinstance(value, list | tuple):
-            return [n for item in value for n in numbers(item)]
-        return [value] if isinstance(value, int | float) and not isinstance(value, bool) else []
-
     state = new(3, rounds=2, seed=5)
     seen: list[Any] = []
     while not state.is_terminal():
@@ -742,20 +734,6 @@ def test_stacked_deck_only_stacks_the_first_round() -> None:
 
 def test_rules_page_example_is_the_engine_output() -> None:
     """The example request in docs/rules/furious-five.md is real engine output."""
-    text = (Path(__file__).parents[2] / "docs" / "rules" / "furious-five.md").read_text()
-    blocks = text.split("```json\n")
-    request = json.loads(blocks[1].split("```")[0])
-    reply = json.loads(blocks[2].split("```")[0])
     state = FuriousFive(3, {"rounds": 5}).new_state(2024)
-    last_seen = [0, 0, 0]
-    for request_id in range(1, request["id"] + 1):
-        seat = state.turn
-        events = [e.to_dict() for e in state.events[last_seen[seat]:] if e.visible_to(seat)]
-        last_seen[seat] = len(state.events)
-        obs, legal = state.observation(seat), list(state.legal_actions(seat))
-        if request_id == request["id"]:
-            assert (obs, legal, events) == (
-                request["observation"], request["legal"], request["events"])
-            assert reply["index"] == choose(obs, legal)
-        else:
-            state.apply_action(legal[choose(obs, legal)])
+    assert_example_is_engine_output(
+        "furious-five", state, lambda _, o, legal: choose(o, legal))

@@ -27,6 +27,7 @@ from arena.games.octablitz import (
     parse_action,
     sort_cards,
 )
+from tests.games.pages import assert_example_is_engine_output, numbers
 from tests.playout import random_playout, visible_strings
 
 CARD_NAMES = frozenset(NAMES)
@@ -561,22 +562,8 @@ def test_rules_page_example_is_the_engine_output() -> None:
     seed 105, every seat played by the sample bot."""
     from sample_bots.octablitz_heuristic import choose
 
-    blocks = RULES_PAGE.read_text().split("```json\n")
-    request = json.loads(blocks[1].split("```")[0])
-    reply = json.loads(blocks[2].split("```")[0])
     state = make_game("octablitz", 3).new_state(105)
-    last_seen = [0, 0, 0]
-    for request_id in range(1, request["id"] + 1):
-        (seat,) = state.deciding_seats()
-        events = [e.to_dict() for e in state.events[last_seen[seat]:] if e.visible_to(seat)]
-        last_seen[seat] = len(state.events)
-        obs, legal = state.observation(seat), list(state.legal_actions(seat))
-        if request_id == request["id"]:
-            assert (obs, legal, events) == (
-                request["observation"], request["legal"], request["events"])
-            assert reply["index"] == choose(obs, legal)
-        else:
-            state.apply_action(legal[choose(obs, legal)])
+    assert_example_is_engine_output("octablitz", state, lambda _, obs, legal: choose(obs, legal))
 
 
 def test_numbers_are_ints() -> None:
@@ -584,15 +571,7 @@ def test_numbers_are_ints() -> None:
     random_playout(state, random.Random(8))
     assert all(type(score) is int for score in state.scores())
     records = [state.observation(0), state.reveal(), *(e.to_dict() for e in state.events)]
-    assert "float" not in repr([type(x).__name__ for x in numbers_in(records)])
-
-
-def numbers_in(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [x for item in value.values() for x in numbers_in(item)]
-    if isinstance(value, list):
-        return [x for item in value for x in numbers_in(item)]
-    return [value] if isinstance(value, (int, float)) else []
+    assert "float" not in repr([type(x).__name__ for x in numbers(records)])
 
 
 def test_events_of_a_trick() -> None:
