@@ -32,8 +32,8 @@ import random
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Self, final
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, NamedTuple, Self, final
 
 Action = str
 Observation = dict[str, Any]
@@ -58,15 +58,15 @@ class GameNotOverError(GameError):
     """Final scores or places were asked for before the game ended."""
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """Something that happened, for the game record.
 
     ``to`` is ``None`` for a public event, else the seats that may see it.
+    Treat ``data`` as frozen: events are shared between a state and its clones.
     """
 
     kind: str
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any]
     to: tuple[int, ...] | None = None
 
     def visible_to(self, seat: int) -> bool:
@@ -77,6 +77,9 @@ class Event:
         if self.to is not None:
             out["to"] = list(self.to)
         return out
+
+
+_tuple_new = tuple.__new__
 
 
 def seat_view(events: Iterable[Mapping[str, Any]], seat: int | None) -> list[Mapping[str, Any]]:
@@ -401,10 +404,9 @@ class State(ABC):
         if legal is None:
             if seat not in self.deciding_seats():
                 return ()
-            legal = tuple(self._legal_actions(seat))
+            legal = self._legal_cache[seat] = tuple(self._legal_actions(seat))
             if not legal:
                 raise AssertionError(f"{self.game.name}: deciding seat {seat} has no action")
-            self._legal_cache[seat] = legal
         return legal
 
     @final
@@ -417,13 +419,17 @@ class State(ABC):
         """Apply one decision per deciding seat; raise :class:`IllegalActionError`
         (and change nothing) if a seat is missing, extra, or its action illegal."""
         deciding = self.deciding_seats()
-        if len(actions) != len(deciding) or any(seat not in actions for seat in deciding):
+        if len(actions) != len(deciding):
             raise IllegalActionError(
-                f"decisions for seats {sorted(actions)} but seats {list(deciding)} decide"
-            )
+                f"decisions for seats {sorted(actions)} but seats {list(deciding)} decide")
         for seat in deciding:
-            if actions[seat] not in self.legal_actions(seat):
-                raise IllegalActionError(f"seat {seat} may not {actions[seat]!r} now")
+            action = actions.get(seat)
+            if action is None or action not in self.legal_actions(seat):
+                if action is None:
+                    raise IllegalActionError(
+                        f"decisions for seats {sorted(actions)} but seats {list(deciding)} "
+                        f"decide")
+                raise IllegalActionError(f"seat {seat} may not {action!r} now")
         try:
             self._apply(actions)
         finally:
@@ -446,8 +452,10 @@ class State(ABC):
             raise GameError(f"no seat {seat} in a {self.num_players}-player game")
         observation = self._observation(seat)
         # The envelope every game shares (docs/protocol.md, "Observations").
-        observation.update(game=self.game.name, seat=seat, players=self.num_players,
-                           to_move=list(self.deciding_seats()))
+        observation["game"] = self.game.name
+        observation["seat"] = seat
+        observation["players"] = self.num_players
+        observation["to_move"] = [*self.deciding_seats()]
         return observation
 
     @final
@@ -479,4 +487,5 @@ class State(ABC):
     # -- helpers for games ---------------------------------------------------
     def emit(self, kind: str, /, to: Sequence[int] | None = None, **data: Any) -> None:
         """Record an event, public unless ``to`` names the seats that may see it."""
-        self.events.append(Event(kind, data, None if to is None else tuple(to)))
+        # tuple.__new__ skips the NamedTuple's Python-level __new__ (a hot path).
+        self.events.append(_tuple_new(Event, (kind, data, None if to is None else tuple(to))))

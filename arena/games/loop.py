@@ -15,7 +15,6 @@ Pure like the games: no I/O, no clock, no concurrency.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games.base import Action, GameError, IllegalActionError, Observation, State
@@ -29,14 +28,16 @@ Choose = Callable[[State, int], Action]
 BotChoose = Callable[[Observation, list[Action]], int]
 
 
-@dataclass(slots=True)
 class Turn:
     """One step of a game: the seats that decide now and, once the driver has
     filled it in, each one's decision.  No deciding seat sees another's
     decision: all are applied together when the driver moves on."""
 
-    seats: tuple[int, ...]
-    decisions: dict[int, Action] = field(default_factory=dict)
+    __slots__ = ("decisions", "seats")
+
+    def __init__(self, seats: tuple[int, ...]) -> None:
+        self.seats = seats
+        self.decisions: dict[int, Action] = {}
 
     def step(self) -> Step:
         return [[seat, self.decisions[seat]] for seat in self.seats]
