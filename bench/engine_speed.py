@@ -58,19 +58,18 @@ def engine_player(name: str, players: int) -> PlayOne:
 
 def rlcard_player(name: str) -> PlayOne | None:
     try:
-        import numpy as np
         import rlcard
     except ImportError:
         return None
     env = rlcard.make(name, config={"seed": 0})
-    rng = np.random.default_rng(0)
+    rng = random.Random(1)  # the engines' chooser, so both pay the same for the pick
 
     def play_one() -> int:
         decisions = 0
         state, _ = env.reset()
         while not env.is_over():
             legal = list(state["legal_actions"].keys())
-            state, _ = env.step(legal[rng.integers(len(legal))])
+            state, _ = env.step(legal[rng.randrange(len(legal))])
             decisions += 1
         return decisions
 
