@@ -1,0 +1,92 @@
+"""Progress of a running tournament, on a terminal or in a log.
+
+On a terminal: a tqdm bar (games, rate, ETA, faults).  Otherwise (output piped
+to a file, CI, a cluster job) a plain line every :data:`LINE_EVERY` seconds and
+one at the end::
+
+    arena: 120/480 games (25%), 3.2 games/s, 410 moves/s, ETA 1m52s, faults: 2 timeout, 1 crash
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from typing import TextIO
+
+from tqdm import tqdm
+
+from arena.records import GameResult
+
+#: Seconds between two progress lines when the output is not a terminal.
+LINE_EVERY = 5.0
+
+
+def _duration(seconds: float) -> str:
+    hours, rest = divmod(round(seconds), 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m{seconds:02d}s" if minutes else f"{seconds}s"
+
+
+class Progress:
+    """Fed one finished game at a time (``progress(result)``); :meth:`close` at the end."""
+
+    def __init__(self, total: int, done: int = 0, out: TextIO | None = None,
+                 interactive: bool | None = None, every: float = LINE_EVERY) -> None:
+        self.out = out if out is not None else sys.stderr
+        self.total = total
+        self.done = done
+        self.played = 0
+        self.moves = 0
+        self.faults: Counter[str] = Counter()
+        self.every = every
+        self.started = time.monotonic()
+        self.last_line = self.started
+        if interactive is None:
+            interactive = self.out.isatty()
+        self.bar = (tqdm(total=total, initial=done, unit="game", dynamic_ncols=True,
+                         file=self.out) if interactive else None)
+
+    def __call__(self, result: GameResult) -> None:
+        self.done += 1
+        self.played += 1
+        self.moves += result.decisions
+        self.faults.update(fault.kind for fault in result.faults)
+        if self.bar is not None:
+            self.bar.set_postfix(faults=sum(self.faults.values()), refresh=False)
+            self.bar.update(1)
+        elif time.monotonic() - self.last_line >= self.every:
+            self._line()
+
+    def write(self, message: str) -> None:
+        """A message that does not break the bar."""
+        if self.bar is not None:
+            self.bar.write(message, file=self.out)
+        else:
+            print(message, file=self.out, flush=True)
+
+    def line(self) -> str:
+        """The progress line: games done/total, rates, ETA, faults by kind."""
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        rate = self.played / elapsed
+        parts = [f"{self.done}/{self.total} games"
+                 f" ({100 * self.done / self.total:.0f}%)" if self.total else "0 games",
+                 f"{rate:.1f} games/s", f"{self.moves / elapsed:,.0f} moves/s"]
+        left = self.total - self.done
+        if left > 0 and rate > 0:
+            parts.append(f"ETA {_duration(left / rate)}")
+        faults = ", ".join(f"{n} {kind}" for kind, n in sorted(self.faults.items()))
+        parts.append(f"faults: {faults or 'none'}")
+        return "arena: " + ", ".join(parts)
+
+    def _line(self) -> None:
+        self.last_line = time.monotonic()
+        print(self.line(), file=self.out, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.played:
+            self._line()
