@@ -1,0 +1,103 @@
+"""Crash safety: SIGKILL the arena mid-tournament, resume, and nothing is lost,
+nothing is stored twice, and no bot outlives the arena that started it."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sample_bots import random_bot
+
+GAME = ("-g", "furious-five")
+BOTS = 3
+TABLE = 2
+GAMES_PER_TABLE = 24
+
+
+def bot_command(folder: Path) -> str:
+    """The random bot, from a copy in ``folder`` so its processes can be found."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "marked_random_bot.py"
+    shutil.copy(random_bot.__file__, script)
+    script.chmod(0o644)
+    return f"{sys.executable} {script}"
+
+
+def bot_processes(marker: str) -> list[int]:
+    """Processes whose command line names ``marker``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and int(pid) != os.getpid():
+            found.append(int(pid))
+    return found
+
+
+def wait_gone(marker: str, seconds: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (alive := bot_processes(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive
+
+
+def arena_argv(db: Path, command: str, parallel: int, resume: bool) -> list[str]:
+    argv = [sys.executable, "-m", "arena.cli", "tournament", "--db", f"sqlite:///{db}",
+            "-j", str(parallel)]
+    if resume:
+        return [*argv, "--resume", "1"]
+    bots = [f"-b=r{i}={command}" for i in range(BOTS)]
+    return [*argv, *GAME, "-k", str(TABLE), "-n", str(GAMES_PER_TABLE), *bots]
+
+
+def stored_keys(db: Path) -> list[tuple[int, int]]:
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT tables.number, games.number FROM games "
+                           "JOIN tables ON games.table_id = tables.id").fetchall()
+
+
+@pytest.mark.parametrize("parallel", [1, 2])
+def test_sigkill_at_random_moments_then_resume_plays_exactly_the_schedule(
+        tmp_path: Path, parallel: int) -> None:
+    marker = str(tmp_path / "bots")
+    command = bot_command(tmp_path / "bots")
+    db = tmp_path / "arena.db"
+    rng = random.Random(parallel)
+    kills = 0
+    for attempt in range(4):
+        proc = subprocess.Popen(arena_argv(db, command, parallel, resume=attempt > 0),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(0.7, 1.8))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        proc.wait()
+        assert proc.stderr is not None
+        proc.stderr.close()
+        assert wait_gone(marker) == [], "a bot outlived the killed arena"
+        if db.exists():
+            keys = stored_keys(db)
+            assert len(keys) == len(set(keys)), "a game was stored twice"
+    assert kills >= 2
+    final = subprocess.run(arena_argv(db, command, parallel, resume=True),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=300)
+    assert final.returncode in (0, 3), final.stderr
+    tables = BOTS * (BOTS - 1) // 2
+    expected = {(t, g) for t in range(tables) for g in range(GAMES_PER_TABLE)}
+    keys = stored_keys(db)
+    assert len(keys) == len(set(keys)) == len(expected)
+    assert set(keys) == expected
+    assert wait_gone(marker) == []
