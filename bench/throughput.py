@@ -5,16 +5,17 @@
 
 For each ``-j N``, taking turns in ``--rounds`` rounds:
 
-* baseline: a minimal trio loop in this process that plays the same engine,
-  ``N`` tables at once, against :data:`sdk_cost.MINIMAL_BOT` processes (plain
-  pipes, no sandbox, no clock, no record): build the observation and legal
-  actions, send them, read the reply, apply;
+* baselines: a minimal trio loop in this process that plays the same engine,
+  ``N`` tables at once, against :data:`sdk_cost.MINIMAL_BOT` processes (the
+  issue's baseline) and against the random SDK bot (the same bot as the arena,
+  so the gap is the arena's own): plain pipes, no sandbox, no clock, no events,
+  no record; build the observation and legal actions, send, read the reply, apply;
 * arena: ``arena tournament`` of ``--bots`` copies of the random SDK bot
   (``python -m sample_bots.random_bot``) at tables of 3, ``-j N``, into a
   fresh SQLite file, sandbox as ``--sandbox`` says.
 
 Printed per ``N``: moves per second of each (wall clock, whole run) and their
-ratio (goal: the arena at least :data:`GOAL_THROUGHPUT` x the loop), and the
+ratio to each loop (goal: the arena at least :data:`GOAL_THROUGHPUT` x the loop), and the
 CPU per move of the arena's own processes (the arena and its Dask workers,
 bots excluded, read from /proc while it runs) against the loop's
 (``time.process_time``; goal: at most :data:`GOAL_CPU` x).
