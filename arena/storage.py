@@ -6,8 +6,11 @@ interrupted tournament loses at most the games that were in flight.  While
 another process holds the database's write lock (another arena, a backup),
 writes wait and retry (:class:`DatabaseLocked`, ``on_locked``) rather than fail.
 
-There are no migrations yet: :func:`open_engine` adds the columns that newer
-code expects to databases created by older code.
+The schema is Alembic's (``arena/migrations``): :func:`open_engine` upgrades
+a database to the newest revision, adopts one created before migrations, and
+refuses one newer than this code.  Every game has a key (table, deal, rotation)
+that the database keeps unique, so saving a game twice stores it once; several
+arenas can share a tournament through :meth:`Store.claim`.
 
 Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
 ...), never game internals.
@@ -15,33 +18,54 @@ Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, TypeVar, cast
 
+from alembic import command as alembic
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import (
     JSON,
     BigInteger,
     DateTime,
     Float,
     ForeignKey,
+    Index,
+    Insert,
     Integer,
     LargeBinary,
     String,
+    Table,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
+    delete,
     event,
     func,
+    insert,
     inspect,
+    or_,
     select,
     text,
+    update,
 )
-from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import (
+    ArgumentError,
+    IntegrityError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -58,6 +82,14 @@ DEFAULT_URL = "sqlite:///arena.db"
 BUSY_TIMEOUT_MS = 2000
 #: Seconds between attempts of a write that waits for the database's lock.
 LOCK_RETRY_SECONDS = 1.0
+#: Alembic's scripts: the schema's revisions.
+MIGRATIONS = Path(__file__).with_name("migrations")
+#: The revision that matches the schema of databases created before migrations.
+FIRST_REVISION = "0001"
+#: PostgreSQL advisory lock held (for one transaction) while migrating.
+MIGRATION_LOCK_KEY = 0x46495645_4D494752  # "FIVEMIGR"
+#: Execution option: a write transaction (on SQLite, BEGIN IMMEDIATE).
+_WRITE = "arena_write"
 
 T = TypeVar("T")
 
@@ -75,7 +107,7 @@ def _is_locked(exc: OperationalError) -> bool:
     return "locked" in message or "busy" in message
 
 
-def _first_line(exc: SQLAlchemyError) -> str:
+def _first_line(exc: Exception) -> str:
     orig = getattr(exc, "orig", None)
     return (str(orig or exc).splitlines() or [type(exc).__name__])[0]
 
@@ -126,13 +158,19 @@ class TableRow(Base):
 
 
 class GameRow(Base):
-    """A finished game: who sat where and how it ended."""
+    """A finished game: who sat where and how it ended.  Its key (table, deal,
+    rotation) is unique: game ``number`` of a table is the table's ``deal``-th
+    deal in seat ``rotation``."""
 
     __tablename__ = "games"
-    __table_args__ = (UniqueConstraint("table_id", "number"),)
+    __table_args__ = (UniqueConstraint("table_id", "number"),
+                      Index("uq_games_table_deal_rotation", "table_id", "deal", "rotation",
+                            unique=True))
     id: Mapped[int] = mapped_column(primary_key=True)
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
+    deal: Mapped[int] = mapped_column(Integer)
+    rotation: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     seats: Mapped[list[str]] = mapped_column(JSON)
@@ -171,6 +209,21 @@ class RecordRow(Base):
     __tablename__ = "records"
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class ClaimRow(Base):
+    """Work an arena holds in a tournament (see :meth:`Store.claim`) until ``expires``
+    (seconds since the epoch, by the claiming arena's clock)."""
+
+    __tablename__ = "claims"
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    unit: Mapped[str] = mapped_column(String(200), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(200))
+    expires: Mapped[float] = mapped_column(Float)
+
+
+GAMES, FAULTS, RECORDS, BOTS, CLAIMS = (cast(Table, row.__table__) for row in (
+    GameRow, FaultRow, RecordRow, BotRow, ClaimRow))
 
 
 @dataclass(frozen=True)
@@ -227,6 +280,10 @@ def private_paths(url: str) -> tuple[str, ...]:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # The driver's own transaction handling is off (isolation_level None):
+    # _sqlite_begin begins every transaction, so that DDL and savepoints are
+    # transactional and a write takes the lock when it begins.
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
@@ -235,12 +292,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _upgrade_schema(engine: Engine) -> None:
-    """Add the columns that databases created by older code lack."""
-    columns = {column["name"] for column in inspect(engine).get_columns("faults")}
-    if "step" not in columns:
-        with engine.begin() as connection:
-            connection.execute(text("ALTER TABLE faults ADD COLUMN step INTEGER"))
+def _sqlite_begin(connection: Connection) -> None:
+    # A write begins IMMEDIATE: it waits for the write lock (busy timeout) up
+    # front, rather than failing when a read transaction turns into a write.
+    write = connection.get_execution_options().get(_WRITE, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
 def _retry_locked(work: Callable[[], T], on_locked: Callable[[], None] | None) -> T:
@@ -258,34 +314,128 @@ def _retry_locked(work: Callable[[], T], on_locked: Callable[[], None] | None) -
         time.sleep(LOCK_RETRY_SECONDS)
 
 
-def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine:
-    """An engine for ``url`` with the schema created; StorageError if unusable.
+def writer(engine: Engine) -> Engine:
+    """``engine`` for write transactions: on SQLite they begin IMMEDIATE."""
+    return engine.execution_options(**{_WRITE: True})
 
-    While the database is locked, creating the schema waits (see ``on_locked``
-    in :class:`Store`)."""
+
+def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine:
+    """An engine for ``url`` with the schema upgraded to the newest revision
+    (:func:`upgrade_schema`); StorageError if unusable.
+
+    While the database is locked, upgrading waits (see ``on_locked`` in :class:`Store`)."""
     try:
         parsed = make_url(url)
-        sqlite = parsed.get_backend_name() == "sqlite"
+        is_sqlite = parsed.get_backend_name() == "sqlite"
         # Games are saved from a worker thread, so SQLite must allow it.
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}} if sqlite else {}
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}} if is_sqlite \
+            else {}
         engine = create_engine(parsed, **kwargs)
-        if sqlite:
+        if is_sqlite:
             event.listen(engine, "connect", _sqlite_pragmas)
-
-        def create() -> None:
-            Base.metadata.create_all(engine)
-            _upgrade_schema(engine)
-
-        _retry_locked(create, on_locked)
+            event.listen(engine, "begin", _sqlite_begin)
+        _retry_locked(lambda: upgrade_schema(engine), on_locked)
     except ArgumentError:
         raise StorageError(f"not a database URL: {url!r} (try sqlite:///arena.db)") from None
     except NoSuchModuleError as exc:
         raise StorageError(f"unsupported database URL {url!r}: {exc}") from None
     except ModuleNotFoundError as exc:
         raise StorageError(f"database driver for {url!r} is not installed: {exc.name}") from None
-    except SQLAlchemyError as exc:
+    except (SQLAlchemyError, CommandError) as exc:
         raise StorageError(f"cannot open database {url!r}: {_first_line(exc)}") from None
     return engine
+
+
+# -- the schema's revisions (Alembic) -----------------------------------------------
+@functools.cache
+def _scripts() -> ScriptDirectory:
+    return ScriptDirectory(str(MIGRATIONS))
+
+
+def head_revision() -> str:
+    """The newest schema revision this code knows."""
+    head = _scripts().get_current_head()
+    assert head is not None, "no migrations"
+    return head
+
+
+@functools.cache
+def _known_revisions() -> frozenset[str]:
+    return frozenset(script.revision for script in _scripts().walk_revisions())
+
+
+def schema_revision(connection: Connection) -> str | None:
+    """The database's schema revision; None if it has none (new, or made
+    before migrations)."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.scalar(text("SELECT version_num FROM alembic_version"))
+
+
+def upgrade_schema(engine: Engine) -> None:
+    """Bring the database to :func:`head_revision`: create the schema in a new
+    one, adopt one made before migrations, apply the missing revisions; one
+    transaction, one process at a time.  StorageError for a revision this code
+    does not know (made by newer code)."""
+    head = head_revision()
+    with engine.connect() as connection:
+        if schema_revision(connection) == head:
+            return
+    with writer(engine).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Concurrent arenas on a new database: the second waits, then finds it done.
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                               {"key": MIGRATION_LOCK_KEY})
+        current = schema_revision(connection)
+        if current == head:
+            return
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = connection
+        if current is None and inspect(connection).has_table("games"):
+            _adopt_unversioned(connection)
+            alembic.stamp(config, FIRST_REVISION)
+        elif current is not None and current not in _known_revisions():
+            raise StorageError(
+                f"database {engine.url.render_as_string()} has schema revision {current}, "
+                f"newer than this arena knows (head {head}): upgrade five-arena")
+        alembic.upgrade(config, "head")
+
+
+def _adopt_unversioned(connection: Connection) -> None:
+    """Make a database created before migrations match :data:`FIRST_REVISION`:
+    the oldest code created ``faults`` without ``step``."""
+    columns = {column["name"] for column in inspect(connection).get_columns("faults")}
+    if "step" not in columns:
+        connection.execute(text("ALTER TABLE faults ADD COLUMN step INTEGER"))
+
+
+def insert_new(connection: Connection, table: Table,
+               values: dict[str, Any]) -> tuple[Any, ...] | None:
+    """Insert a row unless a row with the same unique key is there (that one is
+    left as it is): the new row's primary key, or None.  Race-safe: of two
+    transactions inserting one key at once, the second waits for the first
+    and inserts nothing if it commits."""
+    dialect = connection.dialect.name
+    if dialect not in ("sqlite", "postgresql"):
+        return insert_new_in_savepoint(connection, table, values)
+    statement: Insert = (sqlite.insert(table).on_conflict_do_nothing() if dialect == "sqlite"
+                         else postgresql.insert(table).on_conflict_do_nothing())
+    row = connection.execute(statement.values(values)
+                             .returning(*table.primary_key.columns)).first()
+    return None if row is None else tuple(row)
+
+
+def insert_new_in_savepoint(connection: Connection, table: Table,
+                            values: dict[str, Any]) -> tuple[Any, ...] | None:
+    """:func:`insert_new` for databases without ``ON CONFLICT DO NOTHING``: a
+    plain insert in a savepoint, rolled back on a unique violation."""
+    try:
+        with connection.begin_nested():
+            inserted = connection.execute(insert(table).values(values)).inserted_primary_key
+            return tuple(inserted or ())
+    except IntegrityError:
+        return None
 
 
 class Store:
@@ -303,7 +453,10 @@ class Store:
         self.on_locked = on_locked
         self._waiting = False
         self.engine = open_engine(url, self.notice_locked)
+        self._writer = writer(self.engine)
         self._waiting = False
+        #: (tournament id, table number) -> (table row id, table size)
+        self._tables: dict[tuple[int, int], tuple[int, int]] = {}
 
     def close(self) -> None:
         self.engine.dispose()
@@ -317,7 +470,7 @@ class Store:
     def _write(self, work: Callable[[Session], T], wait: bool = True) -> T:
         """``work(session)`` in one transaction, committed; retried while locked."""
         def attempt() -> T:
-            with Session(self.engine) as session, session.begin():
+            with Session(self._writer) as session, session.begin():
                 return work(session)
 
         try:
@@ -374,34 +527,123 @@ class Store:
         self._write(work, wait)
 
     def save_game(self, tournament_id: int, table: int, number: int, options: dict[str, Any],
-                  result: GameResult, *, wait: bool = True) -> int:
-        """Commit one finished game with its faults and record, in one transaction."""
-        return self._write(lambda session: self._add_game(
-            session, tournament_id, table, number, options, result), wait)
+                  result: GameResult, *, wait: bool = True, deal: int | None = None,
+                  rotation: int | None = None) -> int:
+        """Commit one finished game with its faults and record, in one
+        transaction, under its key: (table, ``deal``, ``rotation``), by default
+        ``divmod(number, table size)``.  Idempotent: if a game with that key is
+        stored already (a resumed or concurrent arena played it too), store
+        nothing and return the stored game's id."""
+        data = result.record.pack()  # before the transaction: no lock held meanwhile
 
-    def _add_game(self, session: Session, tournament_id: int, table: int, number: int,
-                  options: dict[str, Any], result: GameResult) -> int:
-        table_id = session.scalar(select(TableRow.id).where(
-            TableRow.tournament_id == tournament_id, TableRow.number == table))
-        if table_id is None:
-            raise StorageError(f"tournament {tournament_id} has no table {table}")
-        game = GameRow(table_id=table_id, number=number, seed=result.seed, options=options,
-                       seats=result.bots, scores=result.scores,
-                       game_places=result.game_places, places=result.places,
-                       fault_count=len(result.faults), ignored=result.ignored,
-                       decisions=result.decisions, duration=result.duration)
-        session.add(game)
-        session.flush()
-        for fault in result.faults:
-            session.add(FaultRow(game_id=game.id, seat=fault.seat, bot=fault.bot,
-                                 kind=fault.kind, detail=fault.detail,
-                                 stderr_tail=fault.stderr_tail, step=fault.step))
-        session.add(RecordRow(game_id=game.id, data=result.record.pack()))
-        for name, info in zip(result.bots, result.record.bot_info, strict=False):
-            bot = session.scalar(select(BotRow).where(BotRow.name == name))
-            if bot is not None and (info.get("version") or info.get("author")):
-                bot.version, bot.author = info["version"], info["author"]
-        return game.id
+        def work(session: Session) -> int:
+            connection = session.connection()
+            table_id, size = self._table(connection, tournament_id, table)
+            key = {"table_id": table_id, "deal": number // size if deal is None else deal,
+                   "rotation": number % size if rotation is None else rotation}
+            return self._insert_game(connection, key, number, options, result, data)
+
+        return self._write(work, wait)
+
+    def _table(self, connection: Connection, tournament_id: int, table: int) -> tuple[int, int]:
+        """(row id, size) of a tournament's table: the size from the tournament's
+        config, else the number of bots at it; remembered."""
+        found = self._tables.get((tournament_id, table))
+        if found is None:
+            row = connection.execute(
+                select(TableRow.id, TableRow.bots, TournamentRow.config)
+                .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
+                .where(TableRow.tournament_id == tournament_id, TableRow.number == table)).first()
+            if row is None:
+                raise StorageError(f"tournament {tournament_id} has no table {table}")
+            size = int((row.config or {}).get("table_size") or len(row.bots) or 1)
+            found = self._tables[(tournament_id, table)] = (row.id, size)
+        return found
+
+    @staticmethod
+    def _insert_game(connection: Connection, key: dict[str, int], number: int,
+                     options: dict[str, Any], result: GameResult, data: bytes) -> int:
+        inserted = insert_new(connection, GAMES, {
+            **key, "number": number, "seed": result.seed, "options": options,
+            "seats": result.bots, "scores": result.scores, "game_places": result.game_places,
+            "places": result.places, "fault_count": len(result.faults),
+            "ignored": result.ignored, "decisions": result.decisions,
+            "duration": result.duration, "finished": _now()})
+        if inserted is None:
+            stored = connection.scalar(select(GAMES.c.id).where(
+                *(GAMES.c[name] == value for name, value in key.items())))
+            if stored is None:
+                raise StorageError(f"game {number} of table row {key['table_id']} is stored "
+                                   f"under another deal and rotation than {key}")
+            return int(stored)
+        game_id = int(inserted[0])
+        if result.faults:
+            connection.execute(insert(FAULTS), [
+                {"game_id": game_id, "seat": f.seat, "bot": f.bot, "kind": f.kind,
+                 "detail": f.detail, "stderr_tail": f.stderr_tail, "step": f.step}
+                for f in result.faults])
+        connection.execute(insert(RECORDS).values(game_id=game_id, data=data))
+        infos = [{"who": name, "version": info.get("version", ""),
+                  "author": info.get("author", "")}
+                 for name, info in zip(result.bots, result.record.bot_info, strict=False)
+                 if info.get("version") or info.get("author")]
+        if infos:
+            connection.execute(update(BOTS).where(
+                BOTS.c.name == bindparam("who"),
+                or_(BOTS.c.version != bindparam("version"), BOTS.c.author != bindparam("author"))
+            ).values(version=bindparam("version"), author=bindparam("author")), infos)
+        return game_id
+
+    # -- claims: arenas sharing a tournament -----------------------------------
+    def claim(self, tournament_id: int, unit: str, owner: str, lease_seconds: float) -> bool:
+        """Whether ``owner`` now holds ``unit`` of a tournament for ``lease_seconds``:
+        true if the unit was unclaimed, already ``owner``'s (the lease is
+        extended) or its previous lease has expired; false while another
+        owner's lease runs.  Race-safe: of arenas claiming one unit at once,
+        exactly one gets it.
+
+        A unit is a piece of work, e.g. ``"3/1"`` for rotation 1 of table 3;
+        ``owner`` names one arena process (e.g. host:pid:start time).  Leases
+        are by the claimants' clocks, which must agree to well within a lease.
+        Claims only avoid wasted work: what guarantees that no game is stored
+        twice is the games' unique key (:meth:`save_game`), so an arena that
+        lost its claim (expired) may finish its game and nothing breaks."""
+        def work(session: Session) -> bool:
+            connection, now = session.connection(), time.time()
+            held = {"tournament_id": tournament_id, "unit": unit, "owner": owner,
+                    "expires": now + lease_seconds}
+            if insert_new(connection, CLAIMS, held) is not None:
+                return True
+            taken = connection.execute(
+                update(CLAIMS).where(*self._claim_key(tournament_id, unit),
+                                     or_(CLAIMS.c.owner == owner, CLAIMS.c.expires <= now))
+                .values(owner=owner, expires=now + lease_seconds))
+            return taken.rowcount == 1
+
+        return self._write(work)
+
+    def renew(self, tournament_id: int, unit: str, owner: str, lease_seconds: float) -> bool:
+        """Extend ``owner``'s claim of ``unit`` to ``lease_seconds`` from now; false if
+        ``owner`` does not hold it (another arena took it after the lease expired,
+        or it was released)."""
+        def work(session: Session) -> bool:
+            renewed = session.connection().execute(
+                update(CLAIMS).where(*self._claim_key(tournament_id, unit),
+                                     CLAIMS.c.owner == owner)
+                .values(expires=time.time() + lease_seconds))
+            return renewed.rowcount == 1
+
+        return self._write(work)
+
+    def release(self, tournament_id: int, unit: str, owner: str) -> None:
+        """Give up ``owner``'s claim of ``unit`` (nothing if it holds none)."""
+        self._write(lambda session: session.connection().execute(
+            delete(CLAIMS).where(*self._claim_key(tournament_id, unit),
+                                 CLAIMS.c.owner == owner)))
+
+    @staticmethod
+    def _claim_key(tournament_id: int, unit: str) -> tuple[Any, Any]:
+        return CLAIMS.c.tournament_id == tournament_id, CLAIMS.c.unit == unit
 
     # -- reads ---------------------------------------------------------------
     def tournament(self, tournament_id: int) -> dict[str, Any] | None:
