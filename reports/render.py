@@ -15,7 +15,7 @@ import math
 import re
 import shutil
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,11 +24,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
 from arena.faults import FAULT_KINDS, FAULT_LABELS
-from arena.games import game_class
-from arena.games.base import OptionError
 from arena.ratings import ratable_games, rate
-from arena.records import GameRecord, PublicDecisions
 from arena.storage import Store, StoredGame, counted_games
+from reports.replay import replay_context as replay_context  # re-exported: tests use it
+from reports.replay import write_replays
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = "style.css"
@@ -141,7 +140,8 @@ def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
                config=config_items(tournament), board=leaderboard(own, kinds, bootstrap),
                games=own, replayed=replayed, **common)
 
-    _write_replays(env, store, out_dir, games, replayed, tournaments, common)
+    write_replays(env.get_template("game.html"), store, out_dir, games, replayed,
+                  tournaments, common)
     return out_dir / "index.html"
 
 
@@ -322,89 +322,3 @@ def _dump(template: Template, path: Path, context: dict[str, Any]) -> None:
     stream = template.stream(**context)
     stream.enable_buffering(_CHUNKS)
     stream.dump(str(path), encoding="utf-8")
-
-
-_RECORD_BATCH = 500
-
-
-def _write_replays(env: Environment, store: Store, out_dir: Path, games: Sequence[StoredGame],
-                   replayed: set[int], tournaments: Sequence[dict[str, Any]],
-                   common: dict[str, Any]) -> None:
-    template = env.get_template("game.html")
-    names = {t["id"]: f"#{t['id']} {t['game']}" for t in tournaments}
-    protections = {t["id"]: (t["config"] or {}).get("protections") for t in tournaments}
-    todo = list(_neighbours([g for g in games if g.id in replayed]))
-    for start in range(0, len(todo), _RECORD_BATCH):
-        chunk = todo[start : start + _RECORD_BATCH]
-        records = dict(store.records([game.id for game, _, _ in chunk]))
-        for game, previous, following in chunk:
-            _write_replay(template, out_dir, game, records.get(game.id) or GameRecord(), previous,
-                          following, names, {**common,
-                                             "protections": protections.get(game.tournament_id)})
-
-
-def _write_replay(template: Template, out_dir: Path, game: StoredGame, record: GameRecord,
-                  previous: int | None, following: int | None, names: dict[int, str],
-                  common: dict[str, Any]) -> None:
-    context = {"active": "tournaments", "g": game, "tournament": names.get(game.tournament_id),
-               "previous": previous, "following": following, **replay_context(game, record),
-               **common}
-    _dump(template, out_dir / f"game-{game.id}.html", context)
-
-
-def _neighbours(games: Sequence[StoredGame]) -> Iterator[
-        tuple[StoredGame, int | None, int | None]]:
-    """Each game with the ids of the previous and next replayed game of its tournament."""
-    for _, group in _group(games, lambda g: g.tournament_id).items():
-        for index, game in enumerate(group):
-            previous = group[index - 1].id if index > 0 else None
-            following = group[index + 1].id if index + 1 < len(group) else None
-            yield game, previous, following
-
-
-def replay_context(game: StoredGame, record: GameRecord) -> dict[str, Any]:
-    """What a replay page shows from a stored record: its spectator view
-    (:meth:`GameRecord.spectator_view`: public decisions and events, the
-    reveal), moves the arena played for a faulted seat marked, and stderr."""
-    seats = game.seats
-    names = {seat: bot for seat, bot in enumerate(seats)}
-    view = record.spectator_view(public_decisions(game.game))
-    arena_from = arena_default_from(game.faults)
-    # formatted here rather than by template filters: replay pages hold most of the text
-    steps = [[(move.seat, names.get(move.seat, "?"), format_value(move.action),
-               step.number >= arena_from.get(move.seat, step.number + 1))
-              for move in step.moves] for step in view.steps]
-    events = [(event.get("kind", ""), format_value({k: v for k, v in event.items() if k != "kind"}))
-              for event in view.events]
-    # The organiser publishes the bots' own stderr tails, to help their authors.
-    stderr = record.stderr + [""] * (len(seats) - len(record.stderr))
-    bot_info = view.bot_info + [{}] * (len(seats) - len(view.bot_info))
-    faulted = defaultdict(list)
-    for fault in game.faults:
-        faulted[fault["seat"]].append(fault["kind"])
-    shown = sum(len(step) for step in steps)
-    return {"steps": steps, "events": events, "reveal": view.reveal,
-            "hidden_actions": bool(record.actions) and not steps,
-            "private_decisions": bool(steps) and shown < sum(map(len, record.actions)),
-            "stderr": stderr, "faulted": dict(faulted), "bot_info": bot_info}
-
-
-def public_decisions(game: str) -> PublicDecisions:
-    """The game's :meth:`Game.public_decisions`; none for a game this code
-    does not know (a database written by other code)."""
-    try:
-        return game_class(game).public_decisions
-    except OptionError:
-        return lambda _step: []
-
-
-def arena_default_from(faults: Iterable[dict[str, Any]]) -> dict[int, int]:
-    """Per faulted seat, the first action step the arena played for it: a
-    fault's ``step`` (absent or None in older records: nothing is marked)."""
-    first: dict[int, int] = {}
-    for fault in faults:
-        step = fault.get("step")
-        if isinstance(step, int):
-            seat = fault["seat"]
-            first[seat] = min(step, first.get(seat, step))
-    return first
