@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -176,31 +176,52 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
                                    seeds, streams_limiter, writer, on_game, sandbox)
 
 
-async def _run_stream(plan: Plan, store: Store, tournament_id: int, stream: Stream,
-                      todo: list[int], seeds: list[int], streams_limiter: trio.CapacityLimiter,
-                      writer: trio.CapacityLimiter, on_game: OnGame | None,
-                      sandbox: Sandbox) -> None:
+#: Receives each finished game of a stream: ``await on_result(game_number, result)``.
+OnResult = Callable[[int, GameResult], Awaitable[None]]
+
+
+async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: Sequence[int],
+                      sandbox: Sandbox, on_result: OnResult) -> None:
+    """Play ``games`` (game numbers of ``stream``, in order) on the stream's own
+    bot processes, one bot per seat, handing each result to ``on_result``.
+
+    The bots are started for these games and killed when they end; on
+    cancellation they are killed at once and the game in flight is dropped.
+    """
     game = plan.make_game()
-    match_start = match_start_message(game, len(todo))
-    async with streams_limiter, trio.open_nursery() as nursery:
+    match_start = match_start_message(game, len(games))
+    async with trio.open_nursery() as nursery:
         entrants = [Entrant(plan.bots[i], plan.control, match_start, nursery, sandbox)
                     for i in stream.seating]
         finished = False
         try:
-            for game_number in todo:
+            for game_number in games:
                 result = await play_game(game, seeds[plan.deal(game_number)], entrants,
                                          game_number, plan.control)
-                save = functools.partial(store.save_game, tournament_id, stream.table,
-                                         game_number, game.options, result, wait=False)
-                await _save(store, save, writer)
-                if on_game is not None:
-                    on_game(result)
+                await on_result(game_number, result)
             finished = True
         finally:
             with trio.CancelScope(shield=True):
                 for entrant in entrants:
                     await (entrant.end_match() if finished else entrant.stop())
             nursery.cancel_scope.cancel()
+
+
+async def _run_stream(plan: Plan, store: Store, tournament_id: int, stream: Stream,
+                      todo: list[int], seeds: list[int], streams_limiter: trio.CapacityLimiter,
+                      writer: trio.CapacityLimiter, on_game: OnGame | None,
+                      sandbox: Sandbox) -> None:
+    options = plan.make_game().options
+
+    async def save(game_number: int, result: GameResult) -> None:
+        await _save(store, functools.partial(store.save_game, tournament_id, stream.table,
+                                             game_number, options, result, wait=False),
+                    writer)
+        if on_game is not None:
+            on_game(result)
+
+    async with streams_limiter:
+        await play_stream(plan, stream, todo, seeds, sandbox, save)
 
 
 async def _save(store: Store, save: Callable[[], object], writer: trio.CapacityLimiter) -> None:
