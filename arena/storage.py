@@ -19,6 +19,7 @@ Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
 from __future__ import annotations
 
 import functools
+import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -718,3 +719,59 @@ class Store:
             rows = session.scalars(select(BotRow).order_by(BotRow.name)).all()
             return [{"name": r.name, "command": r.command, "version": r.version,
                      "author": r.author} for r in rows]
+
+    def scan_games(self, tournament_id: int | None = None, *, after: int = 0,
+                   batch: int = 5000) -> Iterator[StoredGame]:
+        """The games of :meth:`games` (every one, or one tournament's) with an id above
+        ``after``, oldest first, fetched ``batch`` at a time by plain SQL: for reports and
+        exports over many games (no ORM objects, no records).  JSON values that repeat
+        (options, seats, places) are decoded once and shared between games: read them,
+        never change them."""
+        shared: dict[str, Any] = {}
+
+        def decode(raw: Any, share: bool = True) -> Any:
+            if not isinstance(raw, str):  # a driver that decodes JSON itself
+                return raw
+            if not share:
+                return json.loads(raw)
+            found = shared.get(raw)
+            if found is None:
+                if len(shared) >= _SHARED_VALUES:
+                    shared.clear()
+                found = shared[raw] = json.loads(raw)
+            return found
+
+        games = (select(GAMES.c.id, TableRow.tournament_id, TableRow.number, GAMES.c.number,
+                        TournamentRow.game, GAMES.c.seed, GAMES.c.duration, GAMES.c.decisions,
+                        GAMES.c.fault_count, *(GAMES.c[name].cast(Text) for name in _SCANNED))
+                 .join(TableRow, GAMES.c.table_id == TableRow.id)
+                 .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
+                 .order_by(GAMES.c.id).limit(batch))
+        if tournament_id is not None:
+            games = games.where(TableRow.tournament_id == tournament_id)
+        faults = select(FAULTS.c.game_id, *(FAULTS.c[key] for key in _FAULT_KEYS)) \
+            .order_by(FAULTS.c.id)
+        with self.engine.connect() as connection:
+            while rows := connection.execute(games.where(GAMES.c.id > after)).all():
+                first, after = rows[0][0], rows[-1][0]
+                by_game: dict[int, list[dict[str, Any]]] = {}
+                if any(row.fault_count for row in rows):
+                    for game_id, *fault in connection.execute(
+                            faults.where(FAULTS.c.game_id.between(first, after))):
+                        by_game.setdefault(game_id, []).append(dict(zip(_FAULT_KEYS, fault,
+                                                                        strict=True)))
+                for (game_id, tournament, table, number, game, seed, duration, decisions, _,
+                     options, seats, scores, places, game_places, ignored) in rows:
+                    yield StoredGame(
+                        id=game_id, tournament_id=tournament, table=table, number=number,
+                        game=game, seed=seed, options=decode(options), seats=decode(seats),
+                        scores=decode(scores, share=False), places=decode(places),
+                        game_places=decode(game_places), faults=by_game.get(game_id, []),
+                        duration=duration, decisions=decisions, ignored=decode(ignored))
+
+
+#: JSON columns :meth:`Store.scan_games` reads, in the order it reads them.
+_SCANNED = ("options", "seats", "scores", "places", "game_places", "ignored")
+_FAULT_KEYS = ("seat", "bot", "kind", "detail", "stderr_tail", "step")
+#: Distinct JSON values :meth:`Store.scan_games` keeps decoded at once (then starts afresh).
+_SHARED_VALUES = 50_000
