@@ -22,7 +22,7 @@ import itertools
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -34,6 +34,9 @@ from arena.records import GameResult
 from arena.referee import Entrant, match_start_message, play_game
 from arena.sandbox import Limits, Sandbox, resolve
 from arena.storage import DatabaseLocked, Store
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 #: Seconds between attempts to save a game while the database is locked.
 LOCK_RETRY_SECONDS = 1.0
@@ -156,24 +159,58 @@ OnGame = Callable[[GameResult], None]
 
 
 async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parallel: int,
-                         on_game: OnGame | None = None, sandbox: Sandbox | None = None) -> None:
+                         on_game: OnGame | None = None, sandbox: Sandbox | None = None,
+                         client: Client | None = None) -> None:
     """Play every game of ``plan`` not yet stored under ``tournament_id``.
 
-    ``parallel`` streams (see :class:`Stream`) run at once.  Cancellation (e.g.
-    Ctrl-C) stops every stream: bots are killed, games in flight are dropped,
-    every finished game is already committed.
+    ``parallel`` streams (see :class:`Stream`) run at once in this process, or,
+    given a Dask ``client`` (:func:`arena.cluster.open_client`), as units on its
+    workers while this process stores what they bring back.  Cancellation
+    (e.g. Ctrl-C) stops every stream: bots are killed, games in flight are
+    dropped, every finished game is already committed.
     """
-    sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
     done = store.done_games(tournament_id)
-    streams_limiter = trio.CapacityLimiter(max(1, parallel))
-    writer = trio.CapacityLimiter(1)
+    todo = [(stream, [g for g in stream.games if (stream.table, g) not in done])
+            for stream in plan.streams()]
+    todo = [(stream, games) for stream, games in todo if games]
     seeds = plan.deal_seeds()
+    store_game = _game_saver(plan, store, tournament_id, on_game)
+    if client is not None:
+        from arena.cluster import run_units, units
+
+        await run_units(client, plan, units(todo), seeds, store.private_paths(),
+                        lambda unit, number, result: store_game(unit.stream.table, number,
+                                                                result))
+        return
+    sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
+    limiter = trio.CapacityLimiter(max(1, parallel))
+
+    async def run_stream(stream: Stream, games: list[int]) -> None:
+        async with limiter:
+            await play_stream(plan, stream, games, seeds, sandbox,
+                              functools.partial(store_game, stream.table))
+
     async with trio.open_nursery() as nursery:
-        for stream in plan.streams():
-            todo = [g for g in stream.games if (stream.table, g) not in done]
-            if todo:
-                nursery.start_soon(_run_stream, plan, store, tournament_id, stream, todo,
-                                   seeds, streams_limiter, writer, on_game, sandbox)
+        for stream, games in todo:
+            nursery.start_soon(run_stream, stream, games)
+
+
+def _game_saver(plan: Plan, store: Store, tournament_id: int, on_game: OnGame | None
+                ) -> Callable[[int, int, GameResult], Awaitable[None]]:
+    """``await save(table, game_number, result)``: commit one finished game (on a
+    worker thread, one writer at a time, waiting while the database is locked),
+    then tell ``on_game``."""
+    options = plan.make_game().options
+    writer = trio.CapacityLimiter(1)
+
+    async def save(table: int, game_number: int, result: GameResult) -> None:
+        await _save(store, functools.partial(store.save_game, tournament_id, table,
+                                             game_number, options, result, wait=False),
+                    writer)
+        if on_game is not None:
+            on_game(result)
+
+    return save
 
 
 #: Receives each finished game of a stream: ``await on_result(game_number, result)``.
@@ -205,23 +242,6 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
                 for entrant in entrants:
                     await (entrant.end_match() if finished else entrant.stop())
             nursery.cancel_scope.cancel()
-
-
-async def _run_stream(plan: Plan, store: Store, tournament_id: int, stream: Stream,
-                      todo: list[int], seeds: list[int], streams_limiter: trio.CapacityLimiter,
-                      writer: trio.CapacityLimiter, on_game: OnGame | None,
-                      sandbox: Sandbox) -> None:
-    options = plan.make_game().options
-
-    async def save(game_number: int, result: GameResult) -> None:
-        await _save(store, functools.partial(store.save_game, tournament_id, stream.table,
-                                             game_number, options, result, wait=False),
-                    writer)
-        if on_game is not None:
-            on_game(result)
-
-    async with streams_limiter:
-        await play_stream(plan, stream, todo, seeds, sandbox, save)
 
 
 async def _save(store: Store, save: Callable[[], object], writer: trio.CapacityLimiter) -> None:

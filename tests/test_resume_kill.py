@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -15,41 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from sample_bots import random_bot
+from tests.marked import bot_command, wait_gone
 
 GAME = ("-g", "furious-five")
 BOTS = 3
 TABLE = 2
 GAMES_PER_TABLE = 24
-
-
-def bot_command(folder: Path) -> str:
-    """The random bot, from a copy in ``folder`` so its processes can be found."""
-    folder.mkdir(parents=True, exist_ok=True)
-    script = folder / "marked_random_bot.py"
-    shutil.copy(random_bot.__file__, script)
-    script.chmod(0o644)
-    return f"{sys.executable} {script}"
-
-
-def bot_processes(marker: str) -> list[int]:
-    """Processes whose command line names ``marker``."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if marker.encode() in cmdline and int(pid) != os.getpid():
-            found.append(int(pid))
-    return found
-
-
-def wait_gone(marker: str, seconds: float = 10.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (alive := bot_processes(marker)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return alive
 
 
 def arena_argv(db: Path, command: str, parallel: int, resume: bool) -> list[str]:

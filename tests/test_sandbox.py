@@ -18,6 +18,7 @@ import trio
 
 from arena.process import BotProcess, BotSpec, start_bot_process
 from arena.sandbox import Limits, Sandbox, SandboxError, resolve
+from tests.marked import bot_processes, wait_gone
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "bots" / "probe_bot.py"
@@ -159,25 +160,6 @@ ESCAPEE = """
 """
 
 
-def processes_with(token: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if token.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def wait_gone(token: str, seconds: float = 3.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (left := processes_with(token)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
-
-
 @pytest.mark.parametrize("sandbox", [BWRAP, NONE], ids=["bwrap", "none"])
 def test_setsid_double_fork_escapee_dies_with_its_bot(tmp_path: Path, sandbox: Sandbox) -> None:
     token = str(4000 + os.getpid() % 1000 + (sandbox.kind == "none"))
@@ -187,7 +169,7 @@ def test_setsid_double_fork_escapee_dies_with_its_bot(tmp_path: Path, sandbox: S
         async with trio.open_nursery() as nursery:
             bot = await start_bot_process(BotSpec("escapee", command), nursery, sandbox)
             with trio.fail_after(10):
-                while "ready" not in bot.stderr.text() or not processes_with(token):
+                while "ready" not in bot.stderr.text() or not bot_processes(token):
                     await trio.sleep(0.05)
             await bot.aclose()
 
@@ -214,11 +196,11 @@ def test_bots_die_with_a_killed_arena(tmp_path: Path) -> None:
     process = subprocess.Popen([sys.executable, str(arena)])
     try:
         deadline = time.monotonic() + 15
-        while not processes_with(token) and time.monotonic() < deadline:
+        while not bot_processes(token) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert processes_with(token), "the bot did not start"
+        assert bot_processes(token), "the bot did not start"
         time.sleep(12)  # outlive trio's idle worker threads: the bot must not die early
-        assert processes_with(token), "the bot died before the arena did"
+        assert bot_processes(token), "the bot died before the arena did"
         process.send_signal(signal.SIGKILL)
         process.wait()
         assert not wait_gone(token)

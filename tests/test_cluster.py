@@ -1,0 +1,88 @@
+"""Tournaments on a Dask cluster of worker processes (distributed.LocalCluster)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import trio
+from distributed import Client, LocalCluster
+
+from arena.cluster import UNIT_GAMES, local_layout, units
+from arena.process import BotSpec
+from arena.records import GameResult
+from arena.storage import Store
+from arena.tournament import Plan, create_tournament, run_tournament
+from tests.marked import bot_command, wait_gone
+
+
+def plan_of(command: str, games_per_table: int) -> Plan:
+    bots = tuple(BotSpec(f"r{i}", command) for i in range(3))
+    return Plan(game="furious-five", bots=bots, table_size=2,
+                games_per_table=games_per_table, options={"rounds": 2}, sandbox="none")
+
+
+def new_tournament(tmp_path: Path, games_per_table: int) -> tuple[Plan, Store, int]:
+    plan = plan_of(bot_command(tmp_path / "bots"), games_per_table)
+    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
+    return plan, store, create_tournament(store, plan)
+
+
+def stored(db: Path) -> list[tuple[int, int]]:
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT tables.number, games.number FROM games "
+                           "JOIN tables ON games.table_id = tables.id").fetchall()
+
+
+@pytest.fixture
+def cluster() -> Iterator[Client]:
+    with LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
+                      dashboard_address=None, silence_logs=40) as local, Client(local) as client:
+        yield client
+
+
+def test_units_chunk_every_stream_and_interleave_them() -> None:
+    plan = plan_of("x", 20)
+    todo = [(stream, list(stream.games)) for stream in plan.streams()]
+    chunks = units(todo, size=4)
+    assert sorted((u.stream.table, g) for u in chunks for g in u.games) == \
+        sorted((s.table, g) for s, games in todo for g in games)
+    assert all(0 < len(u.games) <= 4 for u in chunks)
+    assert [u.stream for u in chunks[:len(todo)]] == [s for s, _ in todo]
+    assert UNIT_GAMES >= 1 and local_layout(8, cpus=2) == (2, 4) and local_layout(1, 4) == (1, 1)
+
+
+def test_tournament_on_local_cluster_stores_exactly_the_schedule(
+        tmp_path: Path, cluster: Client) -> None:
+    plan, store, tournament = new_tournament(tmp_path, 4)
+    results: list[GameResult] = []
+    trio.run(lambda: run_tournament(plan, store, tournament, parallel=4,
+                                    on_game=results.append, client=cluster))
+    expected = {(t, g) for t in range(3) for g in range(4)}
+    assert sorted(stored(tmp_path / "a.db")) == sorted(expected)
+    assert len(results) == 12 and not any(r.faults for r in results)
+    assert wait_gone(str(tmp_path / "bots")) == []
+
+
+def test_a_worker_killed_mid_table_only_means_its_games_run_again(
+        tmp_path: Path, cluster: Client) -> None:
+    plan, store, tournament = new_tournament(tmp_path, 16)
+    workers = list(cluster.run(os.getpid).values())
+    killed: list[int] = []
+
+    def on_game(result: GameResult) -> None:
+        if not killed:  # the first game is back: tables are in flight on both workers
+            os.kill(workers[0], signal.SIGKILL)
+            killed.append(workers[0])
+
+    trio.run(lambda: run_tournament(plan, store, tournament, parallel=4, on_game=on_game,
+                                    client=cluster))
+    keys = stored(tmp_path / "a.db")
+    assert killed and len(keys) == len(set(keys))
+    assert set(keys) == {(t, g) for t in range(3) for g in range(16)}
+    assert workers[0] not in cluster.run(os.getpid).values()
+    assert wait_gone(str(tmp_path / "bots")) == []
