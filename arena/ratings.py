@@ -1,58 +1,75 @@
-"""Elo ratings by maximum likelihood, with bootstrap confidence intervals.
+"""Elo ratings by maximum likelihood, with bootstrap intervals over duplicate groups.
 
 Every finished table is turned into pairwise *virtual games*: each pair of players at a
 table of ``n`` players is one game won by the better place (equal places are a draw, half a
 win each), weighted ``1 / (n - 1)`` so that a table counts as much in total as one game per
 player.  Ratings are the maximum-likelihood Bradley-Terry fit on the standard Elo scale,
-``P(i beats j) = 1 / (1 + 10 ** ((Rj - Ri) / 400))``, centred on mean 0.
+``P(i beats j) = 1 / (1 + 10 ** ((Rj - Ri) / 400))``.  docs/ratings.md gives the formulas;
+in short:
 
-The fit is a batched damped Newton iteration on the negative weighted log-likelihood, so the
-bootstrap refits all resamples at once.  Edge cases:
+* The data reduce to, per pair of players, the weighted points of the first and the total
+  weight; the fit and every bootstrap refit run on those sums, never on single games.
+* Intervals come from a bootstrap over *duplicate groups* (every seat rotation of one deal
+  at one table, see :func:`ratable_games`).  Groups with the same pairwise content are
+  collapsed into one *type*, so a resample is one multinomial draw over the types.
+* When the maximum-likelihood estimate diverges (a bot unbeaten or winless against the
+  rest), the bot is rated ``+inf`` / ``-inf`` with an honest one-sided bound: the shift at
+  which the wins (losses) it has would be as unlikely as ``(1 - CONFIDENCE) / 2``.
+* Ratings are centred on the mean of the pool (of its finitely rated bots) or anchored on
+  one bot; rank intervals come from the intervals; LOS from the bootstrap.
 
-* When some player's maximum-likelihood rating is infinite (all wins or all losses against
-  a group, detected exactly from the win/loss graph), every player gets a tiny symmetric
-  prior: a draw of weight :data:`PRIOR_WEIGHT` against a virtual 0-rated opponent.  It is
-  added only in that case, so well-posed data get the exact maximum-likelihood fit.
-* Ratings in different connected components of the comparison graph are not comparable;
-  each component is centred on mean 0 on its own (so the overall mean is 0 too).
-* A player who never met an opponent (only ever alone at a table) is rated 0.
-
-Stored games become tables to rate through :func:`ratable_games`, which leaves out the
-games without a result (every seat faulted) and those that seat one player twice.
+Stored games become tables to rate through :func:`ratable_games`; :func:`pools` splits them
+into comparable pools first (same game, options and time control).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeVar, overload
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components
+from scipy.optimize import brentq
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 Game = Sequence[tuple[str, int]]
 FloatArray = NDArray[np.floating[Any]]
-IntArray = NDArray[np.int64]
+IntArray = NDArray[np.integer[Any]]
+BoolArray = NDArray[np.bool_]
 
-PRIOR_WEIGHT = 0.01
-"""Weight of the virtual draw against a 0-rated opponent, used only when the MLE diverges."""
+CONFIDENCE = 0.95
+"""Coverage of every interval (two-sided) and of the one-sided bounds (each tail is 2.5%)."""
 
-_ELO_PER_NAT = 400.0 / math.log(10.0)
+PROVISIONAL_GAMES = 20
+"""Below this many rated games a rating is provisional: against equal opponents the 95%
+half-width of a rating is about ``681 / sqrt(games)`` Elo, more than 150 below 20 games."""
+
+ELO_PER_NAT = 400.0 / math.log(10.0)
+_TAIL = (1.0 - CONFIDENCE) / 2.0
 _MAX_NEWTON_STEPS = 100
 _MAX_HALVINGS = 40
 _TOLERANCE = 1e-18  # on the squared Newton decrement, about twice the gap to the optimum
 # Below this decrement Newton is in its quadratic phase and the decrease of the objective is
 # lost in rounding, so Armijo cannot judge the step: take it whole.
 _FULL_STEP_DECREMENT = 1e-8
-_MAX_BATCH_CELLS = 4_000_000  # bootstrap chunk size bound: resamples x players x players
+_MAX_BATCH_CELLS = 1_000_000  # bootstrap chunk bound: resamples x max(players^2, pairs)
+
+
+# ---------------------------------------------------------------------------------------
+# Input: stored games, duplicate groups, comparable pools
 
 
 class TableResult(Protocol):
-    """A finished game as stored (e.g. ``arena.storage.StoredGame``)."""
+    """A finished game as stored (e.g. ``arena.storage.StoredGame``).
+
+    ``tournament_id``, ``table`` and ``number`` are read when present (see
+    :func:`ratable_games`)."""
 
     @property
     def seats(self) -> Sequence[str]: ...
@@ -64,23 +81,187 @@ class TableResult(Protocol):
     def no_result(self) -> bool: ...
 
 
-def ratable_games(games: Iterable[TableResult]) -> list[Game]:
-    """The (player, place) tables to rate: every game but those without a result
-    (every seat faulted, so their places say nothing) and those that seat one player
-    twice (a player cannot play itself)."""
-    return [list(zip(game.seats, game.places, strict=True)) for game in games
+@dataclass(frozen=True)
+class RatableGame(Sequence[tuple[str, int]]):
+    """One table to rate: its ``(player, place)`` seats and its duplicate group.
+
+    It is a sequence of seats, so it can be used wherever a plain list of seats is.
+    Games with an equal ``group`` are resampled together; ``None`` is a group of its own.
+    """
+
+    seats: tuple[tuple[str, int], ...]
+    group: Hashable = None
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[str, int]]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        return self.seats[index]
+
+    def __len__(self) -> int:
+        return len(self.seats)
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return iter(self.seats)
+
+
+def duplicate_group(game: object) -> Hashable:
+    """``(tournament_id, table, deal)`` of a stored game, where ``deal = number // len(seats)``
+    (the games of one deal are its seat rotations, numbered consecutively); ``None`` (a
+    group of its own) for a game without those fields."""
+    tournament, table, number = (
+        getattr(game, name, None) for name in ("tournament_id", "table", "number"))
+    seats = getattr(game, "seats", ())
+    if tournament is None or table is None or number is None or not seats:
+        return None
+    return (tournament, table, int(number) // len(seats))
+
+
+def ratable_games(games: Iterable[TableResult]) -> list[RatableGame]:
+    """The tables to rate, each with its duplicate group (:func:`duplicate_group`): every
+    game but those without a result (every seat faulted, so their places say nothing) and
+    those that seat one player twice (a player cannot play itself)."""
+    return [RatableGame(tuple(zip(game.seats, game.places, strict=True)), duplicate_group(game))
+            for game in games
             if not game.no_result and len(set(game.seats)) == len(game.seats)]
+
+
+class PooledGame(Protocol):
+    """What :func:`pools` reads of a stored game."""
+
+    @property
+    def game(self) -> str: ...
+
+    @property
+    def options(self) -> Mapping[str, Any]: ...
+
+
+G = TypeVar("G", bound=PooledGame)
+
+
+@dataclass(frozen=True, order=True)
+class PoolKey:
+    """The settings shared by the games of one pool, as canonical JSON (sorted keys)."""
+
+    game: str
+    options: str
+    time_control: str
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """Options and time control as values, for display."""
+        return {"options": json.loads(self.options), "time_control": json.loads(self.time_control)}
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def pools(games: Iterable[G], time_control: Callable[[G], Any] = lambda game: None
+          ) -> dict[PoolKey, list[G]]:
+    """Games split into comparable pools: same game, same options, same time control.
+
+    ``time_control(game)`` gives a game's time control (any JSON-able value, e.g. the
+    tournament config's ``"time"``); by default every game's is unknown (``None``), so
+    time controls are not told apart.  Pools are in key order, games in input order.
+    """
+    split: dict[PoolKey, list[G]] = defaultdict(list)
+    for game in games:
+        key = PoolKey(game.game, _canonical(dict(game.options)), _canonical(time_control(game)))
+        split[key].append(game)
+    return dict(sorted(split.items()))
+
+
+# ---------------------------------------------------------------------------------------
+# Results
 
 
 @dataclass(frozen=True)
 class Rating:
-    """A player's rating with its 95% bootstrap confidence interval."""
+    """A bot's rating with its ``CONFIDENCE`` interval and rank interval.
+
+    ``estimate`` is the maximum-likelihood Elo: ``+inf`` / ``-inf`` when it diverges (the
+    bot scored every point / no point against the rest), NaN when the bot has no comparison
+    with the anchor's group.  ``lower`` / ``upper`` are ``-inf`` / ``+inf`` on an open side.
+    Ranks run from 1 (best) over the whole pool.
+    """
 
     player: str
-    elo: float
-    low: float
-    high: float
+    estimate: float
+    lower: float
+    upper: float
     games: int
+    rank_best: int = 1
+    rank_worst: int = 1
+    provisional: bool = False
+
+    @property
+    def bounded(self) -> Literal["both", "lower", "upper", "none"]:
+        """Which bounds are finite."""
+        low, high = math.isfinite(self.lower), math.isfinite(self.upper)
+        return "both" if low and high else "lower" if low else "upper" if high else "none"
+
+    @property
+    def elo(self) -> float:
+        """A finite stand-in for ``estimate`` (the finite bound when it diverges, else 0),
+        kept for callers that print three finite numbers; new code uses :meth:`format`."""
+        for value in (self.estimate, self.lower, self.upper):
+            if math.isfinite(value):
+                return value
+        return 0.0
+
+    @property
+    def low(self) -> float:
+        """``lower``, or :attr:`elo` when open (see :attr:`elo`)."""
+        return self.lower if math.isfinite(self.lower) else self.elo
+
+    @property
+    def high(self) -> float:
+        """``upper``, or :attr:`elo` when open (see :attr:`elo`)."""
+        return self.upper if math.isfinite(self.upper) else self.elo
+
+    def format(self) -> str:
+        """``+123 [+80, +170]``; ``> +600`` / ``< -450`` for a one-sided bound; an open side
+        of a finite estimate as ``+inf`` / ``-inf``; ``unrated`` when nothing is known."""
+        if math.isinf(self.estimate) and self.bounded in ("lower", "upper"):
+            return f"> {_signed(self.lower)}" if self.estimate > 0 else f"< {_signed(self.upper)}"
+        if not math.isfinite(self.estimate):
+            return "unrated"
+        return f"{_signed(self.estimate)} [{_signed(self.lower)}, {_signed(self.upper)}]"
+
+
+def _signed(value: float) -> str:
+    """``+12`` / ``-3`` (rounded first, so never ``-0``); ``+inf`` / ``-inf``."""
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{round(value):+d}"
+
+
+@dataclass(frozen=True)
+class RatedPool:
+    """Every bot's :class:`Rating`, best first, and the pairwise likelihood of superiority.
+
+    ``los_matrix[i][j]`` is the share of bootstrap resamples in which ``ratings[i]`` is
+    rated above ``ratings[j]`` (ties count half), NaN without resamples or when the two are
+    not comparable (different connected groups).
+    """
+
+    ratings: tuple[Rating, ...]
+    los_matrix: FloatArray = field(compare=False, repr=False)
+    anchor: str | None = None
+    bootstrap: int = 0
+
+    def los(self, a: str, b: str) -> float:
+        """Likelihood that ``a`` is stronger than ``b``."""
+        order = {r.player: i for i, r in enumerate(self.ratings)}
+        return float(self.los_matrix[order[a], order[b]])
+
+
+# ---------------------------------------------------------------------------------------
+# Public functions
 
 
 @dataclass(frozen=True)
@@ -103,66 +284,65 @@ def pairwise_outcomes(games: Sequence[Game]) -> list[PairOutcome]:
     Raises ``ValueError`` for an empty table or a player seated twice at one table.
     """
     outcomes = []
+    _encode(games)  # the same errors as the fit
     for index, game in enumerate(games):
-        _check_game(game)
         weight = 1.0 / (len(game) - 1) if len(game) > 1 else 0.0
         for (a, place_a), (b, place_b) in itertools.combinations(game, 2):
             outcomes.append(PairOutcome(index, a, b, _score(place_a, place_b), weight))
     return outcomes
 
 
-def fit_elo(games: Sequence[Game]) -> dict[str, float]:
-    """Maximum-likelihood Elo rating of every player in ``games`` (mean 0)."""
-    design = _Design.build(games)
-    if not design.players:
+def fit_elo(games: Sequence[Game], *, anchor: str | None = None) -> dict[str, float]:
+    """Maximum-likelihood Elo of every player in ``games``, in order of first appearance:
+    ``+inf`` / ``-inf`` where it diverges, NaN for a player without comparison (see
+    :class:`Rating`); centred on the pool mean of the finite ones, or 0 for ``anchor``."""
+    pool = _Pool.build(games)
+    if not pool.players:
         return {}
-    elo = design.fit(np.ones((1, design.n_games)))[0]
-    return dict(zip(design.players, elo.tolist(), strict=True))
+    point = _PointFit.build(pool, anchor)
+    return dict(zip(pool.players, (point.values * ELO_PER_NAT).tolist(), strict=True))
 
 
-def rate(games: Sequence[Game], *, bootstrap: int = 200, seed: int = 0) -> list[Rating]:
-    """Ratings with 95% confidence intervals, best first.
+def rate(games: Sequence[Game], *, bootstrap: int = 200, seed: int = 0,
+         anchor: str | None = None) -> list[Rating]:
+    """The ratings of :func:`rate_pool`, best first."""
+    return list(rate_pool(games, bootstrap=bootstrap, seed=seed, anchor=anchor).ratings)
 
-    The intervals are the 2.5 and 97.5 percentiles of each player's rating over
-    ``bootstrap`` refits on games resampled with replacement (deterministic for a ``seed``);
-    resamples in which a player does not appear are left out of that player's interval.
-    With ``bootstrap=0`` the interval collapses to the estimate.
+
+def rate_pool(games: Sequence[Game], *, bootstrap: int = 200, seed: int = 0,
+              anchor: str | None = None) -> RatedPool:
+    """Ratings with ``CONFIDENCE`` intervals, rank intervals and LOS; best first.
+
+    ``games`` are tables of ``(player, place)``; a :class:`RatableGame` also names its
+    duplicate group.  Intervals are the 2.5 and 97.5 percentiles over ``bootstrap``
+    resamples of whole groups (deterministic for a ``seed``), one-sided bounds where the
+    estimate diverges; with ``bootstrap=0`` a finite interval collapses to the estimate.
+    ``anchor`` names the bot rated 0 (default: the pool mean is 0).
     """
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be >= 0, got {bootstrap}")
-    design = _Design.build(games)
-    if not design.players:
-        return []
-    point = design.fit(np.ones((1, design.n_games)))[0]
-    counts = np.random.default_rng(seed).multinomial(
-        design.n_games, np.full(design.n_games, 1.0 / design.n_games), size=bootstrap
-    )
-    samples = design.fit(counts.astype(np.float64), start=point)
-    low, high = _percentile_interval(samples, point)
+    pool = _Pool.build(games)
+    if not pool.players:
+        return RatedPool((), np.empty((0, 0)), anchor, bootstrap)
+    point = _PointFit.build(pool, anchor)
+    samples = _bootstrap(pool, point, bootstrap, seed)
+    lower, upper = _intervals(pool, point, samples)
+    best, worst = _rank_intervals(lower, upper)
     ratings = [
-        Rating(player, float(elo), float(lo), float(hi), int(seats))
-        for player, elo, lo, hi, seats in zip(
-            design.players, point, low, high, design.seat_counts, strict=True
-        )
+        Rating(player, float(e), float(lo), float(hi), int(g), int(b), int(w),
+               bool(g < PROVISIONAL_GAMES))
+        for player, e, lo, hi, g, b, w in zip(
+            pool.players, point.values * ELO_PER_NAT, lower * ELO_PER_NAT,
+            upper * ELO_PER_NAT, pool.games, best, worst, strict=True)
     ]
-    return sorted(ratings, key=lambda r: (-r.elo, str(r.player)))
+    order = sorted(range(len(ratings)), key=lambda i: _rank_key(ratings[i]))
+    los = _los(samples, point.component)[np.ix_(order, order)]
+    return RatedPool(tuple(ratings[i] for i in order), los, anchor, bootstrap)
 
 
-def _percentile_interval(samples: FloatArray, point: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """2.5/97.5 percentiles per player, ignoring NaN; the point itself where no sample exists."""
-    low, high = point.copy(), point.copy()
-    seen = ~np.isnan(samples).all(axis=0)
-    if seen.any():
-        low[seen], high[seen] = np.nanpercentile(samples[:, seen], [2.5, 97.5], axis=0)
-    return low, high
-
-
-def _check_game(game: Game) -> None:
-    if not game:
-        raise ValueError("a game needs at least one seat")
-    players = [player for player, _ in game]
-    if len(set(players)) != len(players):
-        raise ValueError(f"a player appears more than once in one game: {players}")
+def _rank_key(r: Rating) -> tuple[bool, float, float, float, str]:
+    estimate = 0.0 if math.isnan(r.estimate) else -r.estimate
+    return (math.isnan(r.estimate), estimate, -r.lower, -r.upper, r.player)
 
 
 def _score(place_a: int, place_b: int) -> float:
@@ -171,112 +351,241 @@ def _score(place_a: int, place_b: int) -> float:
     return 1.0 if place_a < place_b else 0.0
 
 
-@dataclass(frozen=True)
-class _Design:
-    """Games as sparse matrices over the distinct pairs ``first[k] < second[k]``.
+# ---------------------------------------------------------------------------------------
+# Data: pair statistics per type of duplicate group
 
-    ``wins[g, k]`` / ``losses[g, k]`` are the weighted points of ``first[k]`` /
-    ``second[k]`` in game ``g``; ``seats[g, i]`` is 1 when player ``i`` sat at game ``g``.
-    A bootstrap resample is a row of game multiplicities, so its sufficient statistics are
-    one sparse product.
+
+@dataclass(frozen=True)
+class _Tables:
+    """Games of one size ``n``: player indices and places (games x n), and group indices."""
+
+    players: IntArray
+    places: IntArray
+    groups: IntArray
+
+
+def _encode(games: Sequence[Game]) -> tuple[dict[str, int], list[_Tables]]:
+    """Player indices (first appearance) and the games as arrays, one set per table size.
+
+    One flat pass over all seats, then numpy per table size (a loop per game would cost
+    more than the whole fit)."""
+    sizes = np.fromiter((len(game) for game in games), dtype=np.int64, count=len(games))
+    if (sizes == 0).any():
+        raise ValueError("a game needs at least one seat")
+    seats = [seat for game in games for seat in getattr(game, "seats", game)]
+    index: dict[str, int] = {}
+    players = np.fromiter((index.setdefault(player, len(index)) for player, _ in seats),
+                          dtype=np.int64, count=len(seats))
+    places = np.fromiter((place for _, place in seats), dtype=np.int64, count=len(seats))
+    groups = _group_indices(games)
+    starts = np.cumsum(sizes) - sizes
+    tables = []
+    for n in np.unique(sizes):
+        rows = np.flatnonzero(sizes == n)
+        cells = starts[rows][:, None] + np.arange(n)
+        table = _Tables(players[cells], places[cells], groups[rows])
+        _check_players(table, list(index))
+        tables.append(table)
+    return index, tables
+
+
+def _group_indices(games: Sequence[Game]) -> IntArray:
+    """A number per duplicate group; a game without a group is a group of its own."""
+    ids: dict[Hashable, int] = {}
+    numbers = []
+    for game in games:
+        key = getattr(game, "group", None)
+        number = len(ids) if key is None else ids.setdefault(key, len(ids))
+        if key is None:
+            ids[object()] = number
+        numbers.append(number)
+    return np.array(numbers, dtype=np.int64)
+
+
+def _check_players(table: _Tables, names: list[str]) -> None:
+    ordered = np.sort(table.players, axis=1)
+    twice = (np.diff(ordered, axis=1) == 0).any(axis=1)
+    if twice.any():
+        seated = [names[i] for i in table.players[np.flatnonzero(twice)[0]]]
+        raise ValueError(f"a player appears more than once in one game: {seated}")
+
+
+def _pair_records(tables: list[_Tables]) -> tuple[IntArray, IntArray, IntArray, FloatArray,
+                                                  FloatArray]:
+    """Every virtual game as (group, a, b, points of a, weight) with ``a < b``."""
+    parts: list[tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]] = []
+    for t in tables:
+        n = t.players.shape[1]
+        for s, u in itertools.combinations(range(n), 2):
+            i, j = t.players[:, s], t.players[:, u]
+            score = np.where(t.places[:, s] == t.places[:, u], 0.5,
+                             (t.places[:, s] < t.places[:, u]).astype(np.float64))
+            score = np.where(i > j, 1.0 - score, score)
+            weight = np.full(len(i), 1.0 / (n - 1))
+            parts.append((t.groups, np.minimum(i, j), np.maximum(i, j), weight * score, weight))
+    if not parts:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, empty, empty.astype(np.float64), empty.astype(np.float64)
+    group, a, b, points, weight = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return group, a, b, points, weight
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """The games reduced to pair statistics per *type* of duplicate group.
+
+    Pair ``k`` is players ``first[k] < second[k]``.  Groups whose virtual games sum to the
+    same points and weights on the same pairs are one type; ``type_points[t, k]`` /
+    ``type_totals[t, k]`` are the points of ``first[k]`` and the total weight on pair ``k``
+    in one group of type ``t``, and ``type_counts[t]`` the number of such groups.  A
+    resample of the groups is then a row of type multiplicities.
     """
 
     players: tuple[str, ...]
+    games: IntArray
     first: IntArray
     second: IntArray
-    wins: sparse.csr_array
-    losses: sparse.csr_array
-    seats: sparse.csr_array
-
-    @property
-    def n_games(self) -> int:
-        return int(self.seats.shape[0])
-
-    @property
-    def seat_counts(self) -> IntArray:
-        return np.asarray(self.seats.sum(axis=0), dtype=np.int64).ravel()
+    type_points: sparse.csr_array
+    type_totals: sparse.csr_array
+    type_counts: IntArray
 
     @classmethod
-    def build(cls, games: Sequence[Game]) -> _Design:
-        outcomes = pairwise_outcomes(games)
-        index: dict[str, int] = {}
-        seat_rows, seat_cols = [], []
-        for g, game in enumerate(games):
-            for player, _ in game:
-                seat_rows.append(g)
-                seat_cols.append(index.setdefault(player, len(index)))
-        pairs: dict[tuple[int, int], int] = {}
-        rows, cols, win_mass, loss_mass = [], [], [], []
-        for outcome in outcomes:
-            i, j, score = index[outcome.a], index[outcome.b], outcome.score
-            if i > j:
-                i, j, score = j, i, 1.0 - score
-            rows.append(outcome.game)
-            cols.append(pairs.setdefault((i, j), len(pairs)))
-            win_mass.append(outcome.weight * score)
-            loss_mass.append(outcome.weight * (1.0 - score))
-        shape = (len(games), len(pairs))
-        ends = np.array(list(pairs), dtype=np.int64).reshape(-1, 2)
-        return cls(
-            players=tuple(index),
-            first=ends[:, 0],
-            second=ends[:, 1],
-            wins=sparse.csr_array((win_mass, (rows, cols)), shape=shape, dtype=np.float64),
-            losses=sparse.csr_array((loss_mass, (rows, cols)), shape=shape, dtype=np.float64),
-            seats=sparse.csr_array(
-                (np.ones(len(seat_rows)), (seat_rows, seat_cols)), shape=(len(games), len(index))
-            ),
-        )
+    def build(cls, games: Sequence[Game]) -> _Pool:
+        index, tables = _encode(games)
+        n = len(index)
+        seats = [t.players.ravel() for t in tables]
+        played = np.bincount(np.concatenate(seats), minlength=n) if seats else np.zeros(0)
+        group, a, b, points, weight = _pair_records(tables)
+        pair_codes, pair = np.unique(a * n + b, return_inverse=True)
+        pairs = len(pair_codes)
+        cell_codes, cell = np.unique(group * pairs + pair, return_inverse=True)
+        cells = (cell_codes // pairs, cell_codes % pairs,
+                 _sums(cell, points), _sums(cell, weight))
+        rows, columns, type_points, type_totals, counts = _group_types(*cells)
 
-    def fit(self, counts: FloatArray, start: FloatArray | None = None) -> FloatArray:
-        """Elo ratings for each row of game multiplicities ``counts`` (shape resamples x games).
+        def matrix(values: FloatArray) -> sparse.csr_array:
+            return sparse.csr_array((values, (rows, columns)), shape=(len(counts), pairs))
 
-        Players absent from a resample get NaN.  ``start`` (Elo) warm-starts every row.
-        """
-        n = len(self.players)
-        chunk = max(1, _MAX_BATCH_CELLS // (n * n))
-        theta0 = np.zeros(n) if start is None else start / _ELO_PER_NAT
-        parts = [
-            self._fit_chunk(counts[k : k + chunk], theta0) for k in range(0, len(counts), chunk)
-        ]
-        return np.concatenate(parts or [np.empty((0, n))]) * _ELO_PER_NAT
+        return cls(tuple(index), played.astype(np.int64), pair_codes // max(n, 1),
+                   pair_codes % max(n, 1), matrix(type_points), matrix(type_totals), counts)
 
-    def _fit_chunk(self, counts: FloatArray, theta0: FloatArray) -> FloatArray:
-        wins = np.asarray(self.wins.T @ counts.T).T
-        losses = np.asarray(self.losses.T @ counts.T).T
-        labels, needs_prior = _components(self.first, self.second, wins, losses, len(self.players))
-        problem = _Problem.build(self.first, self.second, wins, losses, needs_prior, labels)
-        theta = _newton(problem, np.tile(theta0, (len(counts), 1)))
-        theta = _centre(theta, labels)
-        theta[np.asarray(self.seats.T @ counts.T).T == 0] = np.nan
-        return theta
+    def stats(self, counts: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Pair points and totals (rows x pairs) for rows of type multiplicities."""
+        points = np.asarray(self.type_points.T @ counts.T).T
+        totals = np.asarray(self.type_totals.T @ counts.T).T
+        return points, totals
 
 
-def _components(
-    first: IntArray, second: IntArray, wins: FloatArray, losses: FloatArray, n: int
-) -> tuple[IntArray, NDArray[np.bool_]]:
-    """Connected components of each resample's comparison graph, and whether its MLE diverges.
+def _sums(index: IntArray, values: FloatArray) -> FloatArray:
+    return np.asarray(np.bincount(index, weights=values), dtype=np.float64)
 
-    Labels are unique across resamples.  The MLE is finite iff, within every component,
-    the digraph "i scored against j" is strongly connected (Ford's condition), i.e. iff the
-    strong and weak component counts agree.  All resamples go through one block-diagonal
-    graph so this is two scipy calls, not two per resample.
+
+def _group_types(group: IntArray, pair: IntArray, points: FloatArray, totals: FloatArray
+                 ) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
+    """Distinct groups by content, as sparse entries (type, pair, points, totals) and the
+    number of groups of each type.
+
+    The cells come sorted by group then pair, so a group's cells are one run; groups with
+    ``r`` cells are rows of ``3 r`` numbers, deduplicated at once by ``np.unique``.
     """
-    offset = (np.arange(len(wins)) * n)[:, None]
+    blocks: list[tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]] = []
+    _, starts, sizes = np.unique(group, return_index=True, return_counts=True)
+    types = 0
+    for r in np.unique(sizes):
+        cells = starts[sizes == r][:, None] + np.arange(r)
+        rows = np.concatenate([pair[cells], points[cells], totals[cells]], axis=1)
+        distinct, count = np.unique(rows, axis=0, return_counts=True)
+        blocks.append((np.repeat(np.arange(types, types + len(count)), r),
+                       distinct[:, :r].ravel().astype(np.int64), distinct[:, r : 2 * r].ravel(),
+                       distinct[:, 2 * r :].ravel(), count))
+        types += len(count)
+    if not blocks:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, empty.astype(np.float64), empty.astype(np.float64), empty
+    type_of, type_pair, type_points, type_totals, counts = (
+        np.concatenate(column) for column in zip(*blocks, strict=True))
+    return type_of, type_pair, type_points, type_totals, counts
+
+
+# ---------------------------------------------------------------------------------------
+# The fit: within strongly connected components, then placed against a reference
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """Maximum-likelihood fits of rows of pair statistics (one row per resample).
+
+    ``strong`` labels (unique across rows) the strongly connected components of the graph
+    "i scored against j"; ``theta`` (natural units: Elo / ELO_PER_NAT) is the fit on the
+    games within components, each centred on 0.  Games across components are all won by
+    one side, so this is the limit of the likelihood's maximum: those games are won with
+    probability 1 when the components drift apart.
+    """
+
+    theta: FloatArray
+    strong: IntArray
+    edges: tuple[IntArray, IntArray]
+
+    @classmethod
+    def solve(cls, first: IntArray, second: IntArray, points: FloatArray, totals: FloatArray,
+              start: FloatArray) -> _Fit:
+        rows, n = len(points), len(start)
+        edges = _score_edges(first, second, points, totals, n)
+        graph = sparse.csr_array((np.ones(len(edges[0])), edges), shape=(rows * n, rows * n))
+        _, labels = connected_components(graph, directed=True, connection="strong")
+        strong = labels.reshape(rows, n).astype(np.int64)
+        within = strong[:, first] == strong[:, second]
+        problem = _Problem.build(first, second, points * within, totals * within, strong)
+        theta = _newton(problem, np.tile(start, (rows, 1)))
+        return cls(_centre(theta, strong), strong, edges)
+
+    def place(self, reps: IntArray, component: IntArray, align: BoolArray,
+              target: FloatArray) -> FloatArray:
+        """Ratings (natural units) relative to one reference component per connected group.
+
+        ``reps[row, c]`` is a bot of group ``c``'s reference component.  That component
+        is shifted so that its bots in ``align`` have the mean of their ``target``; every
+        other bot is ``+inf`` above it (it reaches the reference in the graph), ``-inf``
+        below, NaN when neither (no comparison in this row).
+        """
+        n = len(component)
+        in_reference = self.strong == np.take_along_axis(self.strong, reps, axis=1)[:, component]
+        mask = in_reference & align
+        groups = np.eye(reps.shape[1])[component]
+        gap = np.where(mask, target - self.theta, 0.0) @ groups
+        shift = gap / np.maximum(mask @ groups, 1)
+        above, below = _reachable(self.edges, reps, n)
+        placed = np.where(above, np.inf, np.where(below, -np.inf, np.nan))
+        return np.where(in_reference, self.theta + shift[:, component], placed)
+
+
+def _score_edges(first: IntArray, second: IntArray, points: FloatArray, totals: FloatArray,
+                 n: int) -> tuple[IntArray, IntArray]:
+    """Edges of the block-diagonal graph over rows x players: i -> j when i scored against j
+    (a relative slack keeps rounding from making an edge)."""
+    offset = (np.arange(len(points)) * n)[:, None]
     head, tail = first + offset, second + offset
-    src = np.concatenate([head[wins > 0], tail[losses > 0]])
-    dst = np.concatenate([tail[wins > 0], head[losses > 0]])
-    size = len(wins) * n
-    graph = sparse.csr_array((np.ones(len(src)), (src, dst)), shape=(size, size))
-    _, weak = connected_components(graph, directed=True, connection="weak")
-    _, strong = connected_components(graph, directed=True, connection="strong")
-    weak, strong = weak.reshape(-1, n), strong.reshape(-1, n)
-    return weak.astype(np.int64), _count_distinct(strong) > _count_distinct(weak)
+    won, lost = points > 1e-12 * totals, totals - points > 1e-12 * totals
+    return (np.concatenate([head[won], tail[lost]]), np.concatenate([tail[won], head[lost]]))
 
 
-def _count_distinct(labels: NDArray[np.int32]) -> IntArray:
-    ordered = np.sort(labels, axis=1)
-    return 1 + (np.diff(ordered, axis=1) != 0).sum(axis=1)
+def _reachable(edges: tuple[IntArray, IntArray], reps: IntArray, n: int
+               ) -> tuple[BoolArray, BoolArray]:
+    """Bots that reach a row's reference bots (above them) and that they reach (below)."""
+    rows = len(reps)
+    size = rows * n
+    sources = (reps + (np.arange(rows) * n)[:, None]).ravel()
+    hub = np.full(len(sources), size)
+    result = []
+    for src, dst in (edges[::-1], edges):
+        graph = sparse.csr_array(
+            (np.ones(len(src) + len(hub)), (np.concatenate([src, hub]),
+                                            np.concatenate([dst, sources]))),
+            shape=(size + 1, size + 1))
+        seen = np.zeros(size + 1, dtype=bool)
+        seen[breadth_first_order(graph, size, directed=True, return_predecessors=False)] = True
+        result.append(seen[:size].reshape(rows, n))
+    return result[0], result[1]
 
 
 def _centre(theta: FloatArray, labels: IntArray) -> FloatArray:
@@ -295,32 +604,24 @@ def _sigmoid(x: FloatArray) -> FloatArray:
 
 @dataclass(frozen=True)
 class _Problem:
-    """Batched objective in natural units (theta = Elo * ln 10 / 400), one row per resample.
+    """Batched objective in natural units, one row per resample.
 
-    Negative weighted log-likelihood, plus the prior where needed, plus
-    ``0.5 * sum over components of (sum of theta)**2``: the likelihood ignores a shift of a
-    component, so this term only fixes that shift (at mean 0) and makes the Hessian regular.
+    Negative weighted log-likelihood plus ``0.5 * sum over components of (sum of theta)**2``:
+    the likelihood ignores a shift of a component, so this term only fixes that shift (at
+    mean 0) and makes the Hessian regular.
     """
 
     first: IntArray
     second: IntArray
     wins: FloatArray
     totals: FloatArray
-    prior: FloatArray
     same_component: FloatArray
     signed: sparse.csr_array
     incidence: sparse.csr_array
 
     @classmethod
-    def build(
-        cls,
-        first: IntArray,
-        second: IntArray,
-        wins: FloatArray,
-        losses: FloatArray,
-        needs_prior: NDArray[np.bool_],
-        labels: IntArray,
-    ) -> _Problem:
+    def build(cls, first: IntArray, second: IntArray, wins: FloatArray, totals: FloatArray,
+              labels: IntArray) -> _Problem:
         n, pairs = labels.shape[1], np.arange(len(first))
         rows = np.concatenate([pairs, pairs])
         cols = np.concatenate([first, second])
@@ -329,8 +630,7 @@ class _Problem:
             first=first,
             second=second,
             wins=wins,
-            totals=wins + losses,
-            prior=np.where(needs_prior, PRIOR_WEIGHT, 0.0),
+            totals=totals,
             same_component=(labels[:, :, None] == labels[:, None, :]).astype(np.float64),
             signed=sparse.csr_array((signs, (rows, cols)), shape=(len(first), n)),
             incidence=sparse.csr_array((np.abs(signs), (rows, cols)), shape=(len(first), n)),
@@ -342,25 +642,20 @@ class _Problem:
     def objective(self, theta: FloatArray) -> FloatArray:
         x = self._diffs(theta)
         nll = (self.wins * _softplus(-x) + (self.totals - self.wins) * _softplus(x)).sum(axis=1)
-        prior = 0.5 * self.prior * (_softplus(theta) + _softplus(-theta)).sum(axis=1)
         shift = 0.5 * np.einsum("bi,bij,bj->b", theta, self.same_component, theta)
-        return np.asarray(nll + prior + shift)
+        return np.asarray(nll + shift)
 
     def derivatives(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         p = _sigmoid(self._diffs(theta))
         residual = self.totals * p - self.wins
         curvature = self.totals * p * (1.0 - p)
-        q = _sigmoid(theta)
         grad = np.asarray(self.signed.T @ residual.T).T
-        grad += self.prior[:, None] * (q - 0.5)
         grad += np.einsum("bij,bj->bi", self.same_component, theta)
         hess = self.same_component.copy()
         hess[:, self.first, self.second] -= curvature
         hess[:, self.second, self.first] -= curvature
-        diagonal = np.asarray(self.incidence.T @ curvature.T).T
-        diagonal += self.prior[:, None] * q * (1.0 - q)
         n = theta.shape[1]
-        hess[:, np.arange(n), np.arange(n)] += diagonal
+        hess[:, np.arange(n), np.arange(n)] += np.asarray(self.incidence.T @ curvature.T).T
         return grad, hess
 
 
@@ -377,13 +672,8 @@ def _newton(problem: _Problem, theta: FloatArray) -> FloatArray:
     return theta
 
 
-def _line_search(
-    problem: _Problem,
-    theta: FloatArray,
-    step: FloatArray,
-    slope: FloatArray,
-    active: NDArray[np.bool_],
-) -> FloatArray:
+def _line_search(problem: _Problem, theta: FloatArray, step: FloatArray, slope: FloatArray,
+                 active: BoolArray) -> FloatArray:
     base = problem.objective(theta)
     settled = ~active | (-slope < _FULL_STEP_DECREMENT)
     length = np.ones(len(theta))
@@ -394,3 +684,228 @@ def _line_search(
             break
         length = np.where(accepted, length, 0.5 * length)
     return np.where(active, length, 0.0)
+
+
+# ---------------------------------------------------------------------------------------
+# Point estimate, one-sided bounds, bootstrap, intervals, LOS, ranks
+
+
+@dataclass(frozen=True)
+class _PointFit:
+    """The fit on all games, placed against each connected group's reference component.
+
+    The reference of a group is the anchor's component when the anchor is in the group,
+    else its strongly connected component with the most bots (then the most games within,
+    then the most games in all, then the first bot).  ``references[c]`` are the bots a
+    resample's reference is chosen by (the anchor alone, or the reference component);
+    ``align`` marks every such bot.
+    ``lower`` / ``upper`` hold the one-sided bounds of the bots outside the references.
+    """
+
+    values: FloatArray
+    theta: FloatArray
+    component: IntArray
+    rated: BoolArray
+    references: list[IntArray]
+    align: BoolArray
+    lower: FloatArray
+    upper: FloatArray
+
+    @classmethod
+    def build(cls, pool: _Pool, anchor: str | None) -> _PointFit:
+        n = len(pool.players)
+        points, totals = pool.stats(pool.type_counts[None, :].astype(np.float64))
+        fit = _Fit.solve(pool.first, pool.second, points, totals, np.zeros(n))
+        component, rated = _groups(pool, totals[0])
+        chosen = _anchor_index(pool, anchor, rated)
+        strong = fit.strong[0]
+        reps = _reference_reps(pool, strong, component, totals[0], chosen)
+        references = [np.array([r]) if r == chosen else np.flatnonzero(strong == strong[r])
+                      for r in reps]
+        align = np.zeros(n, dtype=bool)
+        align[np.concatenate(references)] = True
+        values = fit.place(reps[None, :], component, align, np.zeros(n))[0]
+        values[~rated] = np.nan
+        lower, upper = _one_sided(pool, fit.theta[0], strong, values, points[0], totals[0])
+        return cls(values, fit.theta[0], component, rated, references, align, lower, upper)
+
+
+def _groups(pool: _Pool, totals: FloatArray) -> tuple[IntArray, BoolArray]:
+    """Connected group of each bot in the graph of pairs that met, and whether the bot met
+    anyone (a bot alone in its group has no rating)."""
+    n, met = len(pool.players), totals > 0
+    graph = sparse.csr_array((np.ones(met.sum()), (pool.first[met], pool.second[met])),
+                             shape=(n, n))
+    _, component = connected_components(graph, directed=False)
+    return component.astype(np.int64), np.bincount(component)[component] > 1
+
+
+def _anchor_index(pool: _Pool, anchor: str | None, rated: BoolArray) -> int | None:
+    if anchor is None:
+        return None
+    if anchor not in pool.players:
+        raise ValueError(f"anchor {anchor!r} is not in the games")
+    index = pool.players.index(anchor)
+    if not rated[index]:
+        raise ValueError(f"anchor {anchor!r} never met another player")
+    return index
+
+
+def _reference_reps(pool: _Pool, strong: IntArray, component: IntArray, totals: FloatArray,
+                    anchor: int | None) -> IntArray:
+    """A bot of each group's reference component (see :class:`_PointFit`)."""
+    size = np.bincount(strong)
+    inside = strong[pool.first] == strong[pool.second]
+    within = np.bincount(strong[pool.first], weights=totals * inside, minlength=len(size))
+    ends = np.concatenate([strong[pool.first], strong[pool.second]])
+    played = np.bincount(ends, weights=np.concatenate([totals, totals]), minlength=len(size))
+    reps: list[int] = []
+    for c in range(int(component.max()) + 1):
+        if anchor is not None and component[anchor] == c:
+            reps.append(anchor)
+            continue
+        members = np.flatnonzero(component == c)
+        reps.append(int(max(members, key=lambda i: (
+            size[strong[i]], within[strong[i]], played[strong[i]], -i))))
+    return np.array(reps, dtype=np.int64)
+
+
+def _resample_reps(strong: IntArray, references: list[IntArray]) -> IntArray:
+    """Per row and group: the reference bot whose component holds most reference bots."""
+    reps = np.empty((len(strong), len(references)), dtype=np.int64)
+    for c, members in enumerate(references):
+        labels = strong[:, members]
+        votes = (labels[:, :, None] == labels[:, None, :]).sum(axis=2)
+        reps[:, c] = members[votes.argmax(axis=1)]
+    return reps
+
+
+def _one_sided(pool: _Pool, theta: FloatArray, strong: IntArray, values: FloatArray,
+               points: FloatArray, totals: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Bounds of the bots rated ``+inf`` (lower) and ``-inf`` (upper); NaN for the finite
+    ones (their interval comes from the bootstrap), infinite for the rest.  A bot at
+    ``-inf`` is one at ``+inf`` of the negated ratings, scoring the points it conceded."""
+    lost = totals - points
+    lower = _lower_bounds(pool, theta, strong, values, (points, lost, totals))
+    upper = -_lower_bounds(pool, -theta, strong, -values, (lost, points, totals))
+    finite = np.isfinite(values)
+    return np.where(finite, np.nan, lower), np.where(finite, np.nan, upper)
+
+
+def _lower_bounds(pool: _Pool, theta: FloatArray, strong: IntArray, values: FloatArray,
+                  scores: tuple[FloatArray, FloatArray, FloatArray]) -> FloatArray:
+    """Lower bounds of the components rated ``+inf``, from the bottom up, ``-inf`` elsewhere
+    (``upper`` is ``+inf`` for these bots).
+
+    Such a component only ever scored against the bots outside it.  Its bound is the shift
+    ``d`` of its fitted ratings at which the points it scored against bots of known rating
+    (the reference's, or another component's bound once found: the least favourable value)
+    have weighted likelihood ``(1 - CONFIDENCE) / 2``.
+    """
+    known = np.where(np.isfinite(values), values, np.nan)
+    bound = np.full(len(values), -np.inf)
+    pending = sorted(set(strong[values == np.inf].tolist()))
+    while pending:
+        ready = {label: shift for label in pending
+                 if (shift := _shift_bound(pool, label, theta, strong, known, values, scores))
+                 is not None}
+        if not ready:
+            break
+        for label, shift in ready.items():
+            members = strong == label
+            bound[members] = known[members] = shift + theta[members]
+        pending = [label for label in pending if label not in ready]
+    return bound
+
+
+def _shift_bound(pool: _Pool, label: int, theta: FloatArray, strong: IntArray,
+                 known: FloatArray, values: FloatArray,
+                 scores: tuple[FloatArray, FloatArray, FloatArray]) -> float | None:
+    """The bound's shift for one component; None while a bot it scored against is itself
+    unbounded yet."""
+    first_points, second_points, totals = scores
+    inside = strong == label
+    out_first = inside[pool.first] & ~inside[pool.second]
+    out_second = inside[pool.second] & ~inside[pool.first]
+    me = np.concatenate([pool.first[out_first], pool.second[out_second]])
+    them = np.concatenate([pool.second[out_first], pool.first[out_second]])
+    scored = np.concatenate([first_points[out_first], second_points[out_second]])
+    weight = np.concatenate([totals[out_first], totals[out_second]])
+    use = scored > 1e-12 * weight
+    me, them, scored = me[use], them[use], scored[use]
+    unknown = np.isnan(known[them])
+    if (unknown & (values[them] == np.inf)).any():
+        return None
+    if unknown.all():
+        return -math.inf
+    return _solve_shift(theta[me[~unknown]] - known[them[~unknown]], scored[~unknown])
+
+
+def _solve_shift(x: FloatArray, weight: FloatArray) -> float:
+    """The ``d`` with ``sum(weight * log sigmoid(d + x)) = log((1 - CONFIDENCE) / 2)``."""
+
+    def excess(d: float) -> float:
+        return float(-(weight * _softplus(-(d + x))).sum() - math.log(_TAIL))
+
+    low, high = -float(x.max()), 40.0 - float(x.min())
+    while excess(low) > 0:
+        low -= 10.0
+    return float(brentq(excess, low, high, xtol=1e-12))
+
+
+def _bootstrap(pool: _Pool, point: _PointFit, bootstrap: int, seed: int) -> FloatArray:
+    """Ratings (natural units) in ``bootstrap`` resamples of the groups, in chunks: each
+    chunk is one multinomial draw of type counts and one batched fit."""
+    n, groups = len(pool.players), int(pool.type_counts.sum())
+    if bootstrap == 0 or groups == 0:
+        return np.empty((0, n))
+    rng = np.random.default_rng(seed)
+    share = pool.type_counts / groups
+    chunk = max(1, _MAX_BATCH_CELLS // max(n * n, len(share), len(pool.first)))
+    parts = []
+    for start in range(0, bootstrap, chunk):
+        counts = rng.multinomial(groups, share, size=min(chunk, bootstrap - start))
+        points, totals = pool.stats(counts.astype(np.float64))
+        fit = _Fit.solve(pool.first, pool.second, points, totals, point.theta)
+        reps = _resample_reps(fit.strong, point.references)
+        parts.append(fit.place(reps, point.component, point.align, point.values))
+    samples = np.concatenate(parts)
+    samples[:, ~point.rated] = np.nan
+    return samples
+
+
+def _intervals(pool: _Pool, point: _PointFit, samples: FloatArray
+               ) -> tuple[FloatArray, FloatArray]:
+    """Percentile intervals for the finite estimates (the order statistics just outside the
+    tails, so infinite resamples need no arithmetic), the one-sided bounds elsewhere."""
+    finite = np.isfinite(point.values)
+    lower = np.where(finite, point.values, point.lower)
+    upper = np.where(finite, point.values, point.upper)
+    seen = finite & ~np.isnan(samples).all(axis=0) if len(samples) else finite & False
+    if seen.any():
+        lower[seen] = np.nanpercentile(samples[:, seen], 100 * _TAIL, axis=0, method="lower")
+        upper[seen] = np.nanpercentile(samples[:, seen], 100 * (1 - _TAIL), axis=0,
+                                       method="higher")
+    return lower, upper
+
+
+def _los(samples: FloatArray, component: IntArray) -> FloatArray:
+    """Share of resamples with row bot above column bot (ties half), among those rating
+    both; NaN across connected groups."""
+    rows, n = samples.shape
+    above, both = np.zeros((n, n)), np.zeros((n, n))
+    step = max(1, _MAX_BATCH_CELLS // max(n * n, 1))
+    for start in range(0, rows, step):
+        a, b = samples[start : start + step, :, None], samples[start : start + step, None, :]
+        above += ((a > b) + 0.5 * (a == b)).sum(axis=0)
+        both += (~np.isnan(a) & ~np.isnan(b)).sum(axis=0)
+    los = np.divide(above, both, out=np.full((n, n), np.nan), where=both > 0)
+    los[component[:, None] != component[None, :]] = np.nan
+    return los
+
+
+def _rank_intervals(lower: FloatArray, upper: FloatArray) -> tuple[IntArray, IntArray]:
+    """Best rank: 1 + bots whose interval lies wholly above; worst: all but those below."""
+    best = 1 + (lower[None, :] > upper[:, None]).sum(axis=1)
+    worst = len(lower) - (upper[None, :] < lower[:, None]).sum(axis=1)
+    return best.astype(np.int64), worst.astype(np.int64)

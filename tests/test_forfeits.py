@@ -85,7 +85,7 @@ def test_a_game_where_every_seat_faulted_has_no_result(tournament: tuple[Store, 
     assert firsts == {"crash-a": 0, "crash-b": 0, "random": 4}
     ratings = {r.player: r for r in rate(ratable_games(games), bootstrap=0)}
     assert ratings["crash-a"].games == ratings["crash-b"].games == 2
-    assert ratings["random"].elo > ratings["crash-a"].elo
+    assert ratings["random"].estimate > ratings["crash-a"].estimate
 
 
 def test_a_fault_records_the_first_step_played_for_its_seat(

@@ -1,4 +1,5 @@
-"""Tests for arena.ratings: maximum-likelihood Elo and bootstrap intervals."""
+"""Tests for arena.ratings: maximum-likelihood Elo, grouped bootstrap intervals, one-sided
+bounds, rank intervals, LOS, anchoring and comparable pools."""
 
 from __future__ import annotations
 
@@ -7,13 +8,28 @@ import json
 import math
 import random
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import Rating, fit_elo, pairwise_outcomes, rate
+from arena.ratings import (
+    CONFIDENCE,
+    PROVISIONAL_GAMES,
+    PoolKey,
+    RatableGame,
+    Rating,
+    duplicate_group,
+    fit_elo,
+    pairwise_outcomes,
+    pools,
+    ratable_games,
+    rate,
+    rate_pool,
+)
 
 #: A copy of shared/refdata (its README gives the known answers).
 REFDATA = Path(__file__).resolve().parent / "data" / "refdata"
@@ -72,7 +88,7 @@ def test_refdata_ratings(rr5_games: list[Game]) -> None:
     ratings = fit_elo(rr5_games)
     assert ratings.keys() == RR5_EXPECTED.keys()
     for player, expected in RR5_EXPECTED.items():
-        assert ratings[player] == pytest.approx(expected, abs=0.1), player
+        assert ratings[player] == pytest.approx(expected, abs=0.005), player
     assert sum(ratings.values()) == pytest.approx(0.0, abs=1e-9)
 
 
@@ -93,11 +109,11 @@ def test_refdata_rate_intervals(rr5_games: list[Game]) -> None:
     ratings = rate(rr5_games, bootstrap=200, seed=0)
     assert [r.player for r in ratings] == list(RR5_EXPECTED)
     for r in ratings:
-        assert r.games == 40
-        assert r.elo == pytest.approx(RR5_EXPECTED[r.player], abs=0.1)
-        assert r.low < r.elo < r.high
+        assert r.games == 40 and not r.provisional and r.bounded == "both"
+        assert r.estimate == pytest.approx(RR5_EXPECTED[r.player], abs=0.005)
+        assert r.lower < r.estimate < r.upper
         # Ordo's 95% errors are about +-70 Elo on these 100 games.
-        assert 30 < r.high - r.low < 400
+        assert 100 < r.upper - r.lower < 250
 
 
 def test_multiplayer_table_gives_six_pairs_of_weight_one_third() -> None:
@@ -154,13 +170,13 @@ def test_invariant_to_game_and_seat_order() -> None:
 
 def test_intervals_contain_estimate() -> None:
     for r in rate(MIXED * 3, bootstrap=200, seed=3):
-        assert r.low <= r.elo <= r.high
+        assert r.lower <= r.estimate <= r.upper
 
 
 def test_rate_sorted_best_first_and_counts_games() -> None:
     ratings = rate(MIXED, bootstrap=20)
     assert all(isinstance(r, Rating) for r in ratings)
-    assert [r.elo for r in ratings] == sorted((r.elo for r in ratings), reverse=True)
+    assert [r.estimate for r in ratings] == sorted((r.estimate for r in ratings), reverse=True)
     assert {r.player: r.games for r in ratings} == {"a": 6, "b": 7, "c": 7, "d": 5}
 
 
@@ -169,17 +185,20 @@ def test_bootstrap_is_deterministic_for_a_seed() -> None:
     assert rate(MIXED, bootstrap=50, seed=11) != rate(MIXED, bootstrap=50, seed=12)
 
 
-def test_player_missing_from_some_resamples_gets_an_interval() -> None:
+def test_rare_player_interval_is_open_where_resamples_diverge() -> None:
+    # "rare" won once and lost once: resamples without its loss rate it +inf, those
+    # without its win -inf, so the bootstrap cannot bound it on either side.
     games = [*MIXED * 3, win("rare", "a"), win("b", "rare")]
     rare = next(r for r in rate(games, bootstrap=100, seed=2) if r.player == "rare")
-    assert rare.games == 2
-    assert math.isfinite(rare.low) and math.isfinite(rare.high)
-    assert rare.low <= rare.elo <= rare.high
+    assert rare.games == 2 and math.isfinite(rare.estimate)
+    assert (rare.lower, rare.upper) == (-math.inf, math.inf)
+    assert rare.bounded == "none" and rare.format() == f"{round(rare.estimate):+d} [-inf, +inf]"
 
 
 def test_zero_bootstrap_collapses_interval() -> None:
     for r in rate(MIXED, bootstrap=0):
-        assert r.low == r.elo == r.high
+        assert r.lower == r.estimate == r.upper
+    assert math.isnan(rate_pool(MIXED, bootstrap=0).los("a", "b"))
 
 
 def test_negative_bootstrap_rejected() -> None:
@@ -187,26 +206,52 @@ def test_negative_bootstrap_rejected() -> None:
         rate(MIXED, bootstrap=-1)
 
 
-def test_all_wins_player_is_finite_and_highest() -> None:
-    games = [*MIXED, win("top", "a"), win("top", "b"), win("top", "c"), win("top", "d")]
-    ratings = fit_elo(games)
-    assert all(math.isfinite(r) for r in ratings.values())
-    assert max(ratings, key=ratings.__getitem__) == "top"
-    assert sum(ratings.values()) == pytest.approx(0.0, abs=1e-6)
-    for r in rate(games, bootstrap=50):
-        assert math.isfinite(r.low) and math.isfinite(r.high)
+def one_sided_bound(wins: int) -> float:
+    """Elo over a 0-rated opponent at which ``wins`` straight wins have chance 2.5%."""
+    p = ((1 - CONFIDENCE) / 2) ** (1 / wins)
+    return 400 * math.log10(p / (1 - p))
 
 
-def test_all_losses_player_is_finite_and_lowest() -> None:
-    ratings = fit_elo([*MIXED, win("a", "bottom"), win("d", "bottom")])
-    assert all(math.isfinite(r) for r in ratings.values())
-    assert min(ratings, key=ratings.__getitem__) == "bottom"
+# x and y drew, so both are rated 0 and each resample leaves them there.
+REFERENCE = [draw("x", "y"), draw("y", "x")]
+
+
+def test_unbeaten_bot_gets_an_exact_one_sided_lower_bound() -> None:
+    games = [*REFERENCE, *[win("top", "x")] * 20]
+    top, *rest = rate(games, bootstrap=100)
+    assert top.player == "top" and top.estimate == math.inf and top.upper == math.inf
+    assert top.bounded == "lower"
+    assert top.lower == pytest.approx(one_sided_bound(20), abs=1e-6)  # +278
+    assert top.format() == f"> +{round(one_sided_bound(20))}"
+    assert (top.elo, top.low, top.high) == (top.lower,) * 3  # finite stand-ins
+    assert all(r.estimate == 0 and r.bounded == "both" for r in rest)
+    assert (top.rank_best, top.rank_worst) == (1, 1)
+
+
+def test_winless_bot_gets_an_upper_bound_and_more_games_tighten_it() -> None:
+    few = rate([*REFERENCE, *[win("x", "low")] * 3], bootstrap=20)[-1]
+    many = rate([*REFERENCE, *[win("x", "low")] * 40], bootstrap=20)[-1]
+    for bot, games in ((few, 3), (many, 40)):
+        assert bot.player == "low" and bot.estimate == -math.inf and bot.bounded == "upper"
+        assert bot.upper == pytest.approx(-one_sided_bound(games), abs=1e-6)
+        assert bot.format() == f"< {round(bot.upper):+d}"
+    assert many.upper < -400 < few.upper
+
+
+def test_unbeaten_chain_is_bounded_from_the_bottom_up() -> None:
+    # top only ever met second, which only ever beat x: top's bound rests on second's.
+    games = [*REFERENCE, *[win("second", "x")] * 20, *[win("top", "second")] * 20]
+    ratings = {r.player: r for r in rate(games, bootstrap=20)}
+    assert ratings["second"].lower == pytest.approx(one_sided_bound(20), abs=1e-6)
+    assert ratings["top"].lower == pytest.approx(2 * one_sided_bound(20), abs=1e-6)
 
 
 def test_single_decisive_game() -> None:
+    # The reference (equal in size, games and all) is the first bot: a.
     ratings = fit_elo([win("a", "b")])
-    assert math.isfinite(ratings["a"]) and ratings["a"] > 0
-    assert ratings["b"] == pytest.approx(-ratings["a"])
+    assert ratings == {"a": 0.0, "b": -math.inf}
+    (b,) = [r for r in rate([win("a", "b")], bootstrap=10) if r.player == "b"]
+    assert b.upper == pytest.approx(-one_sided_bound(1))  # one game says little: < +636
 
 
 def test_draw_only_gives_equal_ratings() -> None:
@@ -221,6 +266,8 @@ def test_disconnected_groups_are_each_centred() -> None:
     # Within a group the fit is the plain two-player MLE: 2 wins of 3 and 1.5 of 2.
     assert ratings["a"] - ratings["b"] == pytest.approx(400 * math.log10(2), abs=1e-6)
     assert ratings["x"] - ratings["y"] == pytest.approx(400 * math.log10(3), abs=1e-6)
+    pool = rate_pool(games * 5, bootstrap=30)
+    assert math.isnan(pool.los("a", "x")) and not math.isnan(pool.los("a", "b"))
 
 
 def test_no_games() -> None:
@@ -228,9 +275,137 @@ def test_no_games() -> None:
     assert rate([]) == []
 
 
-def test_single_player() -> None:
-    assert fit_elo([[("solo", 1)]]) == {"solo": 0.0}
-    assert rate([[("solo", 1)]]) == [Rating("solo", 0.0, 0.0, 0.0, 1)]
+def test_single_player_is_unrated() -> None:
+    (solo,) = rate([[("solo", 1)]])
+    assert math.isnan(solo.estimate) and solo.bounded == "none" and solo.games == 1
+    assert solo.format() == "unrated" and solo.elo == 0.0
+
+
+def test_anchor_on_a_bot(rr5_games: list[Game]) -> None:
+    ratings = {r.player: r for r in rate(rr5_games, bootstrap=100, anchor="Charlie")}
+    charlie = RR5_EXPECTED["Charlie"]
+    for player, expected in RR5_EXPECTED.items():
+        assert ratings[player].estimate == pytest.approx(expected - charlie, abs=0.005)
+    assert ratings["Charlie"].lower == ratings["Charlie"].upper == 0.0
+    assert ratings["Alpha"].lower > 0
+    with pytest.raises(ValueError, match="not in the games"):
+        rate(rr5_games, anchor="Zulu")
+
+
+def test_anchor_decides_the_reference_of_a_divergent_pool() -> None:
+    games = [*REFERENCE, *[win("top", "x")] * 20]
+    ratings = fit_elo(games, anchor="top")
+    assert ratings == {"x": -math.inf, "y": -math.inf, "top": 0.0}
+
+
+def test_los_is_complementary_and_follows_the_ratings(rr5_games: list[Game]) -> None:
+    pool = rate_pool(rr5_games, bootstrap=300, seed=5)
+    names = list(RR5_EXPECTED)
+    for a, b in itertools.combinations(names, 2):
+        assert pool.los(a, b) + pool.los(b, a) == pytest.approx(1.0)
+        assert pool.los(a, b) > 0.5  # names are in rating order
+    assert pool.los("Alpha", "Echo") > 0.99
+    assert pool.los("Alpha", "Alpha") == 0.5
+
+
+def test_identical_bots_have_overlapping_rank_intervals() -> None:
+    games = []
+    for twin in ("twin-1", "twin-2"):
+        games += [win("strong", twin)] * 24 + [win(twin, "strong")] * 6
+        games += [win(twin, "weak")] * 24 + [win("weak", twin)] * 6
+    games += [win("twin-1", "twin-2"), win("twin-2", "twin-1"), *[win("strong", "weak")] * 30]
+    pool = rate_pool(games, bootstrap=200)
+    strong, *twins, weak = pool.ratings
+    assert (strong.player, weak.player) == ("strong", "weak")
+    assert {t.player for t in twins} == {"twin-1", "twin-2"}
+    assert twins[0].estimate == pytest.approx(twins[1].estimate, abs=1e-6)
+    assert [(t.rank_best, t.rank_worst) for t in twins] == [(2, 3), (2, 3)]
+    assert pool.los("twin-1", "twin-2") == pytest.approx(0.5, abs=0.1)
+
+
+def test_provisional_below_the_threshold() -> None:
+    games = [*MIXED * 4, *[win("new", "a"), win("b", "new")] * 2]
+    flags = {r.player: (r.games, r.provisional) for r in rate(games, bootstrap=0)}
+    assert flags["new"] == (4, True)
+    assert all(flag == (games < PROVISIONAL_GAMES) for games, flag in flags.values())
+    assert flags["b"] == (30, False)
+
+
+def test_format() -> None:
+    assert Rating("a", 123.4, 80.2, 169.6, 30).format() == "+123 [+80, +170]"
+    assert Rating("a", -0.4, -50, 49.5, 30).format() == "+0 [-50, +50]"
+    assert Rating("a", math.inf, 600.2, math.inf, 30).format() == "> +600"
+    assert Rating("a", -math.inf, -math.inf, -450, 30).format() == "< -450"
+    assert Rating("a", 700, 550, math.inf, 30).format() == "+700 [+550, +inf]"
+
+
+def grouped(games: list[Game], copies: int, own_groups: bool = False) -> list[RatableGame]:
+    """Every game ``copies`` times, the copies one duplicate group (or each its own)."""
+    return [RatableGame(tuple(game), None if own_groups else index)
+            for index, game in enumerate(games) for _ in range(copies)]
+
+
+def widths(games: list[RatableGame]) -> dict[str, float]:
+    return {r.player: r.upper - r.lower for r in rate(games, bootstrap=300, seed=1)}
+
+
+def test_bootstrap_resamples_whole_groups(rr5_games: list[Game]) -> None:
+    # Four perfectly correlated copies per group carry the information of one game:
+    # resampling groups gives exactly the intervals of one game per group, ...
+    once, together = widths(grouped(rr5_games, 1)), widths(grouped(rr5_games, 4))
+    assert together == pytest.approx(once, abs=1e-6)
+    # ... while resampling the copies one by one shrinks them by about sqrt(4).
+    apart = widths(grouped(rr5_games, 4, own_groups=True))
+    for player in RR5_EXPECTED:
+        assert together[player] > 1.5 * apart[player]
+
+
+def test_groups_of_stored_games_are_their_deals() -> None:
+    deal = [Stored(seats=["a", "b"], places=[1, 2], number=n) for n in (4, 5)]
+    other = Stored(seats=["a", "b"], places=[2, 1], number=6)
+    elsewhere = Stored(seats=["a", "b"], places=[2, 1], number=5, table=1)
+    assert {duplicate_group(g) for g in deal} == {(7, 0, 2)}
+    assert duplicate_group(other) == (7, 0, 3) and duplicate_group(elsewhere) == (7, 1, 2)
+    assert duplicate_group(RatableGame(())) is None
+    faulted = Stored(seats=["a", "b"], places=[2, 2], no_result=True)
+    twice = Stored(seats=["a", "a"], places=[1, 2])
+    ratable = ratable_games([*deal, other, faulted, twice])
+    assert [g.group for g in ratable] == [(7, 0, 2), (7, 0, 2), (7, 0, 3)]
+    assert list(ratable[0]) == [("a", 1), ("b", 2)] and ratable[0][1] == ("b", 2)
+
+
+@dataclass
+class Stored:
+    """The fields of arena.storage.StoredGame that ratings and pools read."""
+
+    seats: list[str]
+    places: list[int]
+    number: int = 0
+    table: int = 0
+    tournament_id: int = 7
+    no_result: bool = False
+    game: str = "five"
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def test_pools_split_by_game_options_and_time_control() -> None:
+    games = [Stored(["a", "b"], [1, 2], game="five", options={"max_turns": 50, "x": 1}),
+             Stored(["a", "b"], [1, 2], game="five", options={"x": 1, "max_turns": 50}),
+             Stored(["a", "b"], [1, 2], game="five", options={"max_turns": 60}),
+             Stored(["a", "b"], [1, 2], game="octablitz"),
+             Stored(["a", "b"], [1, 2], game="five", options={"max_turns": 50, "x": 1},
+                    tournament_id=8)]
+    split = pools(games)
+    assert [len(group) for group in split.values()] == [3, 1, 1]
+    first = next(iter(split))
+    assert first == PoolKey("five", '{"max_turns":50,"x":1}', "null")
+    assert first.settings == {"options": {"max_turns": 50, "x": 1},
+                                       "time_control": None}
+    times = {7: {"move": 1.0, "bank": 10.0}, 8: {"move": 0.1, "bank": 1.0}}
+    by_time = pools(games, time_control=lambda g: times[g.tournament_id])
+    assert [len(group) for group in by_time.values()] == [1, 2, 1, 1]
+    assert by_time[PoolKey("five", '{"max_turns":50,"x":1}', '{"bank":10.0,"move":1.0}')] == [
+        games[0], games[1]]
 
 
 def test_player_twice_in_one_game_rejected() -> None:
@@ -271,11 +446,20 @@ def round_robins(draw_: st.DrawFn) -> list[Game]:
 
 @settings(max_examples=60, deadline=None)
 @given(random_games())
-def test_ratings_are_finite_and_sum_to_zero(games: list[Game]) -> None:
+def test_finite_ratings_sum_to_zero(games: list[Game]) -> None:
     ratings = fit_elo(games)
     assert ratings.keys() == {player for game in games for player, _ in game}
-    assert all(math.isfinite(r) for r in ratings.values())
-    assert sum(ratings.values()) == pytest.approx(0.0, abs=1e-6)
+    finite = [r for r in ratings.values() if math.isfinite(r)]
+    assert sum(finite) == pytest.approx(0.0, abs=1e-6)
+    for r in rate(games, bootstrap=5):
+        assert r.lower <= r.upper and 1 <= r.rank_best <= r.rank_worst <= len(ratings)
+        if math.isinf(r.estimate):
+            assert r.bounded in ("lower", "upper") and r.bounded == (
+                "lower" if r.estimate > 0 else "upper")
+
+
+def score(place: int, other: int) -> float:
+    return 1.0 if place < other else 0.5 if place == other else 0.0
 
 
 @settings(max_examples=60, deadline=None)
@@ -284,13 +468,11 @@ def test_round_robin_order_follows_total_score(games: list[Game]) -> None:
     ratings = fit_elo(games)
     points: dict[str, float] = defaultdict(float)
     for (a, place_a), (b, place_b) in games:
-        points[a] += 1.0 if place_a < place_b else 0.5 if place_a == place_b else 0.0
-        points[b] += 1.0 if place_b < place_a else 0.5 if place_a == place_b else 0.0
-    assert sum(ratings.values()) == pytest.approx(0.0, abs=1e-6)
-    for p, q in itertools.combinations(ratings, 2):
+        points[a] += score(place_a, place_b)
+        points[b] += score(place_b, place_a)
+    for p, q in itertools.permutations(ratings, 2):
         if math.isclose(points[p], points[q]):
             assert ratings[p] == pytest.approx(ratings[q], abs=1e-4)
         elif points[p] > points[q]:
-            assert ratings[p] > ratings[q] + 1e-6
-        else:
-            assert ratings[p] < ratings[q] - 1e-6
+            finite = math.isfinite(ratings[p]) and math.isfinite(ratings[q])
+            assert ratings[p] > ratings[q] + 1e-6 if finite else ratings[p] >= ratings[q]
