@@ -373,6 +373,15 @@ def schema_revision(connection: Connection) -> str | None:
     return connection.scalar(text("SELECT version_num FROM alembic_version"))
 
 
+def alembic_config(connection: Connection) -> Config:
+    """Alembic's configuration (no ``alembic.ini``) to run the arena's migrations
+    on ``connection``, in its transaction: for ``alembic.command`` functions."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
 def upgrade_schema(engine: Engine) -> None:
     """Bring the database to :func:`head_revision`: create the schema in a new
     one, adopt one made before migrations, apply the missing revisions; one
@@ -390,9 +399,7 @@ def upgrade_schema(engine: Engine) -> None:
         current = schema_revision(connection)
         if current == head:
             return
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        config.attributes["connection"] = connection
+        config = alembic_config(connection)
         if current is None and inspect(connection).has_table("games"):
             _adopt_unversioned(connection)
             alembic.stamp(config, FIRST_REVISION)
@@ -420,11 +427,16 @@ def insert_new(connection: Connection, table: Table,
     dialect = connection.dialect.name
     if dialect not in ("sqlite", "postgresql"):
         return insert_new_in_savepoint(connection, table, values)
-    statement: Insert = (sqlite.insert(table).on_conflict_do_nothing() if dialect == "sqlite"
-                         else postgresql.insert(table).on_conflict_do_nothing())
-    row = connection.execute(statement.values(values)
-                             .returning(*table.primary_key.columns)).first()
+    row = connection.execute(_insert_unless_taken(dialect, table), values).first()
     return None if row is None else tuple(row)
+
+
+@functools.cache
+def _insert_unless_taken(dialect: str, table: Table) -> Insert:
+    # Built once: building a statement costs more CPU than running it (cached compiled).
+    statement = (sqlite.insert(table).on_conflict_do_nothing() if dialect == "sqlite"
+                 else postgresql.insert(table).on_conflict_do_nothing())
+    return statement.returning(*table.primary_key.columns)
 
 
 def insert_new_in_savepoint(connection: Connection, table: Table,
@@ -433,10 +445,17 @@ def insert_new_in_savepoint(connection: Connection, table: Table,
     plain insert in a savepoint, rolled back on a unique violation."""
     try:
         with connection.begin_nested():
-            inserted = connection.execute(insert(table).values(values)).inserted_primary_key
+            inserted = connection.execute(insert(table), values).inserted_primary_key
             return tuple(inserted or ())
     except IntegrityError:
         return None
+
+
+#: A bot's version and author from a game's handshake, where they changed.
+_UPDATE_BOT_INFO = update(BOTS).where(
+    BOTS.c.name == bindparam("who"),
+    or_(BOTS.c.version != bindparam("version"), BOTS.c.author != bindparam("author")),
+).values(version=bindparam("version"), author=bindparam("author"))
 
 
 class Store:
@@ -574,8 +593,9 @@ class Store:
             stored = connection.scalar(select(GAMES.c.id).where(
                 *(GAMES.c[name] == value for name, value in key.items())))
             if stored is None:
-                raise StorageError(f"game {number} of table row {key['table_id']} is stored "
-                                   f"under another deal and rotation than {key}")
+                raise StorageError(f"game {number} of the table is stored already, under "
+                                   f"another deal and rotation than {key['deal']}, "
+                                   f"{key['rotation']}")
             return int(stored)
         game_id = int(inserted[0])
         if result.faults:
@@ -583,16 +603,13 @@ class Store:
                 {"game_id": game_id, "seat": f.seat, "bot": f.bot, "kind": f.kind,
                  "detail": f.detail, "stderr_tail": f.stderr_tail, "step": f.step}
                 for f in result.faults])
-        connection.execute(insert(RECORDS).values(game_id=game_id, data=data))
+        connection.execute(insert(RECORDS), {"game_id": game_id, "data": data})
         infos = [{"who": name, "version": info.get("version", ""),
                   "author": info.get("author", "")}
                  for name, info in zip(result.bots, result.record.bot_info, strict=False)
                  if info.get("version") or info.get("author")]
         if infos:
-            connection.execute(update(BOTS).where(
-                BOTS.c.name == bindparam("who"),
-                or_(BOTS.c.version != bindparam("version"), BOTS.c.author != bindparam("author"))
-            ).values(version=bindparam("version"), author=bindparam("author")), infos)
+            connection.execute(_UPDATE_BOT_INFO, infos)
         return game_id
 
     # -- claims: arenas sharing a tournament -----------------------------------

@@ -15,9 +15,12 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from sqlalchemy import create_engine
 
 
 class PostgresMissing(RuntimeError):
@@ -72,3 +75,16 @@ def postgres_server() -> Iterator[str]:
         subprocess.run(_as_server_user([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]),
                        capture_output=True, timeout=60, check=False)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def new_database(url: str) -> str:
+    """A new, empty database on the server of ``url`` (from :func:`postgres_server`);
+    its URL."""
+    name = f"t{uuid.uuid4().hex[:16]}"
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    finally:
+        engine.dispose()
+    return url.replace("/postgres?", f"/{name}?")
