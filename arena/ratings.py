@@ -58,7 +58,9 @@ _TOLERANCE = 1e-18  # on the squared Newton decrement, about twice the gap to th
 # Below this decrement Newton is in its quadratic phase and the decrease of the objective is
 # lost in rounding, so Armijo cannot judge the step: take it whole.
 _FULL_STEP_DECREMENT = 1e-8
-_MAX_BATCH_CELLS = 1_000_000  # bootstrap chunk bound: resamples x max(players^2, pairs)
+# Bootstrap chunk bound on resamples x max(players^2, pairs, group types): about 8 bytes
+# each in several arrays at once, so tens of MB whatever the data size.
+_MAX_BATCH_CELLS = 1_000_000
 
 
 # ---------------------------------------------------------------------------------------
@@ -326,7 +328,7 @@ def rate_pool(games: Sequence[Game], *, bootstrap: int = 200, seed: int = 0,
         return RatedPool((), np.empty((0, 0)), anchor, bootstrap)
     point = _PointFit.build(pool, anchor)
     samples = _bootstrap(pool, point, bootstrap, seed)
-    lower, upper = _intervals(pool, point, samples)
+    lower, upper = _intervals(point, samples)
     best, worst = _rank_intervals(lower, upper)
     ratings = [
         Rating(player, float(e), float(lo), float(hi), int(g), int(b), int(w),
@@ -874,8 +876,7 @@ def _bootstrap(pool: _Pool, point: _PointFit, bootstrap: int, seed: int) -> Floa
     return samples
 
 
-def _intervals(pool: _Pool, point: _PointFit, samples: FloatArray
-               ) -> tuple[FloatArray, FloatArray]:
+def _intervals(point: _PointFit, samples: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Percentile intervals for the finite estimates (the order statistics just outside the
     tails, so infinite resamples need no arithmetic), the one-sided bounds elsewhere."""
     finite = np.isfinite(point.values)
