@@ -22,17 +22,20 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import trio
 from tqdm import tqdm
 
 from arena.client import CLOCKS, TimeControl
+from arena.cluster import ClusterError, local_layout, open_client
 from arena.games import game_class, game_names, make_game
 from arena.games.base import GameError
 from arena.process import BotSpec
+from arena.progress import Progress
 from arena.records import GameResult
 from arena.referee import play_single_game
 from arena.sandbox import (
@@ -61,6 +64,11 @@ EXIT_INTERRUPTED = 130
 MAX_SECONDS = 86400.0
 #: Deal seeds are stored as signed 64-bit integers.
 MAX_SEED = 2**63 - 1
+#: Most tables at once (each holds a process per seat).
+MAX_PARALLEL = 1024
+
+if TYPE_CHECKING:
+    from distributed import Client
 LOCKED_MESSAGE = "arena: database is locked by another process; retrying"
 _NAMED = re.compile(r"^([A-Za-z0-9_.\-]+)=(.+)$", re.S)
 
@@ -198,6 +206,43 @@ def report_folder(out: str) -> Path:
     return folder
 
 
+def _add_parallel_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1,
+                        help="tables (a table's seat rotations) played at once "
+                             "(default: CPU count)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="worker processes on this machine, a local Dask cluster "
+                             "(default: one per CPU, at most --parallel; 1 plays in this process)")
+    parser.add_argument("--cluster", metavar="tcp://HOST:PORT", default=None,
+                        help="play on the workers of this running Dask scheduler "
+                             "(see the README)")
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where a run's tables play: here (``client`` None) or on Dask workers."""
+
+    parallel: int
+    client: Client | None = None
+
+
+@contextlib.contextmanager
+def execution(args: argparse.Namespace) -> Iterator[Execution]:
+    """The run's :class:`Execution` from ``-j``, ``--workers`` and ``--cluster``;
+    a local cluster is shut down (its workers and their bots with it) on exit."""
+    if not 1 <= args.parallel <= MAX_PARALLEL:
+        raise UserError(f"--parallel must be between 1 and {MAX_PARALLEL}, not {args.parallel}")
+    if args.workers is not None and not 1 <= args.workers <= args.parallel:
+        raise UserError(f"--workers must be between 1 and --parallel ({args.parallel}), "
+                        f"not {args.workers}")
+    workers = args.workers or local_layout(args.parallel)[0]
+    if args.cluster is None and workers == 1:
+        yield Execution(args.parallel)
+        return
+    with open_client(args.parallel, args.cluster, workers) as client:
+        yield Execution(args.parallel, client)
+
+
 def _add_time_flags(parser: argparse.ArgumentParser) -> None:
     defaults = TimeControl()
     parser.add_argument("--move-time", type=float, default=defaults.move, metavar="SECONDS",
@@ -264,12 +309,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--games", "-n", type=int, default=None,
                    help="games per table, a multiple of the table size (default 2 x table size)")
     t.add_argument("--seed", type=int, default=1, help="seed of the deal seeds (default 1)")
-    t.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1,
-                   help="streams (a table's seat rotations) played at once (default: CPU count)")
     t.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
     t.add_argument("--resume", type=int, metavar="ID",
                    help="resume tournament ID from the database (other flags but --db, "
                         "--parallel are taken from the stored tournament)")
+    _add_parallel_flags(t)
     _add_time_flags(t)
     _add_sandbox_flags(t)
 
@@ -296,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default=DEFAULT_REPORT_DIR, help="report folder")
     d.add_argument("--games", "-n", type=int, default=None,
                    help="games per table in every game (default: sized for about a minute)")
-    d.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1)
+    _add_parallel_flags(d)
     _add_sandbox_flags(d)
 
     c = sub.add_parser("sandbox-check", help="show which bot protections work on this machine")
@@ -319,25 +363,8 @@ def cmd_games(_args: argparse.Namespace) -> int:
     return 0
 
 
-class _Progress:
-    """A tqdm bar fed by finished games."""
-
-    def __init__(self, total: int, done: int) -> None:
-        self.faults = 0
-        self.bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True,
-                        disable=None, file=sys.stderr)
-
-    def __call__(self, result: GameResult) -> None:
-        self.faults += len(result.faults)
-        self.bar.set_postfix(faults=self.faults, refresh=False)
-        self.bar.update(1)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
-async def _until_signal(plan: Plan, store: Store, tournament_id: int, parallel: int,
-                        progress: _Progress, sandbox: Sandbox) -> int | None:
+async def _until_signal(plan: Plan, store: Store, tournament_id: int, run: Execution,
+                        progress: Progress, sandbox: Sandbox) -> int | None:
     """Run the tournament; on SIGTERM or SIGHUP stop it as Ctrl-C would.
     Returns the signal number that stopped it, or None."""
     stopped: int | None = None
@@ -351,22 +378,21 @@ async def _until_signal(plan: Plan, store: Store, tournament_id: int, parallel: 
                     return
 
         nursery.start_soon(watch)
-        await run_tournament(plan, store, tournament_id, parallel=parallel, on_game=progress,
-                             sandbox=sandbox)
+        await run_tournament(plan, store, tournament_id, parallel=run.parallel,
+                             on_game=progress, sandbox=sandbox, client=run.client)
         nursery.cancel_scope.cancel()
     return stopped
 
 
-def _run_plan(store: Store, plan: Plan, tournament_id: int, parallel: int,
+def _run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
               sandbox: Sandbox) -> int:
     done = len(store.done_games(tournament_id))
-    progress = _Progress(plan.total_games, done)
+    progress = Progress(plan.total_games, done)
     started = time.monotonic()
     try:
         store.set_status(tournament_id, "running")
         store.set_protections(tournament_id, sandbox.describe())
-        stopped = trio.run(_until_signal, plan, store, tournament_id, parallel, progress,
-                           sandbox)
+        stopped = trio.run(_until_signal, plan, store, tournament_id, run, progress, sandbox)
     except BaseException as exc:
         if not is_interrupt(exc):
             progress.close()
@@ -437,8 +463,6 @@ def fault_summary(games: Iterable[StoredGame]) -> list[str]:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    if args.parallel < 1:
-        raise UserError("--parallel must be at least 1")
     if args.resume is not None:
         store = open_store(args.db, existing=True)
         stored = store.tournament(args.resume)
@@ -450,7 +474,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             check_runnable(bot.name, bot.argv())
         sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
         announce(sandbox)
-        return _run_plan(store, plan, args.resume, args.parallel, sandbox)
+        with execution(args) as run:
+            return _run_plan(store, plan, args.resume, run, sandbox)
     if not args.game:
         raise UserError("--game is required (see 'arena games')")
     bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
@@ -464,7 +489,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
     store = open_store(args.db)
     announce(sandbox)
-    return _run_plan(store, plan, create_tournament(store, plan), args.parallel, sandbox)
+    with execution(args) as run:
+        return _run_plan(store, plan, create_tournament(store, plan), run, sandbox)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -570,14 +596,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     sandbox = _sandbox_of(args, args.db)
     announce(sandbox)
     faulted = False
-    for plan in demo_plans(args.games, sandbox):
-        plan.validate()
-        tid = create_tournament(store, plan)
-        print(f"demo: {plan.game}: {', '.join(b.name for b in plan.bots)}", file=sys.stderr)
-        status = _run_plan(store, plan, tid, args.parallel, sandbox)
-        if status not in (0, EXIT_FAULT):
-            return status
-        faulted = faulted or status == EXIT_FAULT
+    with execution(args) as run:
+        for plan in demo_plans(args.games, sandbox):
+            plan.validate()
+            tid = create_tournament(store, plan)
+            print(f"demo: {plan.game}: {', '.join(b.name for b in plan.bots)}",
+                  file=sys.stderr)
+            status = _run_plan(store, plan, tid, run, sandbox)
+            if status not in (0, EXIT_FAULT):
+                return status
+            faulted = faulted or status == EXIT_FAULT
     from reports.render import render_report
 
     index = render_report(store, folder)
@@ -593,7 +621,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (UserError, ConfigError, GameError, StorageError, SandboxError) as exc:
+    except (UserError, ConfigError, GameError, StorageError, SandboxError, ClusterError) as exc:
         _fail(str(exc))
     except BaseException as exc:
         if not is_interrupt(exc):

@@ -23,6 +23,8 @@ from __future__ import annotations
 import logging
 import math
 import os
+import signal
+import threading
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,7 +35,7 @@ import trio
 from arena.records import GameResult
 
 if TYPE_CHECKING:
-    from distributed import Client
+    from distributed import Client, WorkerPlugin
 
     from arena.tournament import Plan, Stream
 
@@ -92,10 +94,12 @@ def local_layout(parallel: int, cpus: int | None = None) -> tuple[int, int]:
 
 
 @contextmanager
-def open_client(parallel: int, address: str | None = None) -> Iterator[Client]:
+def open_client(parallel: int, address: str | None = None,
+                workers: int | None = None) -> Iterator[Client]:
     """A Dask client: on the scheduler at ``address`` (``tcp://HOST:PORT``), else
-    on a local cluster of worker processes for ``parallel`` tables at once.
-    Closed (and a local cluster shut down, its workers with it) on exit."""
+    on a local cluster of ``workers`` processes (default: :func:`local_layout`)
+    sharing ``parallel`` tables at once.  Closed (and a local cluster shut
+    down, its workers with it) on exit."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - a dependency of the package
@@ -111,12 +115,39 @@ def open_client(parallel: int, address: str | None = None) -> Iterator[Client]:
         with client:
             yield client
         return
-    workers, threads = local_layout(parallel)
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR,
-                           worker_dashboard_address=None)
+    if workers is None:
+        workers, threads = local_layout(parallel)
+    else:
+        threads = math.ceil(parallel / workers)
+    # A Ctrl-C reaches the whole process group; the workers must leave it to
+    # this process, which cancels their units and shuts them down.  They keep
+    # an ignored SIGINT from their parent across exec; restarted ones get the
+    # plugin.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
+                               host="127.0.0.1", dashboard_address=None,
+                               worker_dashboard_address=None, silence_logs=logging.ERROR,
+                               # no dashboard, and its HTTP server on a free port, not 8787
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    finally:
+        signal.signal(signal.SIGINT, previous)
     with cluster, Client(cluster) as client:
+        client.register_plugin(_ignore_interrupts(), name="five-arena-ignore-sigint")
         yield client
+
+
+def _ignore_interrupts() -> WorkerPlugin:
+    """A Dask worker plugin: the worker ignores SIGINT (see :func:`open_client`).
+    Built here so that importing this module does not import ``distributed``."""
+    from distributed import WorkerPlugin
+
+    class IgnoreInterrupts(WorkerPlugin):
+        def setup(self, worker: object) -> None:
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    return IgnoreInterrupts()
 
 
 def cluster_slots(client: Client) -> int:
