@@ -26,12 +26,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from alembic import command as alembic
-from alembic.config import Config
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -78,6 +74,9 @@ from sqlalchemy.orm import (
 
 from arena.records import GameRecord, GameResult, is_no_result
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 DEFAULT_URL = "sqlite:///arena.db"
 #: How long one SQLite write waits for another process's lock before it gives up.
 BUSY_TIMEOUT_MS = 2000
@@ -87,6 +86,9 @@ LOCK_RETRY_SECONDS = 1.0
 MIGRATIONS = Path(__file__).with_name("migrations")
 #: The revision that matches the schema of databases created before migrations.
 FIRST_REVISION = "0001"
+#: The newest revision in ``MIGRATIONS`` (a test checks): known without
+#: importing Alembic, which only a database that needs migrating loads.
+HEAD_REVISION = "0002"
 #: PostgreSQL advisory lock held (for one transaction) while migrating.
 MIGRATION_LOCK_KEY = 0x46495645_4D494752  # "FIVEMIGR"
 #: Execution option: a write transaction (on SQLite, BEGIN IMMEDIATE).
@@ -342,29 +344,12 @@ def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine
         raise StorageError(f"unsupported database URL {url!r}: {exc}") from None
     except ModuleNotFoundError as exc:
         raise StorageError(f"database driver for {url!r} is not installed: {exc.name}") from None
-    except (SQLAlchemyError, CommandError) as exc:
+    except SQLAlchemyError as exc:
         raise StorageError(f"cannot open database {url!r}: {_first_line(exc)}") from None
     return engine
 
 
 # -- the schema's revisions (Alembic) -----------------------------------------------
-@functools.cache
-def _scripts() -> ScriptDirectory:
-    return ScriptDirectory(str(MIGRATIONS))
-
-
-def head_revision() -> str:
-    """The newest schema revision this code knows."""
-    head = _scripts().get_current_head()
-    assert head is not None, "no migrations"
-    return head
-
-
-@functools.cache
-def _known_revisions() -> frozenset[str]:
-    return frozenset(script.revision for script in _scripts().walk_revisions())
-
-
 def schema_revision(connection: Connection) -> str | None:
     """The database's schema revision; None if it has none (new, or made
     before migrations)."""
@@ -376,6 +361,8 @@ def schema_revision(connection: Connection) -> str | None:
 def alembic_config(connection: Connection) -> Config:
     """Alembic's configuration (no ``alembic.ini``) to run the arena's migrations
     on ``connection``, in its transaction: for ``alembic.command`` functions."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
@@ -383,13 +370,12 @@ def alembic_config(connection: Connection) -> Config:
 
 
 def upgrade_schema(engine: Engine) -> None:
-    """Bring the database to :func:`head_revision`: create the schema in a new
+    """Bring the database to :data:`HEAD_REVISION`: create the schema in a new
     one, adopt one made before migrations, apply the missing revisions; one
     transaction, one process at a time.  StorageError for a revision this code
     does not know (made by newer code)."""
-    head = head_revision()
     with engine.connect() as connection:
-        if schema_revision(connection) == head:
+        if schema_revision(connection) == HEAD_REVISION:
             return
     with writer(engine).begin() as connection:
         if connection.dialect.name == "postgresql":
@@ -397,17 +383,28 @@ def upgrade_schema(engine: Engine) -> None:
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                                {"key": MIGRATION_LOCK_KEY})
         current = schema_revision(connection)
-        if current == head:
-            return
-        config = alembic_config(connection)
+        if current != HEAD_REVISION:
+            _migrate(connection, current, engine.url.render_as_string())
+
+
+def _migrate(connection: Connection, current: str | None, url: str) -> None:
+    from alembic import command
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    if current is not None and current not in {
+            script.revision for script in ScriptDirectory(str(MIGRATIONS)).walk_revisions()}:
+        raise StorageError(
+            f"database {url} has schema revision {current}, newer than this arena "
+            f"knows (head {HEAD_REVISION}): upgrade five-arena")
+    config = alembic_config(connection)
+    try:
         if current is None and inspect(connection).has_table("games"):
             _adopt_unversioned(connection)
-            alembic.stamp(config, FIRST_REVISION)
-        elif current is not None and current not in _known_revisions():
-            raise StorageError(
-                f"database {engine.url.render_as_string()} has schema revision {current}, "
-                f"newer than this arena knows (head {head}): upgrade five-arena")
-        alembic.upgrade(config, "head")
+            command.stamp(config, FIRST_REVISION)
+        command.upgrade(config, HEAD_REVISION)
+    except CommandError as exc:
+        raise StorageError(f"cannot upgrade database {url}: {_first_line(exc)}") from None
 
 
 def _adopt_unversioned(connection: Connection) -> None:

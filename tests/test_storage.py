@@ -5,6 +5,7 @@ processes racing, and the stored record bytes in the new and the old format."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import random
@@ -21,17 +22,19 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, text
 
 from arena.games import game_names
 from arena.records import PACKED_MSGPACK, FaultRecord, GameRecord, GameResult
 from arena.storage import (
     FIRST_REVISION,
+    HEAD_REVISION,
+    MIGRATIONS,
     Base,
     StorageError,
     Store,
     alembic_config,
-    head_revision,
     insert_new_in_savepoint,
     schema_revision,
 )
@@ -95,9 +98,13 @@ def revision(url: str) -> str | None:
 
 
 # -- migrations ----------------------------------------------------------------------
+def test_the_head_revision_is_the_newest_migration() -> None:
+    assert ScriptDirectory(str(MIGRATIONS)).get_heads() == [HEAD_REVISION]
+
+
 def test_a_new_database_is_migrated_to_the_head_and_matches_the_models(url: str) -> None:
     Store(url).close()
-    assert revision(url) == head_revision() != FIRST_REVISION
+    assert revision(url) == HEAD_REVISION != FIRST_REVISION
     engine = create_engine(url)
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
@@ -178,7 +185,7 @@ def test_a_database_made_before_migrations_is_adopted_and_its_game_kept(
     record = played("furious-five", 3, 11)
     make_legacy_database(url, step, record)
     store = Store(url)
-    assert revision(url) == head_revision()
+    assert revision(url) == HEAD_REVISION
     (game,) = store.games()
     assert (game.number, game.seed, game.seats) == (4, 77, ["b", "c", "a"])
     assert game.faults == [{"seat": 2, "bot": "a", "kind": "timeout", "detail": "late",
@@ -204,7 +211,7 @@ def test_a_schema_newer_than_the_code_is_refused_in_one_line(url: str) -> None:
     message = str(refused.value)
     assert "\n" not in message and message.startswith("database ")
     assert (f"has schema revision ffff99, newer than this arena knows "
-            f"(head {head_revision()}): upgrade five-arena") in message
+            f"(head {HEAD_REVISION}): upgrade five-arena") in message
     assert revision(url) == "ffff99"  # untouched
 
 
@@ -219,7 +226,7 @@ def test_a_downgraded_database_is_upgraded_again_with_its_games(url: str) -> Non
     engine.dispose()
     assert revision(url) == FIRST_REVISION
     store = Store(url)
-    assert revision(url) == head_revision()
+    assert revision(url) == HEAD_REVISION
     assert store.save_game(tid, 0, 5, {}, result(), deal=1, rotation=2) == first
     assert count(url, "games") == 1
     store.close()
@@ -232,7 +239,7 @@ def test_several_arenas_opening_a_new_database_at_once(url: str) -> None:
     for proc in procs:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
-    assert revision(url) == head_revision()
+    assert revision(url) == HEAD_REVISION
 
 
 def test_opening_waits_while_another_process_holds_the_sqlite_lock(tmp_path: Path) -> None:
@@ -247,7 +254,7 @@ def test_opening_waits_while_another_process_holds_the_sqlite_lock(tmp_path: Pat
         holder.execute("ROLLBACK")
 
     Store(f"sqlite:///{path}", on_locked=on_locked).close()
-    assert waits == [1] and revision(f"sqlite:///{path}") == head_revision()
+    assert waits == [1] and revision(f"sqlite:///{path}") == HEAD_REVISION
     holder.close()
 
 
@@ -288,9 +295,11 @@ def test_the_savepoint_insert_skips_a_taken_key_and_keeps_the_transaction(url: s
 
 def save_games(url: str, tid: int, numbers: list[int], start: Any) -> None:
     store = Store(url)
-    start.wait()
-    for number in numbers:
-        store.save_game(tid, 0, number, {}, result(seed=number))
+    played_once = result()
+    games = [dataclasses.replace(played_once, seed=number) for number in numbers]
+    start.wait()  # then both save the same games in the same order, racing on each key
+    for number, game in zip(numbers, games, strict=True):
+        store.save_game(tid, 0, number, {}, game)
     store.close()
 
 
@@ -300,8 +309,8 @@ def test_two_processes_saving_the_same_games_store_each_once(url: str) -> None:
     numbers = list(range(12))
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(2)
-    procs = [context.Process(target=save_games, args=(url, tid, order, start))
-             for order in (numbers, numbers[::-1])]
+    procs = [context.Process(target=save_games, args=(url, tid, numbers, start))
+             for _ in range(2)]
     for proc in procs:
         proc.start()
     for proc in procs:
