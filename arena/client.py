@@ -7,11 +7,14 @@ scope) propagates as usual.
 Time: deadlines are absolute ``trio.current_time()`` values; a call that misses
 one raises :class:`TimeoutFault`.  A move's clock runs from just before its
 request is written until its reply has been read.  Each move's wall time and
-the CPU time of the bot's whole process tree are measured (:class:`MoveTimer`,
-the one place that sets a move's deadline and charges its time); with
-``TimeControl.clock == "cpu"`` the move limit and bank are charged in CPU time,
+CPU time are measured (:class:`MoveTimer`, the one place that sets a move's
+deadline and charges its time); with ``TimeControl.clock == "cpu"`` the move
+limit and bank are charged in the CPU time of the bot's whole process tree,
 checked while the bot thinks, and a wall-clock backstop
-(:data:`WALL_BACKSTOP_FACTOR` times the CPU allowance) still applies.
+(:data:`WALL_BACKSTOP_FACTOR` times the CPU allowance) still applies.  The
+bot process's watchdog (:meth:`BotProcess.watch`) ends a move that runs out
+of time, so a move costs no cancel scope; the handshake and notifications,
+rarer, have one each.
 
 Work: one bot must not cost another bot any time, and all tables share one
 event loop.  So the arena reads a bot's stdout only while it awaits a reply
@@ -19,20 +22,21 @@ from it (between requests, whatever the bot writes stays in its own pipe and
 blocks only the bot), parses one message at a time, stops at the first
 violation, counts every message that is not the awaited reply (more than
 :data:`MAX_IGNORED` messages or :data:`MAX_IGNORED_BYTES` bytes of them per
-reply is a protocol fault), and yields to the other tables after every read
-and every ignored message.
+reply is a protocol fault), and yields to the other tables at every read
+(:meth:`BotProcess.receive` waits first) and after every ignored message.
 """
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable, Sequence
+import os
+import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
-from arena.faults import IllegalActionFault, ProtocolFault, TimeoutFault
+from arena.faults import CrashFault, IllegalActionFault, ProtocolFault, TimeoutFault
 from arena.process import BotProcess
 from protocol import wire
 
@@ -52,9 +56,19 @@ CPU_CHECK_SECONDS = 0.05
 CLOCKS = ("wall", "cpu")
 
 
+_ID_BATCH = 64
+_ids: list[int] = []
+
+
 def new_request_id() -> int:
-    """A fresh random request id: a bot cannot answer a request before it arrives."""
-    return secrets.randbelow(MAX_REQUEST_ID) + 1
+    """A fresh random request id: a bot cannot answer a request before it arrives.
+
+    Drawn from the operating system's random source, 64 at a time: the top 53
+    bits of a random 64-bit number, 0 refused, are uniform in 1..MAX_REQUEST_ID."""
+    if not _ids:
+        numbers = struct.unpack(f"<{_ID_BATCH}Q", os.urandom(8 * _ID_BATCH))
+        _ids.extend(n >> 11 for n in numbers if n >> 11)
+    return _ids.pop()
 
 
 @dataclass
@@ -103,15 +117,27 @@ class Clock:
 
 class MoveTimer:
     """One move's clock: its deadlines while the bot thinks, then its wall and
-    CPU time, charged to the seat's :class:`Clock` by :meth:`finish`."""
+    CPU time, charged to the seat's :class:`Clock` by :meth:`finish`.
+
+    The CPU time it measures depends on what is charged.  With the CPU clock:
+    the bot's whole process tree, reaped children included, from /proc
+    (:meth:`BotProcess.cpu_seconds`), read at the start, at every check and at
+    the end.  With the wall clock, where the CPU time is only recorded: that of
+    the bot's live processes, to the nanosecond, from their CPU clocks
+    (:meth:`BotProcess.live_cpu_seconds`, a tenth of the cost), read at the
+    start and the end.
+    """
+
+    __slots__ = ("allowance", "clock", "cpu_mode", "read_cpu", "start", "start_cpu",
+                 "wall_deadline")
 
     def __init__(self, clock: Clock, process: BotProcess) -> None:
         self.clock = clock
-        self.process = process
         self.cpu_mode = clock.control.clock == "cpu"
+        self.read_cpu = process.cpu_seconds if self.cpu_mode else process.live_cpu_seconds
         self.allowance = clock.control.move + clock.bank
         self.start = trio.current_time()
-        self.start_cpu = process.cpu_seconds()
+        self.start_cpu = self.read_cpu()
         backstop = WALL_BACKSTOP_FACTOR * self.allowance + 1 if self.cpu_mode else self.allowance
         #: No move lasts past this, whatever the clock.
         self.wall_deadline = self.start + backstop
@@ -120,18 +146,18 @@ class MoveTimer:
         """When to look again at whether the bot is out of time."""
         if not self.cpu_mode:
             return self.wall_deadline
-        left = self.allowance - (self.process.cpu_seconds() - self.start_cpu)
+        left = self.allowance - (self.read_cpu() - self.start_cpu)
         return min(self.wall_deadline, trio.current_time() + max(CPU_CHECK_SECONDS, left))
 
     def out_of_time(self) -> bool:
         if trio.current_time() >= self.wall_deadline:
             return True
-        return self.cpu_mode and self.process.cpu_seconds() - self.start_cpu >= self.allowance
+        return self.cpu_mode and self.read_cpu() - self.start_cpu >= self.allowance
 
     def finish(self) -> tuple[float, float]:
         """Charge the move to the clock; its (wall, CPU) seconds."""
         wall = trio.current_time() - self.start
-        cpu = max(0.0, self.process.cpu_seconds() - self.start_cpu)
+        cpu = max(0.0, self.read_cpu() - self.start_cpu)
         self.clock.spend(cpu if self.cpu_mode else wall)
         return wall, cpu
 
@@ -167,7 +193,7 @@ class BotClient:
         await self._discard_received()
         await self.send({"type": wire.HELLO, "protocol": wire.PROTOCOL_VERSION}, deadline)
         with trio.move_on_at(deadline):
-            message = await self._await(lambda m: m["type"] == wire.HELLO)
+            message = await self._await_hello()
             self.info = BotInfo(_text(message.get("name")), _text(message.get("version")),
                                 _text(message.get("author")))
             self.process.cpu_seconds(refresh=True)  # find the bot's processes once, now
@@ -190,21 +216,21 @@ class BotClient:
         await self._discard_received()
         data = self._pack({"type": wire.REQUEST, "id": request_id, "observation": observation,
                            "legal": legal, "events": events, "time": clock.as_message()})
-        timer = MoveTimer(clock, self.process)
+        process = self.process
+        timer = MoveTimer(clock, process)
         written = False
+        process.watch(timer)  # the watchdog ends the move if it runs out of time
         try:
-            with trio.move_on_at(timer.wall_deadline):
-                await self.process.send(data)
-                written = True
-                if not timer.cpu_mode:  # the outer deadline is the move's
-                    reply = await self._await(lambda m: _is_reply(m, request_id))
-                    return _action_index(reply, legal)
-                while not timer.out_of_time():
-                    # Cancelling the wait is safe: the reader keeps what it has.
-                    with trio.move_on_at(timer.next_check()):
-                        reply = await self._await(lambda m: _is_reply(m, request_id))
-                        return _action_index(reply, legal)
+            await process.send(data)
+            written = True
+            reply = await self._await_reply(request_id)
+            if not process.timed_out:
+                return _action_index(reply, legal)
+        except CrashFault:
+            if not process.timed_out:
+                raise
         finally:
+            process.unwatch()
             self.last_move = timer.finish()
         if not written:
             raise TimeoutFault("did not read its input before the deadline")
@@ -222,11 +248,21 @@ class BotClient:
         while self._parse_next() is not None:
             await self._ignore()
 
-    async def _await(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        """Read until a ``wanted`` message arrives; ignore every other one."""
+    async def _await_hello(self) -> dict[str, Any]:
+        """Read until the bot's ``hello`` arrives; ignore every other message."""
+        while (message := await self._next_message())["type"] != wire.HELLO:
+            await self._ignore()
+        return message
+
+    async def _await_reply(self, request_id: int) -> dict[str, Any]:
+        """Read until the reply to ``request_id`` arrives: an ``action`` that
+        echoes it exactly (an integer, not 17.0 or "17"); ignore every other
+        message."""
         while True:
             message = await self._next_message()
-            if wanted(message):
+            reply_id = message.get("id")
+            if (type(reply_id) is int and reply_id == request_id
+                    and message["type"] == wire.ACTION):
                 return message
             await self._ignore()
 
@@ -250,13 +286,6 @@ class BotClient:
             raise ProtocolFault(f"more than {MAX_IGNORED} messages or {MAX_IGNORED_BYTES} bytes "
                                 f"that are not the awaited reply (unsolicited, stale or unknown)")
         await trio.lowlevel.checkpoint()
-
-
-def _is_reply(message: dict[str, Any], request_id: int) -> bool:
-    """An ``action`` that echoes ``request_id`` exactly (an integer, not 17.0 or "17")."""
-    reply_id = message.get("id")
-    return (message["type"] == wire.ACTION and type(reply_id) is int
-            and reply_id == request_id)
 
 
 def _action_index(reply: dict[str, Any], legal: Sequence[str]) -> int:

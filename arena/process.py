@@ -10,6 +10,11 @@ Processes are spawned from the thread that runs the trio loop (not a worker
 thread): the parent-death signal that kills a bot when the arena dies belongs
 to the spawning thread, and trio's worker threads come and go.
 
+Deadlines: a watchdog task per bot closes its stdin and stdout once the
+timer it watches (:meth:`BotProcess.watch`, the move under way) is out of
+time, which ends any wait in :meth:`BotProcess.send` or
+:meth:`BotProcess.receive`; so a move needs no cancel scope of its own.
+
 stderr is drained continuously into a bounded tail, at a bounded rate, so a bot
 that floods its log can neither block on a full pipe for long, nor make the
 arena use unbounded memory, nor take the event loop's time from other tables.
@@ -18,6 +23,7 @@ arena use unbounded memory, nor take the event loop's time from other tables.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shlex
 import shutil
@@ -26,6 +32,7 @@ import subprocess
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import Protocol
 
 import trio
 
@@ -140,6 +147,13 @@ def _cpu_of(stat: list[bytes]) -> float:
     return sum(int(stat[i]) for i in (11, 12, 13, 14)) / _TICKS
 
 
+def _process_cpu_clock(pid: int) -> int:
+    """The clock id of process ``pid``'s CPU time (glibc's
+    ``clock_getcpuclockid``: ``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``),
+    which Linux lets any process read."""
+    return (~pid << 3) | 2
+
+
 class _StatReader:
     """Reads /proc/PID/stat of a set of processes through descriptors kept
     open (a read at offset 0 is fresh each time, and saves the open and close
@@ -169,6 +183,16 @@ class _StatReader:
         self._fds.clear()
 
 
+class Watched(Protocol):
+    """What :meth:`BotProcess.watch` watches (a move's timer)."""
+
+    def next_check(self) -> float:
+        """When (``trio.current_time()``) to look next at :meth:`out_of_time`."""
+
+    def out_of_time(self) -> bool:
+        """Whether the time is up."""
+
+
 class BotProcess:
     """A running bot: write bytes to its stdin, read bytes from its stdout."""
 
@@ -183,6 +207,12 @@ class BotProcess:
         self.stderr = StderrTail()
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()
+        #: True once the watchdog closed the pipes: a watched move ran out of time.
+        self.timed_out = False
+        self._watched: Watched | None = None
+        self._watch_scope = trio.CancelScope()
+        # The watchdog's current sleep: its deadline is the next wake-up.
+        self._sleep = trio.CancelScope()
         self._members = [self.pid]
         self._generation = -1
         self._stats = _StatReader()
@@ -193,21 +223,40 @@ class BotProcess:
         return self.popen.poll()
 
     async def send(self, data: bytes) -> None:
-        """Write all of ``data``; a closed pipe is a crash."""
+        """Write all of ``data``; a closed pipe is a crash.
+
+        What the pipe takes at once is written without yielding; only a full
+        pipe makes it wait, and that wait is its only checkpoint.  Cancelled
+        there, part of ``data`` may be written already (the caller faults the
+        bot: its stream is cut)."""
         try:
-            await self.stdin.send_all(data)
+            written = _write_some(_open_fd(self.stdin), data)
+            while written < len(data):
+                await trio.lowlevel.wait_writable(_open_fd(self.stdin))
+                written += _write_some(_open_fd(self.stdin), memoryview(data)[written:])
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise CrashFault(f"stdin closed ({exc.__class__.__name__})") from None
 
     async def receive(self) -> bytes:
-        """Read the next chunk of stdout; end of file is a crash."""
+        """Read the next chunk of stdout; end of file is a crash.
+
+        Always exactly one checkpoint, before reading: it waits until the pipe
+        is readable, which yields to the other tasks even when bytes are there
+        already (so a bot that answers at once cannot make its table starve
+        the others).  Cancelled there, nothing has been read."""
         try:
-            data = await self.stdout.receive_some(READ_CHUNK)
+            while True:
+                await trio.lowlevel.wait_readable(_open_fd(self.stdout))
+                try:
+                    data = os.read(_open_fd(self.stdout), READ_CHUNK)
+                except BlockingIOError:  # woken, but another reader was first
+                    continue
+                break
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise CrashFault(f"stdout closed ({exc.__class__.__name__})") from None
         if not data:
             raise CrashFault(self.exit_description())
-        return bytes(data)
+        return data
 
     def exit_description(self) -> str:
         code = self.popen.poll()
@@ -224,17 +273,35 @@ class BotProcess:
     def cpu_seconds(self, refresh: bool = False) -> float:
         """CPU time used so far by the bot's whole process tree, as /proc counts
         it: in 10 ms ticks, so exact in sum over many moves, coarse for one.
+        A process counts while it lives (from when it is found, see
+        :meth:`_find_members`), then through its parent's count of its reaped
+        children.  One /proc read per process."""
+        return self._stats.cpu_seconds(self._find_members(refresh))
 
-        Children are found by a shared scan of /proc at most once a second (or
-        now, with ``refresh``); a child's time counts from when it is found,
-        or through its parent once reaped.  Under bubblewrap its own two
-        processes (which only wait) are not read."""
+    def live_cpu_seconds(self) -> float:
+        """CPU time used so far by the bot's live processes (all their threads),
+        to the nanosecond: one ``clock_gettime`` of each process's CPU clock,
+        a tenth of :meth:`cpu_seconds`' cost.  Unlike it, it does not count
+        children already reaped."""
+        total = 0
+        for pid in self._find_members():
+            try:
+                total += time.clock_gettime_ns(_process_cpu_clock(pid))
+            except OSError:  # gone since the last scan
+                continue
+        return total / 1e9
+
+    def _find_members(self, refresh: bool = False) -> list[int]:
+        """The bot's processes: found by a shared scan of /proc at most once a
+        second (or now, with ``refresh``), so a child counts from when it is
+        found.  Under bubblewrap its own two processes (which only wait) are
+        left out."""
         _TABLE.rescan(force=refresh)
         if self._generation != _TABLE.generation:
             skip = 2 if self.sandbox.kind == "bwrap" else 0
             self._members = _TABLE.descendants(self.pid, skip)
             self._generation = _TABLE.generation
-        return self._stats.cpu_seconds(self._members)
+        return self._members
 
     async def wait(self) -> int:
         """Wait for the process (bwrap's outer process) to exit."""
@@ -245,6 +312,40 @@ class BotProcess:
             finally:
                 os.close(pidfd)
         return self.popen.wait()
+
+    def watch(self, timer: Watched) -> None:
+        """Until :meth:`unwatch`, have the watchdog close the bot's stdin and
+        stdout once ``timer`` is out of time: a task waiting in :meth:`send`
+        or :meth:`receive` then gets a CrashFault, and :attr:`timed_out` is
+        set.  No cancel scope per call: the watchdog's sleep is moved only
+        when ``timer`` needs a look before its next wake-up."""
+        self._watched = timer
+        wake = timer.next_check()
+        if wake < self._sleep.deadline:
+            self._sleep.deadline = wake
+
+    def unwatch(self) -> None:
+        self._watched = None
+
+    async def _watch(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                     ) -> None:
+        """The watchdog task: sleeps until the watched timer's next check (or
+        indefinitely), then closes the pipes if the timer is out of time.
+        Waking for a timer already unwatched, or early, it just sleeps again.
+        Ends when it closed the pipes, or when :meth:`aclose` cancels it."""
+        with self._watch_scope:
+            task_status.started()
+            while True:
+                with self._sleep:
+                    await trio.sleep_forever()
+                timer = self._watched
+                if timer is not None and timer.out_of_time():
+                    self.timed_out = True
+                    self.stdin.close()  # wakes a waiting send or receive
+                    self.stdout.close()
+                    return
+                self._sleep = trio.CancelScope(
+                    deadline=math.inf if timer is None else timer.next_check())
 
     async def _drain_stderr(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                             ) -> None:
@@ -305,12 +406,30 @@ class BotProcess:
             with trio.move_on_after(0.2):
                 await self._drained.wait()
             self._drain_scope.cancel()
+            self._watch_scope.cancel()
             await self._drained.wait()
             for stream in (self.stdin, self.stdout, self._stderr_stream):
                 await stream.aclose()
             self._stats.close()
             if self.launch.scratch is not None:
                 shutil.rmtree(self.launch.scratch, ignore_errors=True)
+
+
+def _open_fd(stream: trio.lowlevel.FdStream) -> int:
+    """The stream's file descriptor; ClosedResourceError once it is closed (its
+    number may belong to another file by then)."""
+    fd = stream.fileno()
+    if fd < 0:
+        raise trio.ClosedResourceError("the pipe was closed")
+    return fd
+
+
+def _write_some(fd: int, data: bytes | memoryview) -> int:
+    """Write what a non-blocking pipe takes now; the number of bytes written."""
+    try:
+        return os.write(fd, data)
+    except BlockingIOError:
+        return 0
 
 
 def kill_marked(marker: str) -> None:
@@ -378,4 +497,5 @@ async def start_bot_process(spec: BotSpec, nursery: trio.Nursery,
     streams = tuple(trio.lowlevel.FdStream(fd) for fd in fds)
     bot = BotProcess(spec, popen, launch, sandbox, streams)
     await nursery.start(bot._drain_stderr)
+    await nursery.start(bot._watch)
     return bot
