@@ -3,6 +3,7 @@ and fairness between tables that share the event loop."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -148,3 +149,62 @@ async def test_a_flooding_bot_costs_an_honest_bot_at_another_table_nothing(mode:
     # Before the fix the flood cost the honest bot about 50 ms per request.
     assert flooded - calm < 0.1, (flooded, calm)
     assert calm_faults == [] and flood_faults and set(flood_faults) == {"protocol_error"}
+
+
+SPENDER = BOTS / "spender_bot.py"
+#: Answers the hello, then never reads its stdin again.
+DEAF = BotSpec("deaf", shlex.join([sys.executable, "-c", (
+    "import os, time, msgpack; os.read(0, 65536); "
+    "os.write(1, msgpack.packb({'type': 'hello'})); time.sleep(60)")]))
+
+
+async def timed_ask(client: BotClient, move: float) -> tuple[float, int | str]:
+    """Ask with ``move`` seconds and no bank: (seconds taken, index or fault kind)."""
+    started = trio.current_time()
+    try:
+        outcome: int | str = await ask(client, Clock(TimeControl(move=move, bank=0.0)))
+    except BotFault as exc:
+        outcome = exc.kind
+    return trio.current_time() - started, outcome
+
+
+async def test_the_watchdog_follows_each_moves_deadline() -> None:
+    async with connected(BotSpec("sleepy", f"{sys.executable} {SPENDER} sleep 0.2")) as client:
+        # A long deadline, then a wake-up of the watchdog with no move under
+        # way, then a shorter deadline than its next wake-up: each move's own.
+        assert (await timed_ask(client, 2.0))[1] == 0
+        await trio.sleep(2.2)
+        assert (await timed_ask(client, 1.0))[1] == 0
+        assert not client.process.timed_out
+        seconds, outcome = await timed_ask(client, 0.1)
+        assert outcome == "timeout" and 0.1 <= seconds < 1.0
+        assert client.process.timed_out
+
+
+async def test_a_request_to_a_bot_that_stops_reading_times_out() -> None:
+    async with connected(DEAF) as client:
+        started = trio.current_time()
+        with pytest.raises(TimeoutFault, match="did not read its input"):
+            # Far more than a pipe buffer: the write must wait, then time out.
+            await client.request({"pad": "x" * 2_000_000}, LEGAL, [],
+                                 Clock(TimeControl(move=0.3, bank=0.0)))
+        assert 0.3 <= trio.current_time() - started < 2
+
+
+async def test_every_request_yields_to_the_other_tables() -> None:
+    ticks = 0
+
+    async def other_table() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await trio.lowlevel.checkpoint()
+
+    async with connected(RANDOM) as client, trio.open_nursery() as nursery:
+        nursery.start_soon(other_table)
+        await trio.lowlevel.checkpoint()
+        before = ticks
+        for _ in range(50):
+            await ask(client)
+        assert ticks - before >= 50
+        nursery.cancel_scope.cancel()

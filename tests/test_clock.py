@@ -40,6 +40,9 @@ def test_every_move_stores_wall_and_cpu_time() -> None:
     cpu = sum(t[1] for t in times) / 1e6
     wall = sum(t[0] for t in times) / 1e6
     assert 0.8 * 0.05 * len(times) <= cpu <= wall + 0.05
+    # With the wall clock, the CPU time is read from the process's CPU clock:
+    # exact for each move (the bot spins 50 ms of its own CPU time per move).
+    assert all(50_000 <= cpu_us <= wall_us + 1_000 for wall_us, cpu_us in times), times
 
 
 def test_cpu_clock_does_not_charge_waiting() -> None:
