@@ -1,21 +1,30 @@
 """The arena's round trip against a minimal trio loop on the same bot's pipes.
 
     python bench/latency.py [--batches 20] [--batch 200] [--cpu N] [--sandbox none]
-                            [--breakdown]
+                            [--clock wall] [--breakdown]
 
 One bot process, :data:`sdk_cost.MINIMAL_BOT` (os.read + msgpack.Unpacker,
 answers index 0), started by the arena's process layer; the bench and the bot
-pinned to one CPU.  In alternating batches on that process, the same requests
-(observation, legal actions and events from random playouts of every game):
+pinned to one CPU.  In ``--batches`` rounds, each a batch of every kind in
+turn (in a rotating order) on that process, the same requests (observation,
+legal actions and events from random playouts of every game):
 
-* baseline: a minimal trio loop on the bot's pipes (pack the request,
-  ``send_all``, ``receive_some`` into a ``msgpack.Unpacker`` until the reply);
+* minimal (the baseline of issue 8 part 5): a minimal trio loop on the bot's
+  pipes (pack the request, ``send_all``, ``receive_some`` into a
+  ``msgpack.Unpacker`` until the reply);
 * arena: ``BotClient.request`` (request id, discarding earlier messages, the
-  move clock with its /proc CPU readings, the limit-checking reader, the
-  reply's checks).
+  move timer with its CPU readings and the watchdog, the limit-checking
+  reader, the reply's checks);
+* raw (for reference): the leanest trio loop, ``os.write`` then
+  ``wait_readable`` and ``os.read``: one scheduler pass per round trip where
+  ``send_all`` and ``receive_some`` take three, as the arena does.
 
-The gap is the arena's own cost per decision.  ``--breakdown`` times the
-pieces of ``BotClient.request`` one by one.
+Per kind: the median over rounds of each batch's median round trip, the p99 of
+all round trips, and the median over rounds of this process's CPU per round
+trip (``time.process_time``: the loop's own work, whatever else the machine
+does); ratios are medians over rounds of the ratio within each round.  The gap
+to the minimal loop is the arena's own cost per decision.  ``--breakdown``
+times the pieces of ``BotClient.request`` one by one.
 """
 
 from __future__ import annotations
@@ -27,6 +36,8 @@ import statistics
 import sys
 import time
 import timeit
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +52,8 @@ from arena.process import BotProcess, BotSpec, start_bot_process
 from arena.sandbox import resolve
 from protocol import wire
 
+#: Issue 8 part 5: the arena's round trip at most this many times the minimal loop's.
+GOAL = 1.2
 MINIMAL = BotSpec("minimal", f"{shlex.quote(sys.executable)} -c {shlex.quote(MINIMAL_BOT)}")
 Request = tuple[dict[str, Any], list[str], list[dict[str, Any]]]
 
@@ -71,6 +84,29 @@ async def baseline_batch(bot: BotProcess, batch: list[Request]) -> list[float]:
     return samples
 
 
+async def raw_batch(bot: BotProcess, batch: list[Request]) -> list[float]:
+    """The leanest trio loop (for reference): ``os.write``, then
+    ``wait_readable`` and ``os.read`` until the reply; one trio scheduler pass
+    per round trip, where ``send_all`` and ``receive_some`` take three."""
+    unpacker = msgpack.Unpacker(raw=False)
+    packer = msgpack.Packer()
+    to_bot, from_bot = bot.stdin.fileno(), bot.stdout.fileno()
+    samples = []
+    for request_id, (observation, legal, events) in enumerate(batch, start=1):
+        start = time.perf_counter()
+        os.write(to_bot, packer.pack({
+            "type": "request", "id": request_id, "observation": observation, "legal": legal,
+            "events": events, "time": TIME}))
+        reply = None
+        while reply is None:
+            await trio.lowlevel.wait_readable(from_bot)
+            unpacker.feed(os.read(from_bot, 65536))
+            reply = next(unpacker, None)
+        assert reply["id"] == request_id
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
 async def arena_batch(client: BotClient, clock: Clock, batch: list[Request]) -> list[float]:
     samples = []
     for observation, legal, events in batch:
@@ -80,126 +116,163 @@ async def arena_batch(client: BotClient, clock: Clock, batch: list[Request]) -> 
     return samples
 
 
-async def measure(args: argparse.Namespace, batch: list[Request]
-                  ) -> tuple[list[float], list[float], list[float], list[float]]:
-    spec = MINIMAL
-    base: list[float] = []
-    arena: list[float] = []
-    base_cpu: list[float] = []
-    arena_cpu: list[float] = []
+KINDS = ("minimal", "arena", "raw")
+LABELS = {"minimal": "minimal trio loop", "arena": "arena BotClient.request",
+          "raw": "raw-fd trio loop"}
+
+
+@dataclass
+class Figures:
+    """One kind's figures: every round trip (seconds) and, per round, the
+    batch's median round trip and its CPU per round trip in this process."""
+
+    samples: list[float] = field(default_factory=list)
+    p50: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+
+async def measure(args: argparse.Namespace, batch: list[Request]) -> dict[str, Figures]:
+    figures = {kind: Figures() for kind in KINDS}
     async with trio.open_nursery() as nursery:
-        bot = await start_bot_process(spec, nursery, resolve(args.sandbox))
+        bot = await start_bot_process(MINIMAL, nursery, resolve(args.sandbox))
         try:
             client = BotClient(bot)
             await client.handshake(30)
-            clock = Clock(TimeControl(move=10, bank=10))
-            await baseline_batch(bot, batch)  # warm up
-            await arena_batch(client, clock, batch)
+            clock = Clock(TimeControl(move=10, bank=10, clock=args.clock))
+            runs = {"minimal": lambda: baseline_batch(bot, batch),
+                    "arena": lambda: arena_batch(client, clock, batch),
+                    "raw": lambda: raw_batch(bot, batch)}
+            for run in runs.values():  # warm up
+                await run()
             for round_ in range(args.batches):
-                for kind in ("base", "arena") if round_ % 2 else ("arena", "base"):
+                shift = round_ % len(KINDS)
+                for kind in KINDS[shift:] + KINDS[:shift]:
                     cpu = time.process_time()
-                    if kind == "base":
-                        base += await baseline_batch(bot, batch)
-                        base_cpu.append((time.process_time() - cpu) / len(batch))
-                    else:
-                        arena += await arena_batch(client, clock, batch)
-                        arena_cpu.append((time.process_time() - cpu) / len(batch))
+                    samples = await runs[kind]()
+                    figures[kind].cpu.append((time.process_time() - cpu) / len(batch))
+                    figures[kind].p50.append(statistics.median(samples))
+                    figures[kind].samples += samples
         finally:
             await bot.aclose()
-    return base, arena, base_cpu, arena_cpu
+    return figures
 
 
-def percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return (statistics.median(ordered) * 1e6,
-            ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e6)
+def ratios(figures: dict[str, Figures], kind: str, base: str, attr: str) -> float:
+    """The median over rounds of ``kind``'s figure over ``base``'s in the same round."""
+    pairs = zip(getattr(figures[kind], attr), getattr(figures[base], attr), strict=True)
+    return statistics.median(a / b for a, b in pairs)
 
 
 def breakdown(batch: list[Request]) -> None:
-    """Each piece of BotClient.request, timed alone (microseconds per call)."""
+    """Each piece of BotClient.request, timed alone (microseconds per call,
+    the best of 5 runs)."""
     observation, legal, events = batch[len(batch) // 2]
 
+    def best(function: Callable[[], object], n: int = 20000) -> float:
+        return min(timeit.repeat(function, number=n, repeat=5)) / n
+
+    async def best_async(function: Callable[[], Awaitable[object]], n: int = 20000) -> float:
+        runs = []
+        for _ in range(5):
+            start = time.perf_counter()
+            for _ in range(n):
+                await function()
+            runs.append(time.perf_counter() - start)
+        return min(runs) / n
+
     async def pieces() -> list[tuple[str, float]]:
-        spec = MINIMAL
         async with trio.open_nursery() as nursery:
-            bot = await start_bot_process(spec, nursery, resolve("none"))
+            bot = await start_bot_process(MINIMAL, nursery, resolve("none"))
             try:
                 client = BotClient(bot)
                 await client.handshake(30)
                 clock = Clock(TimeControl(move=10, bank=10))
+                timer = MoveTimer(clock, bot)
                 reply = wire.pack({"type": "action", "id": 12345678901234, "index": 0})
                 reader = wire.MessageReader(wire.BOT_LIMITS)
-
-                def timer() -> None:
-                    MoveTimer(clock, bot).finish()
+                unpacker = msgpack.Unpacker(raw=False)
+                pack = wire.packer()
 
                 def parse() -> None:
                     reader.push(reply)
                     reader.next_message()
 
-                def scopes() -> None:
-                    with trio.move_on_at(trio.current_time() + 10):
-                        with trio.move_on_at(trio.current_time() + 10):
-                            pass
+                def minimal_parse() -> None:
+                    unpacker.feed(reply)
+                    next(unpacker)
 
-                def pack() -> None:
-                    wire.pack({"type": "request", "id": 12345678901234,
-                               "observation": observation, "legal": legal, "events": events,
-                               "time": clock.as_message()})
+                def watch() -> None:
+                    bot.watch(timer)
+                    bot.unwatch()
 
-                def minimal_pack() -> None:
+                def scope() -> None:
+                    with trio.CancelScope(deadline=trio.current_time() + 10):
+                        pass
+
+                def request() -> None:
+                    pack({"type": "request", "id": 12345678901234, "observation": observation,
+                          "legal": legal, "events": events, "time": clock.as_message()})
+
+                def minimal_request() -> None:
                     msgpack.packb({"type": "request", "id": 12345678901234,
                                    "observation": observation, "legal": legal,
                                    "events": events, "time": TIME})
 
-                n = 20000
-                rows = [
-                    ("new_request_id (secrets)", timeit.timeit(new_request_id, number=n) / n),
-                    ("MoveTimer + finish (2 CPU reads)", timeit.timeit(timer, number=n) / n),
-                    ("  one cpu_seconds()", timeit.timeit(bot.cpu_seconds, number=n) / n),
-                    ("clock.as_message", timeit.timeit(clock.as_message, number=n) / n),
-                    ("wire.pack(request)", timeit.timeit(pack, number=n) / n),
-                    ("  msgpack.packb, baseline", timeit.timeit(minimal_pack, number=n) / n),
-                    ("reader: push + parse reply", timeit.timeit(parse, number=n) / n),
-                    ("2 nested move_on_at scopes", timeit.timeit(scopes, number=n) / n),
+                return [
+                    ("new_request_id", best(new_request_id)),
+                    ("MoveTimer + finish (wall clock)",
+                     best(lambda: MoveTimer(clock, bot).finish())),
+                    ("  one live_cpu_seconds()", best(bot.live_cpu_seconds)),
+                    ("  (one cpu_seconds(), CPU clock)", best(bot.cpu_seconds)),
+                    ("process.watch + unwatch", best(watch)),
+                    ("  (a CancelScope with a deadline)", best(scope)),
+                    ("clock.as_message + pack(request)", best(request)),
+                    ("  msgpack.packb, minimal loop", best(minimal_request)),
+                    ("reader: push + parse reply", best(parse)),
+                    ("  Unpacker feed + next, minimal", best(minimal_parse)),
+                    ("_discard_received (nothing)", await best_async(client._discard_received)),
+                    ("trio checkpoint (scheduler pass)",
+                     await best_async(trio.lowlevel.checkpoint)),
                 ]
-                for label, awaitable in (
-                        ("trio checkpoint", trio.lowlevel.checkpoint),
-                        ("_discard_received (nothing)", client._discard_received)):
-                    start = time.perf_counter()
-                    for _ in range(n):
-                        await awaitable()
-                    rows.append((label, (time.perf_counter() - start) / n))
-                return rows
             finally:
                 await bot.aclose()
 
-    print("\nbreakdown (each piece alone, us per call):")
+    print("\nbreakdown (each piece alone, us per call, best of 5):")
     for label, seconds in trio.run(pieces):
         print(f"  {label:36}{seconds * 1e6:>8.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batches", type=int, default=20)
-    parser.add_argument("--batch", type=int, default=200)
+    parser.add_argument("--batches", type=int, default=20, help="rounds")
+    parser.add_argument("--batch", type=int, default=200, help="round trips per batch")
     parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)))
     parser.add_argument("--sandbox", default="none", choices=("none", "bwrap"))
+    parser.add_argument("--clock", default="wall", choices=("wall", "cpu"))
     parser.add_argument("--breakdown", action="store_true")
     args = parser.parse_args()
     os.sched_setaffinity(0, {args.cpu})  # the bot inherits it
     batch = (corpus(args.batch) * args.batch)[: args.batch]
-    base, arena, base_cpu, arena_cpu = trio.run(measure, args, batch)
-    b50, b99 = percentiles(base)
-    a50, a99 = percentiles(arena)
-    bc, ac = statistics.median(base_cpu) * 1e6, statistics.median(arena_cpu) * 1e6
-    print(f"pinned to CPU {args.cpu}, sandbox {args.sandbox}; {args.batches} batches of "
-          f"{args.batch} round trips each, alternating, on one minimal bot process")
-    print(f"{'':28}{'p50 (us)':>10}{'p99 (us)':>10}{'arena CPU (us)':>16}")
-    print(f"{'minimal trio loop':28}{b50:>10.1f}{b99:>10.1f}{bc:>16.1f}")
-    print(f"{'arena BotClient.request':28}{a50:>10.1f}{a99:>10.1f}{ac:>16.1f}")
-    print(f"arena / minimal trio loop: p50 {a50 / b50:.2f}x ({a50 - b50:+.1f} us), "
-          f"p99 {a99 / b99:.2f}x, arena-side CPU {ac / bc:.2f}x ({ac - bc:+.1f} us)")
+    figures = trio.run(measure, args, batch)
+    print(f"pinned to CPU {args.cpu}, sandbox {args.sandbox}, clock {args.clock}; "
+          f"{args.batches} rounds, each a batch of {args.batch} round trips of every kind "
+          f"in turn, on one minimal bot process")
+    print(f"{'':28}{'p50 (us)':>10}{'p99 (us)':>10}{'CPU here (us)':>15}"
+          f"{'p50 ratio':>11}{'CPU ratio':>11}")
+    for kind in KINDS:
+        ordered = sorted(figures[kind].samples)
+        p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+        print(f"{LABELS[kind]:28}{statistics.median(figures[kind].p50) * 1e6:>10.1f}"
+              f"{p99 * 1e6:>10.1f}{statistics.median(figures[kind].cpu) * 1e6:>15.1f}"
+              f"{ratios(figures, kind, 'minimal', 'p50'):>10.2f}x"
+              f"{ratios(figures, kind, 'minimal', 'cpu'):>10.2f}x")
+    p50 = ratios(figures, "arena", "minimal", "p50")
+    print(f"arena / minimal trio loop (median over rounds of the same round's ratio): "
+          f"p50 round trip {p50:.2f}x (goal: at most {GOAL:.1f}x: "
+          f"{'met' if p50 <= GOAL else 'NOT met'}), CPU in this process "
+          f"{ratios(figures, 'arena', 'minimal', 'cpu'):.2f}x; against the raw-fd loop: "
+          f"p50 {ratios(figures, 'arena', 'raw', 'p50'):.2f}x, "
+          f"CPU {ratios(figures, 'arena', 'raw', 'cpu'):.2f}x")
     if args.breakdown:
         breakdown(batch)
 
