@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations, product
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from arena.games.base import (
     Action,
@@ -46,6 +46,7 @@ from arena.games.cards import (
 )
 
 HAND_SIZE = 5
+MAX_PLAYERS = 5
 #: Rounds after which a game played to ``target`` stops anyway.
 TARGET_ROUND_CAP = 1000
 #: Hand totals strictly below this may call (``call_at_five`` allows it too).
@@ -70,6 +71,13 @@ _SORT_OF = CARD_ORDER.__getitem__
 #: The single-card drop and the take of each card.
 _DROP_ONE: dict[str, Action] = {card: "drop " + card for card in _ALL_CARDS}
 _DRAW_ONE: dict[str, Action] = {card: "draw " + card for card in _ALL_CARDS}
+#: The card each ``draw C`` action takes.
+_TAKEN: dict[Action, str] = {action: card for card, action in _DRAW_ONE.items()}
+#: The private ``draw_card`` event of each seat and card (events are immutable).
+_DRAW_CARD_EVENTS: tuple[dict[str, Event], ...] = tuple(
+    {card: Event("draw_card", {"seat": seat, "card": card}, (seat,)) for card in _ALL_CARDS}
+    for seat in range(MAX_PLAYERS)
+)
 
 
 def hand_total(cards: Sequence[str]) -> int:
@@ -147,6 +155,59 @@ def parse_drop(action: Action) -> Combo:
     if len({card[0] for card in cards}) == 1:
         return _SET_KINDS[len(cards)], cards
     return "straight", cards
+
+
+class _Drop(NamedTuple):
+    """What a drop action means, memoised per action by :func:`_drop_of`."""
+
+    combo: Combo
+    points: int
+    #: The draw decision's legal actions while this drop is the only live one.
+    draws: tuple[Action, ...]
+
+
+@cache  # pure; one entry per combination dropped (about 14,000 exist)
+def _drop_of(action: Action) -> _Drop:
+    combo = parse_drop(action)
+    draws = (DRAW_DECK, *map(_DRAW_ONE.__getitem__, drawable_cards([combo])))
+    return _Drop(combo, hand_total(combo[1]), draws)
+
+
+@cache  # pure; one entry per multiset of ranks (about 6,000 of at most 5 cards)
+def _holds_combination(ranks: tuple[int, ...], ace_high: bool) -> bool:
+    """Whether a hand of these ranks (ace-low ordinals, ascending) holds a pair or a straight."""
+    distinct = sorted(set(ranks))
+    if len(distinct) < len(ranks):
+        return True
+    if ace_high and 1 in distinct:
+        distinct.append(14)  # Q-K-A
+    return any(low + 1 in distinct and low + 2 in distinct for low in distinct)
+
+
+@lru_cache(maxsize=1 << 14)  # pure; keyed by hands, so bounded
+def _combination_drops(hand: tuple[str, ...], ace_high: bool) -> tuple[Action, ...]:
+    return tuple(_drop_actions(hand_combinations(hand, ace_high)))
+
+
+# Events are immutable and shared, so the turns' events come from tables.
+@lru_cache(maxsize=1 << 14)
+def _drop_event(seat: int, action: Action) -> Event:
+    kind, cards = _drop_of(action).combo
+    return Event("drop", {"seat": seat, "combo": kind, "cards": [*cards]})
+
+
+@lru_cache(maxsize=1 << 14)
+def _draw_outcome(
+    seat: int, card: str | None, live: tuple[str, ...]
+) -> tuple[Event, tuple[str, ...]]:
+    """The public ``draw`` event of ``seat`` drawing ``card`` (``None``: from
+    the deck) while ``live`` holds the live drop's cards, and the cards buried."""
+    if card is None:
+        return Event("draw", {"seat": seat, "source": "deck", "buried": [*live]}), live
+    buried = [*live]
+    buried.remove(card)  # a live drop holds each card once
+    data = {"seat": seat, "source": "drop", "card": card, "buried": buried}
+    return Event("draw", data), (*buried,)
 
 
 def drawable_cards(live: Sequence[Combo]) -> list[str]:
@@ -240,7 +301,11 @@ class FuriousFiveState(State):
 
     Piles: ``hands`` (canonically sorted), ``deck`` (top card last),
     ``live`` (the previous player's drop, drawable this turn), ``drop`` (this
-    turn's drop, live from the next turn), ``graveyard``.
+    turn's drop, live from the next turn), ``graveyard`` (a tuple).
+
+    The observation fields every seat shares are kept ready in ``_public``
+    (immutable values only, so observations can share them): rebuilt when a
+    round starts or ends, updated field by field as turns go.
     """
 
     game: FuriousFive
@@ -262,16 +327,21 @@ class FuriousFiveState(State):
         self.hands: list[list[str]] = []
         self.totals: list[int] = []  # hand totals, kept in step with hands
         self.deck: list[str] = []
-        self.graveyard: list[str] = []
+        self.graveyard: tuple[str, ...] = ()
         self.live: list[Combo] = []
         self.live_seat: int | None = None
+        #: The draw decision's legal actions but further drops (from ``live``).
+        self._draws: tuple[Action, ...] = (DRAW_DECK,)
         self.drop: list[Combo] = []
+        #: ``draws`` of this turn's first drop (the next ``_draws`` if it is the only one).
+        self._first_drop_draws: tuple[Action, ...] = (DRAW_DECK,)
         self.turn = 0
         #: ``(turn,)``, or ``()`` once the game is over (asked several times a step).
         self._deciding: tuple[int, ...] = (0,)
         self.turns_done = 0
         self.phase = PHASE_START
         self.last_hands: list[list[str]] = []
+        self._public: Observation = {}
         self._start_round(first_hand_deck(opts["deck"], game.deck(), self.rng))
 
     # -- rounds -------------------------------------------------------------
@@ -284,14 +354,16 @@ class FuriousFiveState(State):
         self.hands = [canonical(h) for h in hands]
         self.totals = [hand_total(h) for h in self.hands]
         self.deck = rest
-        self.graveyard = []
+        self.graveyard = ()
         self.live = []
         self.live_seat = None
+        self._draws = (DRAW_DECK,)
         self.drop = []
         self.turn = first
         self._deciding = (first,)
         self.turns_done = 0
         self.phase = PHASE_START
+        self._publish()
         events = self.events
         events.append(Event("hand_start", {"round": self.round, "dealer": self.dealer,
                                            "first": first, "chips": self.chips[:]}))
@@ -316,6 +388,7 @@ class FuriousFiveState(State):
         if self._game_over():
             self.phase = PHASE_OVER
             self._deciding = ()
+            self._publish()
             self.emit("game_end", rounds=self.round, chips=list(self.chips),
                       places=self.places())
         else:
@@ -341,114 +414,143 @@ class FuriousFiveState(State):
             and self.totals[seat] <= self.call_limit
         )
 
-    def _legal_actions(self, seat: int) -> list[Action]:
+    def _legal_actions(self, seat: int) -> Sequence[Action]:
         """Turn start: drops (highest point total first, ties in canonical card
         order), then ``call`` if allowed.  Draw phase: ``draw deck``, ``draw C``
         in canonical card order, then (``multi_drop``) further drops."""
         hand = self.hands[seat]
         if self.phase == PHASE_START:
-            found = hand_combinations(hand, self.ace_high)
-            # No combination: every single, highest rank (and points) first.
-            legal = _drop_actions(found) if found else [_DROP_ONE[card] for card in reversed(hand)]
+            if _holds_combination(tuple(map(_POINT_OF, hand)), self.ace_high):
+                legal = [*_combination_drops(tuple(hand), self.ace_high)]
+            else:  # every single, highest rank (and points) first
+                legal = [*map(_DROP_ONE.__getitem__, reversed(hand))]
             if self.totals[seat] <= self.call_limit:
                 legal.append(CALL)
             return legal
-        legal = [DRAW_DECK]
-        if self.live:
-            legal += map(_DRAW_ONE.__getitem__, drawable_cards(self.live))
         if self.multi_drop:
-            legal += _drop_actions(hand_combinations(hand, self.ace_high))
-        return legal
+            return self._draws + tuple(_drop_actions(
+                hand_combinations(self.hands[seat], self.ace_high)))
+        return self._draws
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.turn
         action = actions[seat]
-        if action == CALL:
+        if action == DRAW_DECK:
+            self._draw(seat, None)
+        elif action in _TAKEN:
+            self._draw(seat, _TAKEN[action])
+        elif action == CALL:
             self.events.append(Event("call", {"seat": seat, "total": self.totals[seat]}))
             self._end_round(seat)
-        elif action == DRAW_DECK:
-            self._draw(seat, None)
-        elif action.startswith("draw "):
-            self._draw(seat, action[5:])
         else:
-            self._drop(seat, parse_drop(action))
+            self._drop(seat, action)
 
-    def _drop(self, seat: int, combo: Combo) -> None:
-        kind, cards = combo
+    def _drop(self, seat: int, action: Action) -> None:
+        drop = _drop_of(action)
         hand = self.hands[seat]
-        for card in cards:
+        for card in drop.combo[1]:
             hand.remove(card)
-        self.totals[seat] -= sum(map(_POINT_OF, cards))
-        self.drop.append(combo)
+        self.totals[seat] -= drop.points
+        if not self.drop:
+            self._first_drop_draws = drop.draws
+        self.drop.append(drop.combo)
         self.phase = PHASE_DRAW
-        # Events appended directly rather than through emit(): the hot path.
-        self.events.append(Event("drop", {"seat": seat, "combo": kind, "cards": [*cards]}))
+        self.events.append(_drop_event(seat, action))
+        public = self._public
+        public["phase"] = PHASE_DRAW
+        sizes = [*public["hand_sizes"]]
+        sizes[seat] = len(hand)
+        public["hand_sizes"] = (*sizes,)
 
     def _draw(self, seat: int, card: str | None) -> None:
-        buried: list[str] = []
-        for _kind, cards in self.live:
-            buried += cards
+        live = self.live
+        cards = live[0][1] if len(live) == 1 else tuple(c for _k, cs in live for c in cs)
+        event, buried = _draw_outcome(seat, card, cards)
         events = self.events
         if card is None:
             if not self.deck:
                 self._reshuffle()
             card = self.deck.pop()
-            events.append(Event("draw", {"seat": seat, "source": "deck", "buried": buried}))
-            events.append(Event("draw_card", {"seat": seat, "card": card}, (seat,)))
+            events.append(event)
+            events.append(_DRAW_CARD_EVENTS[seat][card])
         else:
-            buried.remove(card)  # a live drop holds each card once
-            events.append(Event("draw", {"seat": seat, "source": "drop", "card": card,
-                                         "buried": buried}))
-        insort(self.hands[seat], card, key=_SORT_OF)
+            events.append(event)
+        hand = self.hands[seat]
+        insort(hand, card, key=_SORT_OF)
         self.totals[seat] += POINTS[card]
         self.graveyard += buried
-        self.live = self.drop
+        drop = self.drop
+        self.live = drop
         self.live_seat = seat
+        if len(drop) == 1:
+            self._draws = self._first_drop_draws
+        else:
+            self._draws = (DRAW_DECK, *map(_DRAW_ONE.__getitem__, drawable_cards(drop)))
         self.drop = []
         self.turns_done += 1
         if self.turns_done >= self.max_turns:
             self._end_round(None)
-        else:
-            self.turn = turn = (seat + 1) % self.num_players
-            self._deciding = (turn,)
-            self.phase = PHASE_START
+            return
+        self.turn = turn = (seat + 1) % self.num_players
+        self._deciding = (turn,)
+        self.phase = PHASE_START
+        public = self._public
+        public["phase"] = PHASE_START
+        public["turn_number"] = self.turns_done + 1
+        sizes = [*public["hand_sizes"]]
+        sizes[seat] = len(hand)
+        public["hand_sizes"] = (*sizes,)
+        public["live_drop_seat"] = seat if drop else None
+        public["graveyard"] = self.graveyard
+        public["deck_size"] = len(self.deck)
 
     def _reshuffle(self) -> None:
         # 52 cards, at most 5 hands of <= 5 and two drops of <= 5: never both empty.
         assert self.graveyard, "deck and graveyard both empty"
         self.deck = shuffled(self.graveyard, self.rng)
-        self.graveyard = []
+        self.graveyard = ()
         self.emit("reshuffle", cards=len(self.deck))
 
     # -- views --------------------------------------------------------------
-    def _observation(self, seat: int | None) -> Observation:
-        """The game's fields of docs/rules/furious-five.md (the base adds the
-        envelope); a spectator (``None``) gets all but ``hand``, ``hand_points``
-        and ``can_call``."""
+    def _publish(self) -> None:
+        """Rebuild ``_public`` from the state (a round starts or the game ends)."""
         phase = self.phase
-        live = self.live
-        drop = self.drop
-        obs: Observation = {
+        self._public = {
             "phase": phase,
             "round": self.round,
             "dealer": self.dealer,
             "turn_number": self.turns_done + (phase != PHASE_OVER),
-            "hand_sizes": [*map(len, self.hands)],
-            "chips": self.chips[:],
+            "hand_sizes": (*map(len, self.hands),),
+            "chips": (*self.chips,),
             "call_limit": self.call_limit,
-            "live_drop": [{"kind": kind, "cards": [*cards]} for kind, cards in live]
-                         if live else [],
-            "live_drop_seat": self.live_seat if live else None,
-            "drop": [{"kind": kind, "cards": [*cards]} for kind, cards in drop] if drop else [],
-            "graveyard": self.graveyard[:],
+            "live_drop_seat": self.live_seat if self.live else None,
+            "graveyard": self.graveyard,
             "deck_size": len(self.deck),
-            "options": self._options.copy(),
         }
+
+    def _observation(self, seat: int | None) -> Observation:
+        """The game's fields of docs/rules/furious-five.md (the base adds the
+        envelope); a spectator (``None``) gets all but ``hand``, ``hand_points``
+        and ``can_call``."""
+        obs = self._public.copy()
+        # Fresh maps and lists (a caller may change what it gets); one
+        # combination is the usual case.
+        live = self.live
+        if len(live) == 1:
+            obs["live_drop"] = [{"kind": live[0][0], "cards": [*live[0][1]]}]
+        else:
+            obs["live_drop"] = [{"kind": kind, "cards": [*cards]} for kind, cards in live]
+        drop = self.drop
+        if len(drop) == 1:
+            obs["drop"] = [{"kind": drop[0][0], "cards": [*drop[0][1]]}]
+        else:
+            obs["drop"] = [{"kind": kind, "cards": [*cards]} for kind, cards in drop]
+        obs["options"] = self._options.copy()
         if seat is not None:
             points = self.totals[seat]
             obs["hand"] = self.hands[seat][:]
             obs["hand_points"] = points
-            obs["can_call"] = (phase == PHASE_START and seat == self.turn
+            obs["can_call"] = (self.phase == PHASE_START and seat == self.turn
                                and points <= self.call_limit)
         return obs
 

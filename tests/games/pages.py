@@ -16,6 +16,11 @@ RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"
 Pick = Callable[[int, dict[str, Any], list[str]], int]
 
 
+def sent(value: Any) -> Any:
+    """``value`` as a bot receives it, through JSON: tuples arrive as lists."""
+    return json.loads(json.dumps(value))
+
+
 def json_blocks(page: str) -> list[Any]:
     """The ```json blocks of ``docs/rules/<page>.md``, parsed, in order."""
     text = (RULES / f"{page}.md").read_text()
@@ -29,9 +34,9 @@ def assert_example_is_engine_output(page: str, state: State, pick: Pick) -> None
     last_seen = [0] * state.num_players
     for number in range(1, request["id"] + 1):
         (seat,) = state.deciding_seats()
-        events = [e.to_dict() for e in state.events[last_seen[seat]:] if e.visible_to(seat)]
+        events = sent([e.to_dict() for e in state.events[last_seen[seat]:] if e.visible_to(seat)])
         last_seen[seat] = len(state.events)
-        obs, legal = state.observation(seat), list(state.legal_actions(seat))
+        obs, legal = sent(state.observation(seat)), list(state.legal_actions(seat))
         if number == request["id"]:
             assert (obs, legal, events) == (
                 request["observation"], request["legal"], request["events"])

@@ -14,16 +14,19 @@ from arena.games import make_game
 from arena.games.base import GameNotOverError, IllegalActionError, OptionError, State
 from arena.games.cards import canonical, standard_deck
 from arena.games.furious_five import (
+    POINTS,
     TARGET_ROUND_CAP,
     FuriousFive,
     FuriousFiveState,
+    _holds_combination,
     drawable_cards,
+    hand_combinations,
     hand_total,
     legal_drops,
     settle,
 )
 from sample_bots.greedy_furious_five import choose
-from tests.games.pages import assert_example_is_engine_output, numbers
+from tests.games.pages import assert_example_is_engine_output, numbers, sent
 from tests.playout import random_playout, visible_strings
 
 ALL_CARDS = frozenset(standard_deck())
@@ -370,7 +373,7 @@ def test_draw_from_live_drop_then_previous_drop_to_graveyard() -> None:
     assert state.legal_actions(0) == ("draw deck", "draw 3c", "draw 5h")
     play(state, "draw 3c")
     assert state.hands[0] == ["2c", "3c", "8c"]
-    assert state.graveyard == ["4d", "5h"]
+    assert state.graveyard == ("4d", "5h")
     assert state.live == [("straight", ("8d", "9h", "Ts"))]
     draw = last(state, "draw")
     assert draw == {"kind": "draw", "seat": 0, "source": "drop", "card": "3c",
@@ -548,7 +551,7 @@ def test_equal_chips_share_place() -> None:
 def test_observation_fields() -> None:
     state = new(3, {1: ["3c", "4d", "5h", "5s", "Kc"]}, stock=["Qd"])
     play(state, "drop 3c 4d 5h")
-    obs = state.observation(1)
+    obs = sent(state.observation(1))
     assert obs == {
         "game": "furious-five", "seat": 1, "players": 3, "to_move": [1],
         "phase": "draw", "round": 1, "dealer": 0,
@@ -558,10 +561,10 @@ def test_observation_fields() -> None:
         "graveyard": [], "deck_size": 37, "options": obs["options"],
     }
     play(state, "draw deck")
-    obs2 = state.observation(2)
+    obs2 = sent(state.observation(2))
     assert obs2["to_move"] == [2] and obs2["turn_number"] == 2 and obs2["live_drop_seat"] == 1
     assert obs2["hand_sizes"] == [5, 3, 5] and obs2["deck_size"] == 36
-    spectator = state.observation(None)
+    spectator = sent(state.observation(None))
     assert spectator["seat"] is None and spectator["to_move"] == [2]
     assert spectator == {key: value for key, value in obs2.items()
                          if key not in ("seat", "hand", "hand_points", "can_call")} | {"seat": None}
@@ -737,3 +740,10 @@ def test_rules_page_example_is_the_engine_output() -> None:
     state = FuriousFive(3, {"rounds": 5}).new_state(2024)
     assert_example_is_engine_output(
         "furious-five", state, lambda _, o, legal: choose(o, legal))
+
+
+@given(st.lists(st.sampled_from(sorted(ALL_CARDS)), max_size=5, unique=True), st.booleans())
+def test_quick_combination_check_agrees_with_the_search(cards: list[str], ace_high: bool) -> None:
+    hand = canonical(cards)
+    ranks = tuple(POINTS[card] for card in hand)
+    assert _holds_combination(ranks, ace_high) == bool(hand_combinations(hand, ace_high))
