@@ -1,229 +1,496 @@
-"""The static HTML report: leaderboards, head-to-head crosstables, tournaments, game replays.
+"""The static HTML report: leaderboards, head-to-head, bot pages, tournaments, replays.
 
-Everything comes from stored records through :class:`arena.storage.Store`; no game is
-replayed (each game class only says which recorded decisions are public), so a report can
-be rendered from any database.  The output
-is a flat directory of ``.html`` files and one stylesheet, with relative links only, so
-it opens from ``file://`` and works offline.
+Everything comes from stored games through :class:`arena.storage.Store`.  The output is
+a flat folder of ``.html`` files, one stylesheet and the replay viewer's assets, with
+relative links only, so it opens from ``file://`` and works offline.
+
+Pages (``page`` names a pool of comparable games, see :mod:`reports.stats`):
+
+* ``index.html``: a leaderboard and rating chart per pool, the registered bots;
+* ``head-to-head.html``: per pool, the pairwise results and the LOS matrix;
+* ``bot-<name>-<hash>.html``: one bot's results per pool, opponent and seat, its place
+  histogram, faults with their stderr tails and move-time percentiles;
+* ``tournaments.html``, ``tournament-<id>.html`` (summary, standings, first games page)
+  and ``tournament-<id>-<n>.html`` (more games, at most :data:`PAGE_ROWS` rows and
+  :data:`PAGE_BYTES` of rows a page);
+* ``game-<id>.html``: replay pages (:mod:`reports.replay`) of the games
+  :func:`replay_ids` picks.
+
+Rendering is incremental (:mod:`reports.site`): a page whose inputs did not change since
+the last render into the same folder is not written again.
 """
 
 from __future__ import annotations
 
-import itertools
+import gc
+import hashlib
 import json
 import math
-import re
-import shutil
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
 
-from arena.faults import FAULT_KINDS, FAULT_LABELS
-from arena.ratings import ratable_games, rate
-from arena.storage import Store, StoredGame, counted_games
+from arena.faults import FAULT_LABELS
+from arena.ratings import PROVISIONAL_GAMES, RatedPool, Rating
+from arena.storage import Store, StoredGame
+from reports.charts import RatingChart, rating_chart
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
 from reports.replay import write_replays
+from reports.site import Site
+from reports.stats import (
+    TIME_SAMPLE_GAMES,
+    TIME_SAMPLE_MOVES,
+    BotTally,
+    FaultExample,
+    MoveTimes,
+    PairScore,
+    PlaceTally,
+    Pool,
+    Tallies,
+    fault_examples,
+    fault_kinds,
+    move_times,
+    rank_text,
+    rate,
+    slug,
+    sort_value,
+    split_pools,
+    tally,
+    time_control,
+    time_samples,
+)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = "style.css"
-_CHUNKS = 256  # template output pieces per write: unbuffered streaming costs a write per piece
+#: Games per page of a tournament's games list, at most.
+PAGE_ROWS = 500
+#: Bytes of games-list rows per page, at most (a page stays well under 2 MB).
+PAGE_BYTES = 1_500_000
+#: Replay pages per tournament by default: its most recent games ...
+DEFAULT_REPLAYS = 200
+#: ... and its most recent games with a fault, up to this many.
+FAULT_REPLAYS = 1000
+
+
+# -- what the pages show ----------------------------------------------------------------
 
 @dataclass(frozen=True)
 class BoardRow:
-    """One bot's line on a leaderboard; ``elo`` is None for a bot that could not be rated."""
+    """One bot's line on a leaderboard; ``rating`` None for a bot that could not be rated
+    (all its games seat one bot twice, or have no result)."""
 
-    rank: int | None
     bot: str
-    elo: float | None
-    low: float | None
-    high: float | None
-    games: int
-    average_place: float
-    first_share: float
-    faults: dict[str, int]
-
-
-@dataclass
-class PairScore:
-    """One bot's record against another over the games they sat at together."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
+    version: str
+    rating: Rating | None
+    tally: BotTally
+    faults: tuple[int, ...]
+    #: Likelihood that this bot is stronger than the next one listed.
+    los_next: float | None
 
     @property
-    def total(self) -> int:
-        return self.wins + self.draws + self.losses
+    def rank(self) -> str:
+        return rank_text(self.rating) if self.rating else "\u2013"
 
     @property
-    def share(self) -> float:
-        """Points (win 1, draw 1/2) per pair, in 0..1."""
-        return (self.wins + self.draws / 2) / self.total if self.total else 0.0
+    def rank_sort(self) -> int:
+        return self.rating.rank_best if self.rating else 10**6
 
-    def add(self, mine: int, theirs: int) -> None:
-        if mine < theirs:
-            self.wins += 1
-        elif mine == theirs:
-            self.draws += 1
-        else:
-            self.losses += 1
+    @property
+    def elo(self) -> str:
+        return self.rating.format() if self.rating else "\u2013"
 
+    @property
+    def elo_sort(self) -> float:
+        return sort_value(self.rating) if self.rating else -1e9
 
-@dataclass(frozen=True)
-class Crosstable:
-    """Pairwise scores between the bots of one game type, ``bots`` ordered by rating."""
-
-    bots: list[str]
-    cells: dict[tuple[str, str], PairScore]
-
-    def cell(self, bot: str, opponent: str) -> PairScore | None:
-        return self.cells.get((bot, opponent))
+    @property
+    def provisional(self) -> bool:
+        return bool(self.rating and self.rating.provisional)
 
 
 @dataclass(frozen=True)
 class Section:
-    """Everything shown for one game type: its leaderboard and crosstable."""
+    """One pool's leaderboard, chart and pairwise results."""
 
-    game: str
     anchor: str
+    title: str
+    game: str
+    settings: tuple[tuple[str, str], ...]
     games: int
-    board: list[BoardRow]
-    crosstable: Crosstable
+    board: tuple[BoardRow, ...]
+    chart: RatingChart | None
+    pairs: Mapping[tuple[str, str], PairScore]
+    los: Mapping[tuple[str, str], float]
+
+    @property
+    def bots(self) -> list[str]:
+        return [row.bot for row in self.board]
+
+    def cell(self, bot: str, opponent: str) -> PairScore | None:
+        return self.pairs.get((bot, opponent))
 
 
-@dataclass
-class _Tally:
-    games: int = 0
-    place_sum: int = 0
-    firsts: int = 0
-    faults: Counter[str] = field(default_factory=Counter)
+@dataclass(frozen=True)
+class Opponent:
+    """A bot's results against one opponent in one pool."""
 
+    bot: str
+    score: PairScore
+    #: Likelihood of superiority from the ratings' bootstrap (None if not rated).
+    los: float | None
+
+
+@dataclass(frozen=True)
+class BotPool:
+    """What a bot page shows of one pool."""
+
+    section: Section
+    row: BoardRow
+    opponents: tuple[Opponent, ...]
+    histogram: tuple[tuple[int, int, float], ...]  # place, games, share of the most common
+    seats: tuple[tuple[int, PlaceTally], ...]
+
+
+@dataclass(frozen=True)
+class FaultKind:
+    """A bot's faults of one kind: how many, and the latest few with a replay flag."""
+
+    kind: str
+    count: int
+    examples: tuple[tuple[FaultExample, bool], ...]
+
+
+class Figures:
+    """Tallies and ratings of game lists, each computed once (a tournament that is a whole
+    pool reuses the pool's)."""
+
+    def __init__(self, bootstrap: int) -> None:
+        self.bootstrap = bootstrap
+        self._done: dict[tuple[int, ...], tuple[Tallies, RatedPool]] = {}
+
+    def of(self, games: Sequence[StoredGame]) -> tuple[Tallies, RatedPool]:
+        key = tuple(game.id for game in games)
+        if key not in self._done:
+            self._done[key] = (tally(games), rate(games, self.bootstrap))
+        return self._done[key]
+
+
+# -- the report ---------------------------------------------------------------------------
 
 def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
-                  max_replays: int | None = None) -> Path:
-    """Write the whole report into ``out_dir`` (created if needed); return its index.html.
+                  max_replays: int | None = None, page_rows: int = PAGE_ROWS) -> Path:
+    """Write the report into ``out_dir`` (created if needed); return its index.html.
 
-    ``bootstrap`` is the number of resamples behind each Elo confidence interval.
-    ``max_replays`` limits replay pages to the most recent N games (None: every game).
+    ``bootstrap`` is the number of resamples behind each rating interval.
+    ``max_replays``: replay pages for the most recent N games; None: the default
+    (:func:`replay_ids`).  ``page_rows`` bounds the rows of a games-list page.
+    Pages already in ``out_dir`` from identical inputs are left as they are.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(TEMPLATES / STYLESHEET, out_dir / STYLESHEET)
-    env = _environment()
-
-    games = list(store.games())
-    tournaments = store.tournaments()
-    kinds = fault_kinds(games)
-    sections = [section(name, group, kinds, bootstrap)
-                for name, group in _group(games, lambda g: g.game).items()]
-    replayed = replay_ids(games, max_replays)
-    common = {"kinds": kinds, "labels": FAULT_LABELS,
-              "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
-
-    _write(env, "index.html", out_dir / "index.html", active="leaderboard", sections=sections,
-           total_games=len(games), tournaments=tournaments, bots=store.bots(), **common)
-    _write(env, "head_to_head.html", out_dir / "head-to-head.html", active="h2h",
-           sections=sections, **common)
-    _write(env, "tournaments.html", out_dir / "tournaments.html", active="tournaments",
-           tournaments=[tournament_summary(t) for t in tournaments], **common)
-
-    by_tournament = _group(games, lambda g: g.tournament_id)
-    for tournament in tournaments:
-        own = by_tournament.get(tournament["id"], [])
-        _write(env, "tournament.html", out_dir / f"tournament-{tournament['id']}.html",
-               active="tournaments", t=tournament_summary(tournament),
-               config=config_items(tournament), board=leaderboard(own, kinds, bootstrap),
-               games=own, replayed=replayed, **common)
-
-    write_replays(env.get_template("game.html"), store, out_dir, games, replayed,
-                  tournaments, common)
+    games = list(store.scan_games())
+    gc.freeze()  # the games live to the end: collections need not scan them again and again
+    try:
+        _render(store, out_dir, games, bootstrap, max_replays, page_rows)
+    finally:
+        gc.unfreeze()
     return out_dir / "index.html"
 
 
-# -- statistics ---------------------------------------------------------------------------
+def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap: int,
+            max_replays: int | None, page_rows: int) -> None:
+    site, env = Site(out_dir), _environment()
+    site.copy(STYLESHEET, TEMPLATES / STYLESHEET)
+    tournaments = [tournament_summary(t) for t in store.tournaments()]
+    registered = store.bots()
+    versions = {bot["name"]: bot["version"] for bot in registered}
+    kinds = fault_kinds(games)
+    figures = Figures(bootstrap)
+    controls = {t["id"]: time_control(t["config"]) for t in tournaments}
+    sections = [section(pool, figures, kinds, versions) for pool in split_pools(games, controls)]
+    replayed = replay_ids(games, max_replays)
+    common = {"kinds": kinds, "labels": FAULT_LABELS,
+              "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    pages = _Pages(site, env, common)
 
-def fault_kinds(games: Iterable[StoredGame]) -> list[str]:
-    """The four standard fault kinds, then any other kind found in ``games``."""
-    seen = {fault["kind"] for game in games for fault in game.faults}
-    return list(FAULT_KINDS) + sorted(seen - set(FAULT_KINDS))
-
-
-def section(game: str, games: Sequence[StoredGame], kinds: Sequence[str],
-            bootstrap: int) -> Section:
-    """Leaderboard and crosstable of the games of one game type."""
-    board = leaderboard(games, kinds, bootstrap)
-    return Section(game=game, anchor=slug(game), games=len(games), board=board,
-                   crosstable=crosstable(games, [row.bot for row in board]))
-
-
-def leaderboard(games: Sequence[StoredGame], kinds: Sequence[str],
-                bootstrap: int) -> list[BoardRow]:
-    """Every bot of ``games``, best Elo first, with its places and fault counts.
-
-    Games that seat one bot twice cannot be rated (a player cannot play itself); they
-    still count for places and faults, and a bot seen only in such games is listed last
-    without an Elo.  Games without a result (every seat faulted) count for faults only.
-    """
-    tallies = _tallies(games)
-    ratable = ratable_games(games)
-    ratings = rate(ratable, bootstrap=bootstrap) if ratable else []
-    rows = [_row(rank, r.player, tallies[r.player], kinds, (r.elo, r.low, r.high))
-            for rank, r in enumerate(ratings, start=1)]
-    rated = {r.player for r in ratings}
-    rows += [_row(None, bot, tally, kinds, None)
-             for bot, tally in sorted(tallies.items()) if bot not in rated]
-    return rows
+    played = {row.bot for s in sections for row in s.board}
+    pages.add("index.html", "index.html", active="leaderboard", sections=sections,
+              total_games=len(games), tournaments=len(tournaments), bots=registered,
+              pages={bot: bot_page(bot) for bot in played})
+    pages.add("head-to-head.html", "head_to_head.html", active="h2h", sections=sections)
+    pages.add("tournaments.html", "tournaments.html", active="tournaments",
+              tournaments=tournaments)
+    by_tournament = _group(games, lambda g: g.tournament_id)
+    for tournament in tournaments:
+        own = by_tournament.get(tournament["id"], [])
+        _tournament_pages(pages, tournament, own, replayed, page_rows,
+                          board=board(own, figures, versions, kinds) if own else ())
+    _bot_pages(pages, store, games, sections, replayed, versions)
+    _replay_pages(site, env, store, games, replayed, tournaments, common)
+    site.finish()
 
 
-def _tallies(games: Iterable[StoredGame]) -> dict[str, _Tally]:
-    tallies: dict[str, _Tally] = defaultdict(_Tally)
-    for game in games:
-        for fault in game.faults:
-            tallies[fault["bot"]].faults[fault["kind"]] += 1
-        if game.no_result:
-            continue
-        for bot, place in zip(game.seats, game.places, strict=True):
-            tally = tallies[bot]
-            tally.games += 1
-            tally.place_sum += place
-            tally.firsts += place == 1
-    return tallies
+def section(pool: Pool, figures: Figures, kinds: Sequence[str],
+            versions: Mapping[str, str]) -> Section:
+    """A pool's leaderboard, chart and pairwise results."""
+    tallies, rated = figures.of(pool.games)
+    rows = board(pool.games, figures, versions, kinds)
+    order = {r.player: i for i, r in enumerate(rated.ratings)}
+    los = {(a, b): float(rated.los_matrix[order[a], order[b]])
+           for a in order for b in order
+           if a != b and not math.isnan(rated.los_matrix[order[a], order[b]])}
+    return Section(anchor=pool.anchor, title=pool.title, game=pool.key.game,
+                   settings=pool.settings, games=len(pool.games), board=rows,
+                   chart=rating_chart(rated.ratings), pairs=dict(tallies.pairs), los=los)
 
 
-def _row(rank: int | None, bot: str, tally: _Tally, kinds: Sequence[str],
-         elo: tuple[float, float, float] | None) -> BoardRow:
-    played = max(tally.games, 1)
-    return BoardRow(rank=rank, bot=bot, elo=elo[0] if elo else None,
-                    low=elo[1] if elo else None, high=elo[2] if elo else None,
-                    games=tally.games, average_place=tally.place_sum / played,
-                    first_share=tally.firsts / played,
-                    faults={kind: tally.faults[kind] for kind in kinds})
+def board(games: Sequence[StoredGame], figures: Figures, versions: Mapping[str, str],
+          kinds: Sequence[str]) -> tuple[BoardRow, ...]:
+    """Every bot of ``games``, rated ones best first, then the unrated ones by name."""
+    tallies, rated = figures.of(games)
+    ratings = rated.ratings
+
+    def row(bot: str, rating: Rating | None, los_next: float | None) -> BoardRow:
+        mine = tallies.bots.get(bot) or BotTally()
+        return BoardRow(bot, versions.get(bot, ""), rating, mine,
+                        tuple(mine.faults[kind] for kind in kinds), los_next)
+
+    rows = [row(r.player, r, _finite(rated.los_matrix[i, i + 1]) if i + 1 < len(ratings)
+                else None) for i, r in enumerate(ratings)]
+    listed = {r.player for r in ratings}
+    rows += [row(bot, None, None) for bot in sorted(tallies.bots) if bot not in listed]
+    return tuple(rows)
 
 
-def crosstable(games: Iterable[StoredGame], order: Sequence[str]) -> Crosstable:
-    """Pairwise results: each pair of seats at one table is one win, draw or loss."""
-    cells: dict[tuple[str, str], PairScore] = defaultdict(PairScore)
-    for game in counted_games(games):
-        for i, j in itertools.combinations(range(len(game.seats)), 2):
-            a, b = game.seats[i], game.seats[j]
-            if a == b:
-                continue
-            cells[a, b].add(game.places[i], game.places[j])
-            cells[b, a].add(game.places[j], game.places[i])
-    return Crosstable(bots=list(order), cells=dict(cells))
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
 
 
 def replay_ids(games: Sequence[StoredGame], max_replays: int | None) -> set[int]:
-    """Ids of the games that get a replay page: the most recent ``max_replays``, or all."""
-    ids = sorted(game.id for game in games)
+    """Ids of the games that get a replay page: the ``max_replays`` most recent; by
+    default (None) per tournament its :data:`DEFAULT_REPLAYS` most recent games and its
+    :data:`FAULT_REPLAYS` most recent games with a fault."""
     if max_replays is not None:
-        ids = ids[len(ids) - max_replays:] if max_replays > 0 else []
-    return set(ids)
+        ids = sorted(game.id for game in games)
+        return set(ids[len(ids) - max_replays:] if max_replays > 0 else [])
+    chosen: set[int] = set()
+    for own in _group(games, lambda g: g.tournament_id).values():
+        chosen.update(game.id for game in own[-DEFAULT_REPLAYS:])
+        chosen.update(game.id for game in [g for g in own if g.faults][-FAULT_REPLAYS:])
+    return chosen
+
+
+def bot_page(bot: str) -> str:
+    """The file name of a bot's page: readable, and distinct for distinct names."""
+    return f"bot-{slug(bot)[:40]}-{hashlib.sha1(bot.encode()).hexdigest()[:8]}.html"
+
+
+def tournament_page(tournament_id: int, page: int = 0) -> str:
+    """The file name of a tournament's page (0) or of its games list's ``page``-th page."""
+    return f"tournament-{tournament_id}.html" if page == 0 \
+        else f"tournament-{tournament_id}-{page + 1}.html"
+
+
+# -- writing pages ------------------------------------------------------------------------
+
+class _Pages:
+    """Pages of one render: each written only when its inputs changed (:class:`Site`)."""
+
+    def __init__(self, site: Site, env: Environment, common: dict[str, Any]) -> None:
+        self.site, self.env, self.common = site, env, common
+
+    def add(self, name: str, template: str, **context: Any) -> None:
+        """Page ``name`` from ``template`` and ``context`` (its inputs, with the fault kinds)."""
+        if not self.fresh(name, context):
+            self.write(name, template, context)
+
+    def fresh(self, name: str, inputs: Any) -> bool:
+        return self.site.fresh(name, (self.common["kinds"], inputs))
+
+    def write(self, name: str, template: str, context: dict[str, Any]) -> None:
+        self.site.write(name, self.env.get_template(template), {**context, **self.common})
+
+
+def _tournament_pages(pages: _Pages, tournament: dict[str, Any], games: Sequence[StoredGame],
+                      replayed: set[int], page_rows: int, board: Sequence[BoardRow]) -> None:
+    """A tournament's page (summary, standings, the first games) and its games pages."""
+    tid = tournament["id"]
+    labels: Mapping[str, str] = pages.common["labels"]
+    names: dict[str, str] = {}
+    rows = (game_row(game, game.id in replayed, labels, names) for game in games)
+    first: list[str] = []
+    spans: list[tuple[int, int]] = []
+    done = 0
+    for number, chunk in enumerate(_paginate(rows, page_rows)):
+        spans.append((done + 1, done + len(chunk)))
+        done += len(chunk)
+        if number == 0:
+            first = chunk
+            continue
+        _games_page(pages, tournament, number, chunk, spans[-1], len(games))
+    links = [(tournament_page(tid, number), span) for number, span in enumerate(spans)]
+    summary = game_summary(games)
+    context = {"active": "tournaments", "t": tournament, "config": config_items(tournament),
+               "summary": summary, "board": board, "links": links, "page": 0,
+               "span": spans[0] if spans else (0, 0),
+               "all_replayed": all(game.id in replayed for game in games)}
+    if not pages.fresh(tournament_page(tid), (context, _rows_digest(first))):
+        pages.write(tournament_page(tid), "tournament.html",
+                    {**context, "rows": Markup("".join(first))})
+
+
+def _games_page(pages: _Pages, tournament: dict[str, Any], number: int, rows: list[str],
+                span: tuple[int, int], total: int) -> None:
+    """Page ``number`` (from 0) of a tournament's games list; links to its neighbours
+    (the next one only once it exists, so a growing list rewrites its last page only)."""
+    tid = tournament["id"]
+    following = tournament_page(tid, number + 1) if span[1] < total else None
+    context = {"active": "tournaments", "t": tournament, "page": number, "span": span,
+               "previous": tournament_page(tid, number - 1), "following": following}
+    name = tournament_page(tid, number)
+    if not pages.fresh(name, (context, _rows_digest(rows))):
+        pages.write(name, "games.html", {**context, "rows": Markup("".join(rows))})
+
+
+def _paginate(rows: Iterable[str], page_rows: int) -> Iterator[list[str]]:
+    """``rows`` in pages of at most ``page_rows`` rows and :data:`PAGE_BYTES` bytes."""
+    page: list[str] = []
+    size = 0
+    for row in rows:
+        if page and (len(page) >= page_rows or size + len(row) > PAGE_BYTES):
+            yield page
+            page, size = [], 0
+        page.append(row)
+        size += len(row.encode()) if not row.isascii() else len(row)
+    if page:
+        yield page
+
+
+def _rows_digest(rows: list[str]) -> str:
+    hasher = hashlib.blake2b(digest_size=16)
+    for row in rows:
+        hasher.update(row.encode())
+    return hasher.hexdigest()
+
+
+def game_row(game: StoredGame, replayed: bool, labels: Mapping[str, str],
+             names: dict[str, str] | None = None) -> str:
+    """One games-list row as HTML (built here, not by the template: a list can hold
+    100,000 games, and a template loop costs about 20 times as much).  ``names`` caches
+    escaped bot names between calls."""
+    names = {} if names is None else names
+    link = f'<a href="game-{game.id}.html">{game.id}</a>' if replayed else str(game.id)
+    seats = "".join(f'<span><span class="seatno">{seat}</span> {_escaped(bot, names)}</span>'
+                    for seat, bot in enumerate(game.seats))
+    scores = "".join(f"<span>{_number(score)}</span>" for score in game.scores)
+    places = "".join(f'<span class="first">{place}</span>' if place == 1
+                     else f"<span>{place}</span>" for place in game.places)
+    faults = ""
+    if game.faults:
+        faults = "".join(
+            f'<span class="faultline">seat {f["seat"]} {_escaped(f["bot"], names)}: '
+            f'{escape(labels.get(f["kind"], f["kind"]).lower())}</span>' for f in game.faults)
+        if game.no_result:
+            faults = '<span class="faultline">no result</span>' + faults
+        return (f'<tr class="faulty">{_cells(game, link, seats, scores, places)}'
+                f'<td class="fault">{faults}</td></tr>\n')
+    return f"<tr>{_cells(game, link, seats, scores, places)}<td></td></tr>\n"
+
+
+def _cells(game: StoredGame, link: str, seats: str, scores: str, places: str) -> str:
+    return (f'<td class="num" data-sort="{game.id}">{link}</td>'
+            f'<td class="num">{game.table}</td><td class="num">{game.number}</td>'
+            f'<td class="num seed">{game.seed}</td><td class="stack">{seats}</td>'
+            f'<td class="num stack">{scores}</td><td class="num stack">{places}</td>'
+            f'<td class="num" data-sort="{game.duration}">{game.duration:.1f}s</td>')
+
+
+def _escaped(text: str, cache: dict[str, str]) -> str:
+    found = cache.get(text)
+    if found is None:
+        found = cache[text] = str(escape(text))
+    return found
+
+
+def _number(value: Any) -> str:
+    """A score as :func:`format_value` writes it, faster for plain numbers."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(escape(format_value(value)))
+
+
+def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
+               sections: Sequence[Section], replayed: set[int],
+               versions: Mapping[str, str]) -> None:
+    """A page per bot that played; move times are read only for pages that changed."""
+    samples = time_samples(games)
+    examples = fault_examples(games)
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for s in sections:
+        for row in s.board:
+            for kind, count in row.tally.faults.items():
+                counts[row.bot][kind] += count
+    stale: dict[str, dict[str, Any]] = {}
+    for bot in sorted({row.bot for s in sections for row in s.board}):
+        sampled = {game: ids for (who, game), ids in samples.items() if who == bot}
+        context = {"active": "leaderboard", "bot": bot, "version": versions.get(bot, ""),
+                   "pools": bot_pools(bot, sections),
+                   "faults": fault_kinds_of(counts[bot], examples.get(bot, {}), replayed)}
+        if not pages.fresh(bot_page(bot), (context, sampled)):
+            stale[bot] = context
+    wanted = {(bot, game): ids for (bot, game), ids in samples.items() if bot in stale}
+    ids = {game_id for sample in wanted.values() for game_id in sample}
+    times = move_times(store, {game.id: game for game in games if game.id in ids}, wanted)
+    for bot, context in stale.items():
+        own: dict[str, MoveTimes] = {game: t for (who, game), t in times.items() if who == bot}
+        pages.write(bot_page(bot), "bot.html", {**context, "times": sorted(own.items())})
+
+
+def bot_pools(bot: str, sections: Sequence[Section]) -> tuple[BotPool, ...]:
+    """The bot's results in every pool it played in."""
+    found = []
+    for s in sections:
+        row = next((r for r in s.board if r.bot == bot), None)
+        if row is None:
+            continue
+        opponents = tuple(Opponent(other, score, s.los.get((bot, other)))
+                          for other in s.bots if (score := s.cell(bot, other)) is not None)
+        places = row.tally.places
+        most = max(places.values(), default=0)
+        histogram = tuple((place, places.get(place, 0), places.get(place, 0) / most)
+                          for place in range(1, max(places, default=0) + 1))
+        seats = tuple(sorted(row.tally.seats.items()))
+        found.append(BotPool(s, row, opponents, histogram, seats))
+    return tuple(found)
+
+
+def fault_kinds_of(counts: Mapping[str, int],
+                   examples: Mapping[str, list[FaultExample]],
+                   replayed: set[int]) -> tuple[FaultKind, ...]:
+    """A bot's faults per kind, most frequent first, each example flagged if replayed."""
+    return tuple(FaultKind(kind, count, tuple((e, e.game_id in replayed)
+                                              for e in examples.get(kind, [])))
+                 for kind, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+                 if count)
+
+
+def _replay_pages(site: Site, env: Environment, store: Store, games: Sequence[StoredGame],
+                  replayed: set[int], tournaments: Sequence[dict[str, Any]],
+                  common: dict[str, Any]) -> None:
+    """Replay pages of the ``replayed`` games (:func:`reports.replay.write_replays`); the
+    last render's replay pages no longer chosen are deleted."""
+    for game_id in sorted(replayed):
+        site.track(f"game-{game_id}.html")
+    write_replays(env.get_template("game.html"), store, site.out_dir, games, replayed,
+                  tournaments, common)
 
 
 # -- page data ----------------------------------------------------------------------------
@@ -232,6 +499,19 @@ def tournament_summary(tournament: dict[str, Any]) -> dict[str, Any]:
     """A stored tournament plus its distinct bots (in seating order) and creation time."""
     bots = list(dict.fromkeys(bot for table in tournament["tables"] for bot in table))
     return {**tournament, "bots": bots, "created_text": format_time(tournament["created"])}
+
+
+def game_summary(games: Sequence[StoredGame]) -> list[tuple[str, str]]:
+    """(label, text) facts about a tournament's stored games."""
+    if not games:
+        return []
+    faulty = [game for game in games if game.faults]
+    no_result = sum(1 for game in faulty if game.no_result)
+    seconds = sum(game.duration for game in games)
+    return [("Games stored", f"{len(games):,}"),
+            ("With a fault", f"{len(faulty):,}"), ("No result", f"{no_result:,}"),
+            ("Decisions per game", f"{sum(g.decisions for g in games) / len(games):,.0f}"),
+            ("Game time", f"{seconds / len(games):.2f} s average, {seconds / 3600:,.2f} h in all")]
 
 
 def config_items(tournament: dict[str, Any]) -> list[tuple[str, str]]:
@@ -279,10 +559,6 @@ def format_time(stamp: str) -> str:
         return stamp
 
 
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "game"
-
-
 def signed(value: float) -> str:
     """Elo as ``+123`` / ``-45`` (rounded first, so never ``-0``)."""
     return f"{round(value):+d}"
@@ -291,6 +567,19 @@ def signed(value: float) -> str:
 def percent(share: float) -> str:
     """A 0..1 share as a whole percentage, halves rounded up (87.5 and 62.5 alike)."""
     return f"{math.floor(100 * share + 0.5)}%"
+
+
+def shade(los: float | None) -> str:
+    """A CSS class for a likelihood of superiority: how sure the row bot is better
+    (``win2`` / ``win``: at least 99% / 95%) or worse (``loss``, ``loss2``)."""
+    if los is None:
+        return "none"
+    for bound, name in ((0.99, "win2"), (0.95, "win")):
+        if los >= bound:
+            return name
+        if los <= 1 - bound:
+            return name.replace("win", "loss")
+    return "even"
 
 
 def _to_json(value: Any) -> str:
@@ -304,21 +593,11 @@ def _group(games: Iterable[StoredGame], key: Any) -> dict[Any, list[StoredGame]]
     return groups
 
 
-# -- writing ------------------------------------------------------------------------------
-
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(signed=signed, json=_to_json, value=format_value, percent=percent)
+    env.filters.update(signed=signed, json=_to_json, value=format_value, percent=percent,
+                       shade=shade, bot_page=bot_page)
+    env.globals.update(provisional_games=PROVISIONAL_GAMES, time_sample_games=TIME_SAMPLE_GAMES,
+                       time_sample_moves=TIME_SAMPLE_MOVES)
     return env
-
-
-def _write(env: Environment, template: str, path: Path, **context: Any) -> None:
-    _dump(env.get_template(template), path, context)
-
-
-def _dump(template: Template, path: Path, context: dict[str, Any]) -> None:
-    """Stream a page to disk in buffered chunks (a big games table never sits in memory)."""
-    stream = template.stream(**context)
-    stream.enable_buffering(_CHUNKS)
-    stream.dump(str(path), encoding="utf-8")

@@ -19,7 +19,8 @@ from arena.process import BotSpec
 from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places
 from arena.referee import play_single_game
 from arena.storage import Store, StoredGame
-from reports.render import render_report, replay_context
+from reports.render import bot_page, render_report, replay_context
+from reports.site import MANIFEST
 
 HERE = Path(__file__).resolve().parent
 XSS = "<script>alert(1)</script>"
@@ -127,9 +128,10 @@ def test_every_page_is_written(arena: tuple[Store, dict[str, list[int]], Path]) 
     _, ids, out = arena
     names = {p.name for p in out.iterdir()}
     expected = {"index.html", "head-to-head.html", "tournaments.html", "style.css",
-                "tournament-1.html", "tournament-2.html", "tournament-3.html"}
+                "tournament-1.html", "tournament-2.html", "tournament-3.html", MANIFEST}
     expected |= {f"game-{i}.html" for i in ids["five"] + ids["small"]}
-    assert names == expected
+    expected |= {bot_page(bot) for bot in ("strong", "mid", "weak", XSS, "A", "B", "C")}
+    assert names - {"replay.js", "replay.css"} == expected
     for page in out.glob("*.html"):
         html = page.read_text()
         for target in ("index.html", "head-to-head.html", "tournaments.html"):
@@ -140,23 +142,25 @@ def test_leaderboard_rates_every_bot_and_ranks_the_strong_one_first(
         arena: tuple[Store, dict[str, list[int]], Path]) -> None:
     _, _, out = arena
     header, *rows = table(out / "index.html", "board-five")
-    assert header[:6] == ["Rank", "Bot", "Elo [95%]", "Games", "Avg place", "1st %"]
-    assert header[6:] == ["Timeout", "Crash", "Illegal", "Protocol"]
-    assert rows[0][1] == "strong"
-    assert {row[1] for row in rows} == {"strong", "mid", "weak", XSS}
-    for row in rows:
-        assert re.fullmatch(r"[+-]\d+ \[[+-]\d+, [+-]\d+\]", row[2]), row
+    assert header[:7] == ["Rank", "Bot", "Elo [95%]", "LOS", "Games", "Avg place", "1st %"]
+    assert header[7:] == ["Timeout", "Crash", "Illegal", "Protocol"]
+    assert rows[0][1] == "strong 1.0"  # with the version its handshake gave
+    assert {row[1] for row in rows} == {f"{bot} 1.0" for bot in ("strong", "mid", "weak", XSS)}
+    for row in rows:  # every bot has fewer than 20 games: provisional (?)
+        assert re.fullmatch(r"[+-]\d+ \[([+-]\d+|-inf), ([+-]\d+|\+inf)\] \?", row[2]), row
+        assert re.fullmatch(r"\d+(\u2013\d+)?", row[0]), row
+        assert re.fullmatch(r"\d+%|\u2013", row[3]), row
     strong = rows[0]
-    assert strong[0] == "1" and strong[3] == "12"
-    assert strong[4] == "1.08" and strong[5] == "91.7%"  # second once in 12 games
+    assert strong[0].startswith("1") and strong[4] == "12" and rows[-1][3] == "\u2013"
+    assert strong[5] == "1.08" and strong[6] == "91.7%"  # second once in 12 games
     small = [row[1] for row in table(out / "index.html", "board-five-or-less")[1:]]
-    assert small[-1] == "C" and set(small) == {"A", "B", "C"}
+    assert small[-1] == "C" and set(small) == {"A", "B", "C"}  # not registered: no version
 
 
 def test_fault_counts_per_kind(arena: tuple[Store, dict[str, list[int]], Path]) -> None:
     _, _, out = arena
     header, *rows = table(out / "index.html", "board-five")
-    by_bot = {row[1]: dict(zip(header, row, strict=True)) for row in rows}
+    by_bot = {row[1].removesuffix(" 1.0"): dict(zip(header, row, strict=True)) for row in rows}
     counts = {bot: [cells[k] for k in ("Timeout", "Crash", "Illegal", "Protocol")]
               for bot, cells in by_bot.items()}
     assert counts == {"strong": ["0"] * 4, "mid": ["0"] * 4, "weak": ["1", "0", "0", "0"],
@@ -198,7 +202,7 @@ def test_tournament_pages(arena: tuple[Store, dict[str, list[int]], Path]) -> No
     assert "Games per table" in html and "move: 1, bank: 10" in html and "max_turns: 50" in html
     assert html.count('<tr class="faulty">') == 3
     assert "seat 2 &lt;script&gt;alert(1)&lt;/script&gt;: crash" in html
-    assert table(page, "board")[1][1] == "strong"
+    assert table(page, "board")[1][1] == "strong 1.0"
     assert "No games yet in this tournament" in (out / "tournament-3.html").read_text()
 
 
