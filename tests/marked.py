@@ -1,10 +1,12 @@
 """Bots that can be found: a copy of the random bot in a folder of the test's own,
-so every process running it names that folder on its command line."""
+so every process running it names that folder on its command line; and the
+games an arena has stored so far."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -39,3 +41,16 @@ def wait_gone(marker: str, seconds: float = 10.0) -> list[int]:
     while (alive := bot_processes(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
     return alive
+
+
+def stored_keys(db: Path) -> list[tuple[int, int]]:
+    """(table number, game number) of every game stored in a SQLite database;
+    [] while the arena has not created it (or its schema) yet."""
+    if not db.exists():
+        return []
+    try:
+        with sqlite3.connect(db) as con:
+            return con.execute("SELECT tables.number, games.number FROM games "
+                               "JOIN tables ON games.table_id = tables.id").fetchall()
+    except sqlite3.OperationalError:
+        return []

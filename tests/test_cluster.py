@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +20,7 @@ from arena.process import BotSpec
 from arena.records import GameResult
 from arena.storage import Store
 from arena.tournament import Plan, create_tournament, run_tournament
-from tests.marked import bot_command, wait_gone
+from tests.marked import bot_command, stored_keys, wait_gone
 
 
 def plan_of(command: str, games_per_table: int) -> Plan:
@@ -30,12 +33,6 @@ def new_tournament(tmp_path: Path, games_per_table: int) -> tuple[Plan, Store, i
     plan = plan_of(bot_command(tmp_path / "bots"), games_per_table)
     store = Store(f"sqlite:///{tmp_path / 'a.db'}")
     return plan, store, create_tournament(store, plan)
-
-
-def stored(db: Path) -> list[tuple[int, int]]:
-    with sqlite3.connect(db) as con:
-        return con.execute("SELECT tables.number, games.number FROM games "
-                           "JOIN tables ON games.table_id = tables.id").fetchall()
 
 
 @pytest.fixture
@@ -63,7 +60,7 @@ def test_tournament_on_local_cluster_stores_exactly_the_schedule(
     trio.run(lambda: run_tournament(plan, store, tournament, parallel=4,
                                     on_game=results.append, client=cluster))
     expected = {(t, g) for t in range(3) for g in range(4)}
-    assert sorted(stored(tmp_path / "a.db")) == sorted(expected)
+    assert sorted(stored_keys(tmp_path / "a.db")) == sorted(expected)
     assert len(results) == 12 and not any(r.faults for r in results)
     assert wait_gone(str(tmp_path / "bots")) == []
 
@@ -81,8 +78,72 @@ def test_a_worker_killed_mid_table_only_means_its_games_run_again(
 
     trio.run(lambda: run_tournament(plan, store, tournament, parallel=4, on_game=on_game,
                                     client=cluster))
-    keys = stored(tmp_path / "a.db")
+    keys = stored_keys(tmp_path / "a.db")
     assert killed and len(keys) == len(set(keys))
     assert set(keys) == {(t, g) for t in range(3) for g in range(16)}
     assert workers[0] not in cluster.run(os.getpid).values()
+    assert wait_gone(str(tmp_path / "bots")) == []
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def arena_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def tournament_args(tmp_path: Path, *more: str) -> list[str]:
+    command = bot_command(tmp_path / "bots")
+    return ["tournament", "-g", "furious-five", "-o", "rounds=2", "-k", "2", "-n", "4",
+            "--sandbox", "none", "--db", f"sqlite:///{tmp_path / 'a.db'}",
+            *[f"-b=r{i}={command}" for i in range(3)], *more]
+
+
+def test_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
+    proc = arena_cli(*tournament_args(tmp_path, "--cluster", f"tcp://127.0.0.1:{free_port()}"))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith(
+        "arena: error: cannot reach the Dask scheduler at tcp://127.0.0.1:")
+    assert "Traceback" not in proc.stderr
+
+
+def test_tournament_on_a_running_dask_scheduler_and_worker(tmp_path: Path) -> None:
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port",
+                                  str(port), "--no-dashboard"], **quiet)
+    worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "2", "--nworkers", "1",
+                               "--no-dashboard"], **quiet)
+    try:
+        proc = arena_cli(*tournament_args(tmp_path, "--cluster", address))
+        assert proc.returncode == 0, proc.stderr
+        expected = [(t, g) for t in range(3) for g in range(4)]
+        assert sorted(stored_keys(tmp_path / "a.db")) == expected
+        assert worker.poll() is None  # the arena leaves the cluster's workers running
+        assert wait_gone(str(tmp_path / "bots")) == []
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def test_ctrl_c_stops_a_local_cluster_run_in_one_line(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "arena.cli", *tournament_args(tmp_path, "-j", "2")]
+    argv[argv.index("-n") + 1] = "200"
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not stored_keys(tmp_path / "a.db"):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "Error" not in stderr, stderr
+    assert "arena: interrupted; " in stderr
     assert wait_gone(str(tmp_path / "bots")) == []

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.marked import bot_command, wait_gone
+from tests.marked import bot_command, stored_keys, wait_gone
 
 GAME = ("-g", "furious-five")
 BOTS = 3
@@ -31,12 +30,6 @@ def arena_argv(db: Path, command: str, parallel: int, resume: bool) -> list[str]
     return [*argv, *GAME, "-k", str(TABLE), "-n", str(GAMES_PER_TABLE), *bots]
 
 
-def stored_keys(db: Path) -> list[tuple[int, int]]:
-    with sqlite3.connect(db) as con:
-        return con.execute("SELECT tables.number, games.number FROM games "
-                           "JOIN tables ON games.table_id = tables.id").fetchall()
-
-
 @pytest.mark.parametrize("parallel", [1, 2])
 def test_sigkill_at_random_moments_then_resume_plays_exactly_the_schedule(
         tmp_path: Path, parallel: int) -> None:
@@ -49,7 +42,11 @@ def test_sigkill_at_random_moments_then_resume_plays_exactly_the_schedule(
         proc = subprocess.Popen(arena_argv(db, command, parallel, resume=attempt > 0),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(0.7, 1.8))
+        # Kill mid-run: once this run has stored a game, at a random moment.
+        before = len(stored_keys(db))
+        while len(stored_keys(db)) == before and proc.poll() is None:
+            time.sleep(0.05)
+        time.sleep(rng.uniform(0.0, 1.0))
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             kills += 1
@@ -57,9 +54,8 @@ def test_sigkill_at_random_moments_then_resume_plays_exactly_the_schedule(
         assert proc.stderr is not None
         proc.stderr.close()
         assert wait_gone(marker) == [], "a bot outlived the killed arena"
-        if db.exists():
-            keys = stored_keys(db)
-            assert len(keys) == len(set(keys)), "a game was stored twice"
+        keys = stored_keys(db)
+        assert len(keys) == len(set(keys)), "a game was stored twice"
     assert kills >= 2
     final = subprocess.run(arena_argv(db, command, parallel, resume=True),
                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
