@@ -89,11 +89,14 @@ def deal(
     """Deal one card at a time in turn order from ``first_seat`` until every hand
     holds ``hand_size``; return the hands and the rest as a pile (top card last,
     ready for ``pop()``)."""
+    dealt = num_players * hand_size
+    if len(deck_top_first) < dealt:
+        raise ValueError(
+            f"{len(deck_top_first)} cards cannot deal {num_players} hands of {hand_size}")
     hands: list[list[str]] = [[] for _ in range(num_players)]
-    it = iter(deck_top_first)
-    for _ in range(hand_size):
-        for offset in range(num_players):
-            hands[(first_seat + offset) % num_players].append(next(it))
-    rest = list(it)
+    # The k-th card dealt goes to the (k mod n)-th seat from first_seat.
+    for offset in range(num_players):
+        hands[(first_seat + offset) % num_players] = [*deck_top_first[offset:dealt:num_players]]
+    rest = [*deck_top_first[dealt:]]
     rest.reverse()
     return hands, rest
