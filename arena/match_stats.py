@@ -1,21 +1,32 @@
-"""Two-player match statistics from wins, draws and losses (the first player's view).
+"""Two-player match statistics: games (win/draw/loss) and game pairs (pentanomial).
 
-The figures match fastchess (trinomial model: score, Elo and normalized Elo with
-95% errors, likelihood of superiority) and cutechess (LOS from decisive games;
-the SPRT with the BayesElo draw model); fastchess's generalized SPRT on
-normalized Elo is :func:`gsprt_llr`.  Plain numbers in, numbers out: nothing here
-knows about games or storage.
+The figures match fastchess (trinomial and pentanomial models: score, Elo and
+normalized Elo with 95% errors, likelihood of superiority; the generalized SPRT
+on normalized or logistic Elo, with the exact maximum-likelihood distributions
+of M. Van den Bergh's "Comments on Normalized Elo") and cutechess (LOS from
+decisive games; the SPRT with the BayesElo draw model).  :class:`Sprt` is one
+test's settings and :class:`SequentialTest` applies it pair by pair in deal
+order.  Plain numbers in, numbers out: nothing here knows about games or storage.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
+from typing import Any
+
+from scipy.optimize import brentq
 
 #: Normalized Elo per unit of (score - 1/2) / standard deviation: 800 / ln 10.
 NELO_SCALE = 800 / math.log(10)
 Z95 = NormalDist().inv_cdf(0.975)
+#: Points of one game (loss, draw, win) and of one pair of games, as a share of the most.
+GAME_SCORES = (0.0, 0.5, 1.0)
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Stands in for an outcome never seen, so every maximum-likelihood estimate exists (fastchess).
+UNSEEN = 1e-3
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,48 @@ class Trinomial:
                 + self.losses * s**2) / self.games
 
 
+@dataclass(frozen=True)
+class Pentanomial:
+    """Pairs of games (one deal, seats swapped) by the first player's points in the
+    pair: LL 0, LD 1/2, WL and DD 1, WD 3/2, WW 2."""
+
+    ll: int = 0
+    ld: int = 0
+    wl: int = 0
+    dd: int = 0
+    wd: int = 0
+    ww: int = 0
+
+    @classmethod
+    def of(cls, pairs: Sequence[tuple[float, float]]) -> Pentanomial:
+        """The counts of (first game's points, second game's points) pairs."""
+        total = Pentanomial()
+        for first, second in pairs:
+            total = total.plus(first, second)
+        return total
+
+    def plus(self, first: float, second: float) -> Pentanomial:
+        """These counts with one more pair (each game's points: 0, 1/2 or 1)."""
+        points = sorted((first, second))
+        key = {(0, 0): "ll", (0, 0.5): "ld", (0, 1): "wl", (0.5, 0.5): "dd", (0.5, 1): "wd",
+               (1, 1): "ww"}[points[0], points[1]]
+        return Pentanomial(**{**asdict(self), key: getattr(self, key) + 1})
+
+    @property
+    def pairs(self) -> int:
+        return self.ll + self.ld + self.wl + self.dd + self.wd + self.ww
+
+    def counts(self) -> tuple[int, ...]:
+        """Pairs by points 0, 1/2, 1, 3/2, 2 (WL and DD both score 1): fastchess's Ptnml(0-2)."""
+        return (self.ll, self.ld, self.wl + self.dd, self.wd, self.ww)
+
+    def trinomial(self) -> Trinomial:
+        """The same games counted one by one."""
+        return Trinomial(wins=2 * self.ww + self.wd + self.wl,
+                         draws=self.wd + 2 * self.dd + self.ld,
+                         losses=self.wl + self.ld + 2 * self.ll)
+
+
 def elo_of_score(score: float) -> float:
     """The logistic Elo difference that expects ``score`` (infinite at 0 and 1)."""
     if score <= 0:
@@ -50,6 +103,11 @@ def elo_of_score(score: float) -> float:
     if score >= 1:
         return math.inf
     return -400 * math.log10(1 / score - 1)
+
+
+def score_of_elo(elo: float) -> float:
+    """The expected score of a logistic Elo difference."""
+    return 1 / (1 + 10 ** (-elo / 400))
 
 
 @dataclass(frozen=True)
@@ -69,15 +127,28 @@ class MatchSummary:
 
 def summarize(wins: int, draws: int, losses: int) -> MatchSummary:
     """The trinomial figures of a match (errors are 95% half-widths)."""
-    t = Trinomial(wins, draws, losses)
-    s, n = t.score, t.games
-    sigma = math.sqrt(t.variance)
-    margin = Z95 * sigma / math.sqrt(n)
+    return _summary(Trinomial(wins, draws, losses), GAME_SCORES, (losses, draws, wins), 1)
+
+
+def summarize_pairs(pairs: Pentanomial) -> MatchSummary:
+    """The pentanomial figures of a match played in pairs (fastchess's EloPentanomial):
+    the variance comes from whole pairs, so the luck a deal gives both games cancels."""
+    return _summary(pairs.trinomial(), PAIR_SCORES, pairs.counts(), 2)
+
+
+def _summary(games: Trinomial, scores: Sequence[float], counts: Sequence[int],
+             games_per_unit: int) -> MatchSummary:
+    """Figures from the distribution of a unit's score (a game, or a pair's points / 2)."""
+    units = sum(counts)
+    s, variance = _mean_variance(scores, [c / units for c in counts])
+    margin = Z95 * math.sqrt(variance / units)
     elo_error = (elo_of_score(s + margin) - elo_of_score(s - margin)) / 2
+    sigma = math.sqrt(games_per_unit * variance)  # per game
     nelo = (s - 0.5) / sigma * NELO_SCALE if sigma else math.copysign(math.inf, s - 0.5)
-    los = NormalDist().cdf((s - 0.5) / (sigma / math.sqrt(n))) if sigma else float(s > 0.5)
-    return MatchSummary(wins, draws, losses, s, elo_of_score(s), elo_error, nelo,
-                        Z95 * NELO_SCALE / math.sqrt(n), los)
+    los = NormalDist().cdf((s - 0.5) / math.sqrt(variance / units)) if variance \
+        else float(s > 0.5)
+    return MatchSummary(games.wins, games.draws, games.losses, s, elo_of_score(s), elo_error,
+                        nelo, Z95 * NELO_SCALE / math.sqrt(games_per_unit * units), los)
 
 
 def los_decisive(wins: int, losses: int) -> float:
@@ -133,12 +204,183 @@ def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> fl
 
 
 def gsprt_llr(wins: int, draws: int, losses: int, nelo0: float, nelo1: float) -> float:
-    """fastchess's generalized SPRT log-likelihood ratio on normalized Elo
-    (trinomial, Gaussian approximation)."""
-    t = Trinomial(wins, draws, losses)
-    if t.games == 0 or t.variance == 0:
+    """fastchess's generalized SPRT log-likelihood ratio on normalized Elo, game by
+    game (trinomial)."""
+    if wins + draws + losses == 0:
         return 0.0
-    sigma = math.sqrt(t.variance)
-    s0 = 0.5 + nelo0 * sigma / NELO_SCALE
-    s1 = 0.5 + nelo1 * sigma / NELO_SCALE
-    return (s1 - s0) * (2 * t.score - s0 - s1) / (2 * t.variance / t.games)
+    return _gsprt(GAME_SCORES, (losses, draws, wins), "normalized", nelo0, nelo1, 1)
+
+
+def pair_llr(pairs: Pentanomial, elo0: float, elo1: float, model: str) -> float:
+    """fastchess's generalized SPRT log-likelihood ratio on pairs (pentanomial):
+    ``model`` "normalized" (bounds in normalized Elo) or "logistic" (logistic Elo)."""
+    if pairs.pairs == 0:
+        return 0.0
+    return _gsprt(PAIR_SCORES, pairs.counts(), model, elo0, elo1, 2)
+
+
+def _gsprt(scores: Sequence[float], counts: Sequence[int], model: str, elo0: float,
+           elo1: float, games_per_unit: int) -> float:
+    """Total log-likelihood of the sample under the most likely distribution whose
+    expected score (logistic) or normalized Elo (normalized) is elo1, minus the same
+    under elo0."""
+    regular = [c if c else UNSEEN for c in counts]
+    total = sum(regular)
+    observed = [c / total for c in regular]
+    if model == "logistic":
+        p0 = _mle_of_score(scores, observed, score_of_elo(elo0))
+        p1 = _mle_of_score(scores, observed, score_of_elo(elo1))
+    else:
+        per_game = math.sqrt(games_per_unit) / NELO_SCALE
+        p0 = _mle_of_t(scores, observed, elo0 * per_game)
+        p1 = _mle_of_t(scores, observed, elo1 * per_game)
+    return total * sum(q * (math.log(a) - math.log(b))
+                       for q, a, b in zip(observed, p1, p0, strict=True))
+
+
+def _mean_variance(scores: Sequence[float], probs: Sequence[float]) -> tuple[float, float]:
+    mean = sum(a * p for a, p in zip(scores, probs, strict=True))
+    return mean, sum(p * (a - mean) ** 2 for a, p in zip(scores, probs, strict=True))
+
+
+def _reweighted(observed: Sequence[float], phi: Sequence[float]) -> list[float]:
+    """The distribution ``observed[i] / (1 + theta phi[i])`` whose theta solves
+    sum(observed[i] phi[i] / (1 + theta phi[i])) = 0 (Van den Bergh, eqs. 1.2-1.3)."""
+    low, high = -1 / max(phi), -1 / min(phi)
+    inset = (high - low) * 1e-12
+
+    def gradient(theta: float) -> float:
+        return sum(q * f / (1 + theta * f) for q, f in zip(observed, phi, strict=True))
+
+    theta = brentq(gradient, low + inset, high - inset, xtol=1e-14, rtol=1e-14)
+    return [q / (1 + theta * f) for q, f in zip(observed, phi, strict=True)]
+
+
+def _mle_of_score(scores: Sequence[float], observed: Sequence[float], s: float) -> list[float]:
+    """The most likely distribution with expected score ``s``."""
+    return _reweighted(observed, [a - s for a in scores])
+
+
+def _mle_of_t(scores: Sequence[float], observed: Sequence[float], t: float) -> list[float]:
+    """The most likely distribution with (mean - 1/2) / sigma = ``t``, by fixed-point
+    iteration from the uniform distribution (Van den Bergh, section 4.1)."""
+    probs = [1 / len(scores)] * len(scores)
+    for _ in range(200):
+        mean, variance = _mean_variance(scores, probs)
+        sigma = math.sqrt(variance)
+        phi = [a - 0.5 - 0.5 * t * sigma * (1 + ((a - mean) / sigma) ** 2) for a in scores]
+        new = _reweighted(observed, phi)
+        done = max(abs(a - b) for a, b in zip(new, probs, strict=True)) < 1e-12
+        probs = new
+        if done:
+            break
+    return probs
+
+
+SPRT_MODELS = ("normalized", "logistic", "bayesian")
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """One sequential test of elo1 (H1) against elo0 (H0), with error rates alpha
+    (accepting H1 when H0 holds) and beta (the reverse).
+
+    ``model``: "normalized" (default: fastchess's generalized SPRT on pairs, bounds
+    in normalized Elo), "logistic" (the same, bounds in logistic Elo) or "bayesian"
+    (cutechess: game by game, logistic Elo bounds, BayesElo draw model).
+    """
+
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: str = "normalized"
+
+    def problem(self) -> str | None:
+        """Why these settings make no test, or None."""
+        values = (self.elo0, self.elo1, self.alpha, self.beta)
+        if not all(math.isfinite(v) for v in values):
+            return "--elo0, --elo1, --alpha and --beta must be finite numbers"
+        if self.elo0 >= self.elo1:
+            return f"--elo0 ({self.elo0:g}) must be below --elo1 ({self.elo1:g})"
+        for name, value in (("--alpha", self.alpha), ("--beta", self.beta)):
+            if not 0 < value < 1:
+                return f"{name} must be between 0 and 1 (exclusive), not {value:g}"
+        if self.alpha + self.beta >= 1:
+            return f"--alpha + --beta must be below 1, not {self.alpha + self.beta:g}"
+        if self.model not in SPRT_MODELS:
+            return f"--sprt-model must be one of {', '.join(SPRT_MODELS)}, not {self.model!r}"
+        return None
+
+    @property
+    def bounds(self) -> SprtBounds:
+        return SprtBounds.of(self.alpha, self.beta)
+
+    @property
+    def unit(self) -> str:
+        """What elo0 and elo1 measure."""
+        return "nElo" if self.model == "normalized" else "Elo"
+
+    def llr(self, pairs: Pentanomial) -> float:
+        """The log-likelihood ratio of these pairs."""
+        if self.model == "bayesian":
+            games = pairs.trinomial()
+            return sprt_llr(games.wins, games.draws, games.losses, self.elo0, self.elo1)
+        return pair_llr(pairs, self.elo0, self.elo1, self.model)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Sprt:
+        return cls(**data)
+
+
+@dataclass
+class SequentialTest:
+    """An SPRT applied to a match's pairs in deal order.
+
+    Pairs finish in any order (several are played at once); the test looks at
+    them in deal order, after each pair that completes the run of deals 0..m,
+    and stops at the first m whose log-likelihood ratio leaves the bounds.  So
+    the verdict does not depend on how many pairs ran at once or which finished
+    first, and recomputing it from the stored games gives the same answer.  A
+    pair with a game without result (every seat faulted) is skipped.
+    """
+
+    sprt: Sprt
+    max_pairs: int
+    #: Points of the first bot in each finished game, by (deal, rotation); None: no result.
+    halves: dict[tuple[int, int], float | None] = field(default_factory=dict)
+    #: The pairs the test has looked at (deals 0 .. next_deal - 1, less void ones).
+    counted: Pentanomial = field(default_factory=Pentanomial)
+    next_deal: int = 0
+    void: int = 0
+    llr: float = 0.0
+    verdict: str | None = None
+
+    def record(self, deal: int, rotation: int, points: float | None) -> None:
+        """One finished game: the first bot's points in it, or None without result."""
+        self.halves[deal, rotation] = points
+        while self.verdict is None and self.next_deal < self.max_pairs and \
+                (self.next_deal, 0) in self.halves and (self.next_deal, 1) in self.halves:
+            first, second = self.halves[self.next_deal, 0], self.halves[self.next_deal, 1]
+            self.next_deal += 1
+            if first is None or second is None:
+                self.void += 1
+                continue
+            self.counted = self.counted.plus(first, second)
+            self.llr = self.sprt.llr(self.counted)
+            self.verdict = self.sprt.bounds.verdict(self.llr)
+
+    @property
+    def decided(self) -> bool:
+        """A verdict, or every pair played: start no new pair."""
+        return self.verdict is not None or self.next_deal >= self.max_pairs
+
+    @property
+    def outcome(self) -> str:
+        """"H1", "H0", "inconclusive" (every pair played) or "running"."""
+        if self.verdict is not None:
+            return self.verdict
+        return "inconclusive" if self.next_deal >= self.max_pairs else "running"

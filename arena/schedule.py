@@ -1,14 +1,24 @@
-"""Which bots meet at which tables: a balanced round robin for large fields.
+"""Who meets whom, in which seats, on which deals: the tournament formats.
 
-With ``n`` bots at tables of ``k`` seats there are C(n, k) possible tables (12
-bots at 4 seats: 495; 40 bots: 91,390).  :func:`balanced_tables` picks a given
-number of them so that every bot plays as many tables as any other (within
-one) and every pair of bots shares a table as often as any other pair (within
-one where the search reaches it; :func:`balance` measures it).  Each table is
-played in every seat rotation on duplicate deals, so every bot sits every seat
-equally often in play whatever the order of a table.
+A format (:class:`RoundRobin`, :class:`Gauntlet`, :class:`Match`) answers one
+question, behind one small interface (:class:`Format`): which tables of
+``seats`` bots does a tournament play.  Everything after that is common to all
+formats: every table plays the same deals, each deal once per cyclic seat
+rotation (a duplicate group), and each rotation of a table is a :class:`Stream`
+played on its own bot processes (:func:`streams`).
 
-Groundwork for the tournament formats (not yet used by :mod:`arena.tournament`).
+Round robin: every combination of the entrants while there are at most
+``max_tables`` (12 bots at 4 seats: 495; 40 bots at 6 seats: 3,838,380), else
+:func:`balanced_tables`: :func:`table_count` tables in which every bot plays
+equally often and every pair of bots shares a table equally often, within one
+(:func:`balance` measures it).  The search builds a cyclic design first (base
+tables developed over the integers mod the number of bots: every bot plays
+each base table once, every pair at distance ``d`` meets as often as every
+other), and where that cannot balance the pairs, swaps bots between tables.
+
+Each table's seat order is chosen so that every bot sits directly after every
+other about equally often (:func:`orient`): in these games a player's
+neighbours matter (whose discards it may take, who may take its own).
 
 Pure and deterministic from its seed: no I/O, no clock.
 """
@@ -20,9 +30,26 @@ import math
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from arena.match_stats import Sprt
 
 Table = tuple[int, ...]
+
+#: Default of ``--max-tables``: every combination up to this many tables.
+DEFAULT_MAX_TABLES = 200
+#: The largest ``--max-tables`` accepted.
+MAX_TABLES_LIMIT = 10_000
+#: Base tables of the cyclic design: changes tried per restart, and restarts.
+CYCLIC_EFFORT = 20_000
+CYCLIC_RESTARTS = 3
+#: Candidate swaps the local search may evaluate (about a second of work).
+SWAP_EFFORT = 400_000
+
+
+class ConfigError(ValueError):
+    """A tournament configuration that cannot be run; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -38,29 +65,24 @@ def all_tables(bots: int, seats: int) -> list[Table]:
     return list(itertools.combinations(range(bots), seats))
 
 
+def table_count(bots: int, seats: int, max_tables: int) -> int:
+    """How many tables a round robin plays: every combination while there are at
+    most ``max_tables``; else the most tables up to ``max_tables`` at which every
+    bot can play equally often (a multiple of bots / gcd(bots, seats), which
+    equal pair counts need too); else ``max_tables``."""
+    combinations = math.comb(bots, seats)
+    if combinations <= max_tables:
+        return combinations
+    step = bots // math.gcd(bots, seats)
+    return max_tables - max_tables % step or max_tables
+
+
 def round_robin(bots: int, seats: int, max_tables: int, seed: int = 1) -> list[Table]:
     """Every combination while there are at most ``max_tables``, else a balanced
-    choice of ``max_tables`` tables."""
+    choice of :func:`table_count` tables; seat orders from :func:`orient`."""
     if math.comb(bots, seats) <= max_tables:
-        return all_tables(bots, seats)
-    return balanced_tables(bots, seats, max_tables, seed)
-
-
-def balanced_tables(bots: int, seats: int, tables: int, seed: int = 1,
-                    effort: int = 200_000) -> list[Table]:
-    """``tables`` tables of ``seats`` distinct bots out of ``bots``, balanced.
-
-    A greedy start (fewest tables first, then fewest meetings with those
-    already seated), then swaps of two bots between two tables that keep every
-    bot's table count and lower the sum of squared pair counts, tried at random
-    (``effort`` tries at most; plateau moves allowed so the search keeps going).
-    """
-    if not 2 <= seats <= bots:
-        raise ValueError(f"cannot seat {bots} bots at tables of {seats}")
-    rng = random.Random(seed)
-    schedule = _Schedule(bots, _greedy(bots, seats, tables, rng))
-    schedule.improve(rng, effort)
-    return [tuple(sorted(table)) for table in schedule.tables]
+        return orient(all_tables(bots, seats))
+    return balanced_tables(bots, seats, table_count(bots, seats, max_tables), seed)
 
 
 def balance(tables: Sequence[Table], bots: int) -> Balance:
@@ -76,7 +98,196 @@ def _spread(values: Sequence[int]) -> int:
     return max(values) - min(values)
 
 
-def _greedy(bots: int, seats: int, count: int, rng: random.Random) -> list[list[int]]:
+def balanced_tables(bots: int, seats: int, tables: int, seed: int = 1) -> list[Table]:
+    """``tables`` tables of ``seats`` distinct bots out of ``bots``, balanced.
+
+    Every bot plays as many tables as any other (within one; exactly when
+    ``tables`` is a multiple of bots / gcd(bots, seats)) and every pair of bots
+    shares as many tables as any other, within one wherever the search reaches
+    it (some counts make it impossible: 5 bots at 3 seats on 4 tables).  Bots
+    are relabelled and tables ordered at random from ``seed``; seat orders come
+    from :func:`orient`.
+    """
+    if not 2 <= seats <= bots:
+        raise ValueError(f"cannot seat {bots} bots at tables of {seats}")
+    if tables < 1:
+        raise ValueError(f"a schedule needs at least one table, not {tables}")
+    rng = random.Random(seed)
+    design = _cyclic_design(bots, seats, tables, rng)
+    if design is None or design.cost:
+        start = design.tables() if design is not None else _greedy(bots, seats, tables, rng)
+        search = _SwapSearch(bots, start, rng)
+        search.run(SWAP_EFFORT)
+        chosen = search.best
+    else:
+        chosen = design.tables()
+    labels = list(range(bots))
+    rng.shuffle(labels)
+    relabelled = [tuple(labels[b] for b in table) for table in chosen]
+    rng.shuffle(relabelled)
+    return orient(relabelled)
+
+
+def orient(tables: Sequence[Table], seed: int = 0) -> list[Table]:
+    """The tables with their seats ordered so that, over the schedule, every bot
+    sits directly after every other about equally often: table by table, the
+    cyclic order whose neighbour pairs (left, right) were used least so far.
+    Seat rotations then move every bot through every seat without changing who
+    sits after whom, so this is the one thing a seat order decides."""
+    rng = random.Random(seed)
+    after: Counter[tuple[int, int]] = Counter()
+    oriented = []
+    for table in tables:
+        best = min(_cyclic_orders(table, rng),
+                   key=lambda order: sum(after[order[i - 1], order[i]]
+                                         for i in range(len(order))))
+        after.update((best[i - 1], best[i]) for i in range(len(best)))
+        oriented.append(best)
+    return oriented
+
+
+def _cyclic_orders(table: Table, rng: random.Random, most: int = 120) -> list[Table]:
+    """The table's distinct cyclic seat orders (its first bot kept in seat 0);
+    ``most`` of them at random for tables too large to try them all."""
+    first, rest = table[0], table[1:]
+    if math.factorial(len(rest)) <= most:
+        return [(first, *order) for order in itertools.permutations(rest)]
+    return [table] + [(first, *rng.sample(rest, len(rest))) for _ in range(most - 1)]
+
+
+# -- the cyclic design ----------------------------------------------------------------------
+
+@dataclass
+class _CyclicDesign:
+    """Base tables over Z_bots.  A full base table develops into ``bots`` tables
+    (add 0 .. bots-1 to every seat); a short one is a union of cosets of the
+    subgroup of order g = gcd(bots, seats), so it develops into bots / g tables.
+    A pair of bots at distance d meets ``meetings[d]`` times whoever they are."""
+
+    bots: int
+    seats: int
+    blocks: list[list[int]]
+    #: For each block, 1 (full) or g (short, stored by its representatives mod bots/g).
+    orders: list[int]
+    low: int
+    meetings: list[int] = field(default_factory=list)
+    cost: int = 0
+
+    def __post_init__(self) -> None:
+        contributions = [self.contribution(b, o)
+                         for b, o in zip(self.blocks, self.orders, strict=True)]
+        self.meetings = [sum(c[d] for c in contributions) for d in range(self.bots // 2 + 1)]
+        self.cost = sum(_outside(m, self.low) for m in self.meetings[1:])
+
+    def members(self, block: Sequence[int], order: int) -> list[int]:
+        step = self.bots // order
+        return [r + j * step for r in block for j in range(order)]
+
+    def distance(self, a: int, b: int) -> int:
+        d = (b - a) % self.bots
+        return min(d, self.bots - d)
+
+    def contribution(self, block: Sequence[int], order: int) -> list[int]:
+        """Meetings per distance of one base table's development: a pair at
+        distance d < bots/2 meets once per such pair in the base table, a pair at
+        distance bots/2 twice (both orders of the pair are that distance)."""
+        counts = [0] * (self.bots // 2 + 1)
+        for a, b in itertools.permutations(self.members(block, order), 2):
+            if (b - a) % self.bots <= self.bots // 2:
+                counts[(b - a) % self.bots] += 1
+        return [c // order for c in counts]
+
+    def change(self, index: int, position: int, value: int) -> dict[int, int]:
+        """Meetings gained (lost: negative) per distance if ``value`` replaces the
+        base table's ``position``."""
+        block, order = self.blocks[index], self.orders[index]
+        if order == 1:  # only the moved bot's pairs change
+            change: Counter[int] = Counter()
+            for other in block[:position] + block[position + 1:]:
+                for bot, sign in ((block[position], -1), (value, 1)):
+                    d = self.distance(bot, other)
+                    change[d] += sign * (2 if 2 * d == self.bots else 1)
+            return change
+        moved = block.copy()
+        moved[position] = value
+        old, new = self.contribution(block, order), self.contribution(moved, order)
+        return {d: new[d] - old[d] for d in range(1, len(new)) if new[d] != old[d]}
+
+    def tables(self) -> list[Table]:
+        out = []
+        for block, order in zip(self.blocks, self.orders, strict=True):
+            members = self.members(block, order)
+            out += [tuple((b + shift) % self.bots for b in members)
+                    for shift in range(self.bots // order)]
+        return out
+
+
+def _outside(count: int, low: int) -> int:
+    """Squared distance of a pair count from the window [low, low + 1]."""
+    if count < low:
+        return (low - count) ** 2
+    return max(0, count - low - 1) ** 2
+
+
+def _window(bots: int, seats: int, tables: int) -> int:
+    """The lower end of the pair-count window: the mean count, rounded down."""
+    return tables * math.comb(seats, 2) // math.comb(bots, 2)
+
+
+def _cyclic_design(bots: int, seats: int, tables: int,
+                   rng: random.Random) -> _CyclicDesign | None:
+    """The best cyclic design found for ``tables`` tables, or None when the count
+    is not a multiple of bots / gcd(bots, seats)."""
+    g = math.gcd(bots, seats)
+    if tables % (bots // g):
+        return None
+    full, short = tables // bots, (tables % bots) // (bots // g)
+    best: _CyclicDesign | None = None
+    for _ in range(CYCLIC_RESTARTS):
+        blocks = [rng.sample(range(bots), seats) for _ in range(full)]
+        blocks += [rng.sample(range(bots // g), seats // g) for _ in range(short)]
+        design = _CyclicDesign(bots, seats, blocks, [1] * full + [g] * short,
+                               _window(bots, seats, tables))
+        _anneal(design, rng, CYCLIC_EFFORT)
+        if best is None or design.cost < best.cost:
+            best = design
+        if best.cost == 0:
+            break
+    return best
+
+
+def _anneal(design: _CyclicDesign, rng: random.Random, effort: int) -> None:
+    """Simulated annealing: move one bot of one base table at a time, keeping a
+    change that makes the pair counts worse by delta with probability
+    exp(-delta / temperature), the temperature falling from 1 to 1/20."""
+    cooling = (1 / 20) ** (1 / effort)
+    temperature = 1.0
+    for _ in range(effort):
+        if design.cost == 0:
+            return
+        temperature *= cooling
+        index = rng.randrange(len(design.blocks))
+        block = design.blocks[index]
+        value = rng.randrange(design.bots // design.orders[index])
+        if value in block:
+            continue
+        position = rng.randrange(len(block))
+        change = design.change(index, position, value)
+        meetings, low = design.meetings, design.low
+        delta = sum(_outside(meetings[d] + c, low) - _outside(meetings[d], low)
+                    for d, c in change.items())
+        if delta <= 0 or rng.random() < math.exp(-delta / temperature):
+            block[position] = value
+            for d, c in change.items():
+                meetings[d] += c
+            design.cost += delta
+
+
+# -- swaps between tables ---------------------------------------------------------------
+
+def _greedy(bots: int, seats: int, count: int, rng: random.Random) -> list[Table]:
+    """Tables filled seat by seat with the bot that has played least, then met
+    the table's bots least: every bot's table count within one."""
     played = [0] * bots
     met = [[0] * bots for _ in range(bots)]
     tables = []
@@ -91,79 +302,323 @@ def _greedy(bots: int, seats: int, count: int, rng: random.Random) -> list[list[
                 met[other][best] += 1
             table.append(best)
             played[best] += 1
-        tables.append(table)
+        tables.append(tuple(table))
     return tables
 
 
-class _Schedule:
-    """Tables with their pair counts, for the swap search."""
+Swap = tuple[int, int, int, int]  # table i, its bot x, table j, its bot y
 
-    def __init__(self, bots: int, tables: list[list[int]]) -> None:
-        self.tables = tables
+
+class _SwapSearch:
+    """Swaps of two bots between two tables (every bot keeps its table count),
+    aimed at a pair whose count is outside the window, choosing among sampled
+    swaps the one that brings the counts nearest the window."""
+
+    def __init__(self, bots: int, tables: Sequence[Table], rng: random.Random) -> None:
+        self.rng = rng
+        self.tables = [list(t) for t in tables]
+        self.members = [set(t) for t in tables]
+        self.where: list[set[int]] = [set() for _ in range(bots)]
         self.met = [[0] * bots for _ in range(bots)]
-        for table in tables:
+        for index, table in enumerate(self.tables):
+            for b in table:
+                self.where[b].add(index)
             for a, b in itertools.combinations(table, 2):
                 self.met[a][b] += 1
                 self.met[b][a] += 1
+        self.low = _window(bots, len(self.tables[0]), len(self.tables))
+        top = len(self.tables) + 2
+        penalty = [_outside(c, self.low) for c in range(top + 1)]
+        self.up = [penalty[c + 1] - penalty[c] for c in range(top)] + [0]
+        self.down = [0] + [penalty[c - 1] - penalty[c] for c in range(1, top + 1)]
+        self.bad = {p for p in itertools.combinations(range(bots), 2)
+                    if penalty[self.met[p[0]][p[1]]]}
+        self.cost = sum(penalty[self.met[a][b]] for a, b in itertools.combinations(range(bots), 2))
+        self.best: list[Table] = [tuple(t) for t in self.tables]
+        self.best_cost = self.cost
 
-    def improve(self, rng: random.Random, effort: int) -> None:
-        count = len(self.tables)
-        played = Counter(b for table in self.tables for b in table)
-        for attempt in range(effort):
-            i, j = rng.randrange(count), rng.randrange(count)
-            if i == j:
-                self._hand_over(i, rng, played)
+    def run(self, effort: int) -> None:
+        while self.bad and effort > 0:
+            a, b = self.rng.choice(sorted(self.bad))
+            swaps = self._toward(a, b)
+            effort -= len(swaps) + 1
+            if not swaps:
                 continue
-            if attempt % 2:
-                # Half the tries start from a table whose bots meet most often.
-                i = max(rng.sample(range(count), min(count, 8)), key=self._crowding)
-                if i == j:
+            if self.rng.random() < 0.02:
+                chosen, delta = self.rng.choice(swaps), None
+            else:
+                scored = [(self._delta(*s), self.rng.random(), s) for s in swaps]
+                delta, _, chosen = min(scored)
+                if delta > 0:
                     continue
-            x, y = rng.choice(self.tables[i]), rng.choice(self.tables[j])
-            if x == y or x in self.tables[j] or y in self.tables[i]:
-                continue
-            # A bot at both tables meets x and y once fewer at one and once
-            # more at the other: its pairs do not change, which the two
-            # one-table deltas count as +2 each.
-            shared = len(set(self.tables[i]) & set(self.tables[j]))
-            delta = self._delta(i, x, y) + self._delta(j, y, x) - 4 * shared
-            if delta < 0 or (delta == 0 and rng.random() < 0.5):
-                self._move(i, x, y)
-                self._move(j, y, x)
+            self._swap(*chosen, delta)
+            if self.cost < self.best_cost:
+                self.best, self.best_cost = [tuple(t) for t in self.tables], self.cost
 
-    def _crowding(self, index: int) -> int:
-        table = self.tables[index]
-        return max(self.met[a][b] for a, b in itertools.combinations(table, 2))
+    def _toward(self, a: int, b: int, sample: int = 15) -> list[Swap]:
+        """Swaps that part a and b (met too often) or seat them together (too rarely)."""
+        rng, tables = self.rng, self.tables
+        if self.met[a][b] > self.low:
+            swaps = []
+            for i in self.where[a] & self.where[b]:
+                for x in (a, b):
+                    for j in rng.sample(range(len(tables)), min(len(tables), sample)):
+                        if x not in self.members[j]:
+                            swaps += [(i, x, j, y) for y in tables[j] if y not in self.members[i]]
+            return swaps
+        swaps = []
+        for stay, come in ((a, b), (b, a)):
+            into = sorted(self.where[stay] - self.where[come])
+            away = sorted(self.where[come] - self.where[stay])
+            for _ in range(sample if into and away else 0):
+                i, j = rng.choice(into), rng.choice(away)
+                swaps += [(i, y, j, come) for y in tables[i]
+                          if y != stay and y not in self.members[j]]
+        return swaps
 
-    def _hand_over(self, index: int, rng: random.Random, played: Counter[int]) -> None:
-        """Give one of a bot's tables to a bot with one table fewer, if that
-        evens the pairs: table counts stay within one."""
-        table = self.tables[index]
-        out = rng.choice(table)
-        into = rng.randrange(len(self.met))
-        if into in table or played[out] - played[into] != 1:
-            return
-        delta = self._delta(index, out, into)
-        if delta < 0 or (delta == 0 and rng.random() < 0.5):
-            self._move(index, out, into)
-            played[out] -= 1
-            played[into] += 1
-
-    def _delta(self, index: int, out: int, into: int) -> int:
-        """Change of the sum of squared pair counts when ``into`` replaces
-        ``out`` at table ``index``, on the counts as they stand."""
-        met, delta = self.met, 0
-        for other in self.tables[index]:
-            if other != out:
-                delta += (2 * met[into][other] + 1) - (2 * met[out][other] - 1)
+    def _delta(self, i: int, x: int, j: int, y: int) -> int:
+        """Change of the total penalty if x (at table i) and y (at table j) swap;
+        a bot at both tables keeps its pairs with x and y."""
+        met_x, met_y, up, down = self.met[x], self.met[y], self.up, self.down
+        at_i, at_j = self.members[i], self.members[j]
+        delta = 0
+        for o in self.tables[i]:
+            if o != x and o not in at_j:
+                delta += down[met_x[o]] + up[met_y[o]]
+        for o in self.tables[j]:
+            if o != y and o not in at_i:
+                delta += down[met_y[o]] + up[met_x[o]]
         return delta
 
-    def _move(self, index: int, out: int, into: int) -> None:
-        table = self.tables[index]
+    def _swap(self, i: int, x: int, j: int, y: int, delta: int | None) -> None:
+        self.cost += self._delta(i, x, j, y) if delta is None else delta
+        self._replace(i, x, y)
+        self._replace(j, y, x)
+
+    def _replace(self, index: int, out: int, into: int) -> None:
+        table, met = self.tables[index], self.met
         for other in table:
             if other != out:
-                self.met[out][other] -= 1
-                self.met[other][out] -= 1
-                self.met[into][other] += 1
-                self.met[other][into] += 1
+                met[out][other] -= 1
+                met[other][out] -= 1
+                met[into][other] += 1
+                met[other][into] += 1
         table[table.index(out)] = into
+        self.members[index].discard(out)
+        self.members[index].add(into)
+        self.where[out].discard(index)
+        self.where[into].add(index)
+        for other in table:
+            if other != into:
+                for pair in ((min(out, other), max(out, other)),
+                             (min(into, other), max(into, other))):
+                    count = met[pair[0]][pair[1]]
+                    if self.low <= count <= self.low + 1:
+                        self.bad.discard(pair)
+                    else:
+                        self.bad.add(pair)
+
+
+# -- gauntlet ---------------------------------------------------------------------------
+
+def gauntlet_tables(challengers: Sequence[int], field: Sequence[int], seats: int,
+                    max_tables: int, seed: int = 1) -> list[Table]:
+    """Tables of one challenger and ``seats - 1`` field bots.
+
+    Each challenger gets ``max_tables // len(challengers)`` tables at most: every
+    combination of the field while that fits, else a balanced choice
+    (:func:`round_robin` of the field), so it meets every field bot equally often
+    (within one) and every field bot plays about equally often.  Challengers never
+    meet.  Tables alternate between challengers, so they progress together.
+    """
+    per_challenger = max_tables // len(challengers)
+    if per_challenger < 1:
+        raise ConfigError(f"--max-tables ({max_tables}) must be at least the number of "
+                          f"challengers ({len(challengers)})")
+    if len(field) < seats - 1:
+        raise ConfigError(f"{len(field)} field bots cannot fill a table of {seats} "
+                          f"with a challenger")
+    base = _field_tables(len(field), seats - 1, per_challenger, seed)
+    extra = _rotation_step(base, len(field))
+    rounds = []
+    for number, challenger in enumerate(challengers):
+        shift = number * extra
+        rounds.append([(challenger, *(field[(b + shift) % len(field)] for b in table))
+                       for table in base])
+    return orient([table for tables in zip(*rounds, strict=True) for table in tables])
+
+
+def _field_tables(bots: int, seats: int, max_tables: int, seed: int) -> list[Table]:
+    """One challenger's field bots at each of its tables, as field indices, the bots
+    that play one table more than others (if any) numbered first."""
+    if seats == 1:
+        count = table_count(bots, 1, max_tables)
+        return [(b % bots,) for b in range(count)]
+    tables = round_robin(bots, seats, max_tables, seed)
+    played = Counter(b for table in tables for b in table)
+    order = sorted(range(bots), key=lambda b: (-played[b], b))
+    label = {b: new for new, b in enumerate(order)}
+    return [tuple(label[b] for b in table) for table in tables]
+
+
+def _rotation_step(tables: Sequence[Table], bots: int) -> int:
+    """How far to turn the field between challengers so that the bots playing one
+    table more (numbered first) differ from challenger to challenger."""
+    played = Counter(b for table in tables for b in table)
+    return sum(1 for b in range(bots) if played[b] > min(played[c] for c in range(bots)))
+
+
+# -- formats ----------------------------------------------------------------------------
+
+class Format(Protocol):
+    """A tournament format: which tables a tournament of these entrants plays."""
+
+    #: Stored as the tournament's kind (the report shows it).
+    kind: ClassVar[str]
+
+    def tables(self, names: Sequence[str], seats: int, seed: int) -> list[Table]:
+        """Bot indices (into ``names``) at each table, in seat order."""
+        ...
+
+    def check(self, names: Sequence[str], seats: int) -> None:
+        """ConfigError if these entrants cannot play this format."""
+        ...
+
+    def to_config(self) -> dict[str, Any]:
+        """What a stored tournament records about its format."""
+        ...
+
+
+def _check_max_tables(max_tables: int) -> None:
+    if not 1 <= max_tables <= MAX_TABLES_LIMIT:
+        raise ConfigError(f"--max-tables must be from 1 to {MAX_TABLES_LIMIT}, not {max_tables}")
+
+
+@dataclass(frozen=True)
+class RoundRobin:
+    """Every combination of the entrants while there are at most ``max_tables``,
+    else a balanced choice (:func:`round_robin`)."""
+
+    max_tables: int = DEFAULT_MAX_TABLES
+    kind: ClassVar[str] = "tournament"
+
+    def tables(self, names: Sequence[str], seats: int, seed: int) -> list[Table]:
+        return round_robin(len(names), seats, self.max_tables, seed)
+
+    def check(self, names: Sequence[str], seats: int) -> None:
+        _check_max_tables(self.max_tables)
+
+    def to_config(self) -> dict[str, Any]:
+        return {"name": "round-robin", "max_tables": self.max_tables}
+
+
+@dataclass(frozen=True)
+class Gauntlet:
+    """Each table seats one of the ``challengers`` and ``seats - 1`` bots of the
+    field (every other entrant): :func:`gauntlet_tables`."""
+
+    challengers: tuple[str, ...]
+    max_tables: int = DEFAULT_MAX_TABLES
+    kind: ClassVar[str] = "gauntlet"
+
+    def tables(self, names: Sequence[str], seats: int, seed: int) -> list[Table]:
+        index = {name: i for i, name in enumerate(names)}
+        field = [i for i, name in enumerate(names) if name not in self.challengers]
+        return gauntlet_tables([index[c] for c in self.challengers], field, seats,
+                               self.max_tables, seed)
+
+    def check(self, names: Sequence[str], seats: int) -> None:
+        _check_max_tables(self.max_tables)
+        unknown = [c for c in self.challengers if c not in names]
+        if unknown:
+            raise ConfigError(f"--challenger {unknown[0]!r} is not one of the bots "
+                              f"({', '.join(names)})")
+        twice = sorted({c for c in self.challengers if self.challengers.count(c) > 1})
+        if twice:
+            raise ConfigError(f"--challenger {twice[0]!r} is given twice")
+        field = len(names) - len(self.challengers)
+        if field < seats - 1:
+            raise ConfigError(f"a gauntlet at tables of {seats} needs at least {seats - 1} "
+                              f"field bots besides the challengers, not {field}")
+        if self.max_tables < len(self.challengers):
+            raise ConfigError(f"--max-tables ({self.max_tables}) must be at least the number "
+                              f"of challengers ({len(self.challengers)})")
+
+    def to_config(self) -> dict[str, Any]:
+        return {"name": "gauntlet", "challengers": list(self.challengers),
+                "max_tables": self.max_tables}
+
+
+@dataclass(frozen=True)
+class Match:
+    """Two bots at one table of two, in pairs of games (one deal, seats swapped)
+    until the sequential test ``sprt`` decides (see
+    :class:`arena.match_stats.SequentialTest`)."""
+
+    sprt: Sprt = field(default_factory=Sprt)
+    kind: ClassVar[str] = "match"
+
+    def tables(self, names: Sequence[str], seats: int, seed: int) -> list[Table]:
+        return [(0, 1)]
+
+    def check(self, names: Sequence[str], seats: int) -> None:
+        if len(names) != 2 or seats != 2:
+            raise ConfigError(f"a match is two bots at a table of two, not {len(names)} "
+                              f"bots at {seats}")
+        problem = self.sprt.problem()
+        if problem:
+            raise ConfigError(problem)
+
+    def to_config(self) -> dict[str, Any]:
+        return {"name": "match", "sprt": self.sprt.to_dict()}
+
+
+def format_from_config(config: dict[str, Any] | None) -> Format:
+    """The format a stored tournament recorded (a round robin when it recorded none)."""
+    config = config or {}
+    name = config.get("name", "round-robin")
+    if name == "gauntlet":
+        return Gauntlet(tuple(config["challengers"]),
+                        int(config.get("max_tables", DEFAULT_MAX_TABLES)))
+    if name == "match":
+        return Match(Sprt.from_dict(config["sprt"]))
+    return RoundRobin(int(config.get("max_tables", DEFAULT_MAX_TABLES)))
+
+
+# -- streams ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stream:
+    """One seat rotation of one table: a match on its own bot processes.
+
+    ``seating`` is the bot index in each seat (fixed for the whole stream),
+    ``games`` the table's game numbers it plays, one per deal, in deal order.
+    """
+
+    table: int
+    rotation: int
+    seating: tuple[int, ...]
+    games: tuple[int, ...]
+
+
+def seating(table: Sequence[int], rotation: int) -> list[int]:
+    """Bot index in each seat of a table in one cyclic seat rotation."""
+    k = len(table)
+    return [table[(seat + rotation) % k] for seat in range(k)]
+
+
+def streams(tables: Sequence[Table], games_per_table: int, lanes: int = 1) -> list[Stream]:
+    """Every table's seat rotations, table by table.  Game ``g`` of a table plays
+    deal ``g // k`` in rotation ``g % k``.  With ``lanes`` > 1 each rotation's
+    deals are dealt out to that many streams (deal d to lane d % lanes), so a
+    table can play several of its duplicate groups at once; every stream still
+    plays each deal at most once."""
+    out = []
+    for number, table in enumerate(tables):
+        k = len(table)
+        deals = games_per_table // k
+        for lane in range(min(lanes, deals) or 1):
+            for rotation in range(k):
+                out.append(Stream(number, rotation, tuple(seating(table, rotation)),
+                                  tuple(d * k + rotation for d in range(lane, deals, lanes))))
+    return out

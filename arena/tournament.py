@@ -1,9 +1,12 @@
-"""Round-robin tournaments: the schedule, and running it on trio.
+"""Tournaments on trio: the plan, and running it.
 
-Every table of ``table_size`` bots from the entrants plays ``games_per_table``
-games.  Games come in groups of ``table_size``: one deal seed, played once per
-cyclic seat rotation (duplicate deals), so every bot sits every seat equally
-often on the same cards.  The same deal seeds are used at every table.
+A :class:`Plan` holds a tournament's configuration; its format
+(:mod:`arena.schedule`: round robin, gauntlet, match) chooses the tables, and
+every table plays ``games_per_table`` games in groups of ``table_size``: one
+deal seed, played once per cyclic seat rotation (duplicate deals), so every
+bot sits every seat equally often on the same cards.  The same deal seeds are
+used at every table.  The tables are stored with the tournament and a resumed
+one reads them back (:meth:`Plan.from_stored`).
 
 Each seat rotation of a table is a :class:`Stream`: the games of that rotation,
 one per deal in deal order, played on the stream's own bot processes, each bot
@@ -13,14 +16,17 @@ could remember its old hand, now an opponent's).  Streams run concurrently
 a worker thread, so the event loop never waits on disk; while another process
 holds the database's lock it waits and retries), which makes a tournament safe
 to interrupt and resume: :func:`run_tournament` skips every game already stored.
+
+A match (:func:`run_match`) plays its two rotations in lanes of pairs and stops
+starting new deals once its sequential test (:class:`SequentialTest`) decides.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import itertools
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,40 +35,41 @@ import trio
 from arena.client import TimeControl
 from arena.games import make_game
 from arena.games.base import Game
+from arena.match_stats import SequentialTest
 from arena.process import BotSpec
 from arena.records import GameResult
 from arena.referee import Entrant, match_start_message, play_game
 from arena.sandbox import Limits, Sandbox, resolve
-from arena.storage import DatabaseLocked, Store
+from arena.schedule import (
+    ConfigError,
+    Format,
+    Match,
+    RoundRobin,
+    Stream,
+    Table,
+    format_from_config,
+    seating,
+)
+from arena.schedule import streams as make_streams
+from arena.storage import DatabaseLocked, Store, StoredGame
 
 if TYPE_CHECKING:
     from distributed import Client
 
 #: Seconds between attempts to save a game while the database is locked.
 LOCK_RETRY_SECONDS = 1.0
-
-
-class ConfigError(ValueError):
-    """A tournament configuration that cannot be run; the message says why."""
-
-
-@dataclass(frozen=True)
-class Stream:
-    """One seat rotation of one table: a match on its own bot processes.
-
-    ``seating`` is the bot index in each seat (fixed for the whole stream),
-    ``games`` the table's game numbers it plays, one per deal, in deal order.
-    """
-
-    table: int
-    rotation: int
-    seating: tuple[int, ...]
-    games: tuple[int, ...]
+#: The most games a table may play (its deal seeds are drawn up front).
+MAX_GAMES_PER_TABLE = 100_000
 
 
 @dataclass(frozen=True)
 class Plan:
-    """A tournament's full configuration; everything else derives from it."""
+    """A tournament's full configuration; everything else derives from it.
+
+    ``format`` chooses the tables (:mod:`arena.schedule`); a plan read back from
+    the database carries the tables it stored (``fixed_tables``), so a resumed
+    tournament plays exactly the schedule it started with.
+    """
 
     game: str
     bots: tuple[BotSpec, ...]
@@ -75,6 +82,9 @@ class Plan:
     sandbox: str = "auto"
     limits: Limits = field(default_factory=Limits)
     pass_env: tuple[str, ...] = ()
+    format: Format = field(default_factory=RoundRobin)
+    #: Bot indices at each table as stored; None: chosen by ``format``.
+    fixed_tables: tuple[Table, ...] | None = None
 
     def resolve_sandbox(self, hidden: Sequence[str] = ()) -> Sandbox:
         """The sandbox this run's bots get (SandboxError if it cannot run here)."""
@@ -83,24 +93,38 @@ class Plan:
     def make_game(self) -> Game:
         return make_game(self.game, self.table_size, self.options)
 
+    @property
+    def names(self) -> list[str]:
+        return [b.name for b in self.bots]
+
     def validate(self) -> None:
         """Raise ConfigError / OptionError if this plan cannot run."""
-        names = [b.name for b in self.bots]
+        names = self.names
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ConfigError(f"bot name {duplicates[0]!r} is used twice")
         if len(self.bots) < self.table_size:
             raise ConfigError(
                 f"{len(self.bots)} bots cannot fill a table of {self.table_size}")
+        self.make_game()
         if self.games_per_table < 1 or self.games_per_table % self.table_size:
             raise ConfigError(
                 f"games per table ({self.games_per_table}) must be a positive multiple of the "
                 f"table size ({self.table_size}) so every bot sits every seat equally often")
-        self.make_game()
+        if self.games_per_table > MAX_GAMES_PER_TABLE:
+            raise ConfigError(f"games per table ({self.games_per_table}) must be at most "
+                              f"{MAX_GAMES_PER_TABLE}")
+        self.format.check(names, self.table_size)
 
-    def tables(self) -> list[tuple[int, ...]]:
-        """Bot indices at each table: every combination of ``table_size`` entrants."""
-        return list(itertools.combinations(range(len(self.bots)), self.table_size))
+    def tables(self) -> list[Table]:
+        """Bot indices at each table, in seat order (rotation 0)."""
+        return list(self._tables)
+
+    @functools.cached_property
+    def _tables(self) -> tuple[Table, ...]:
+        if self.fixed_tables is not None:
+            return self.fixed_tables
+        return tuple(self.format.tables(self.names, self.table_size, self.seed))
 
     def deal_seeds(self) -> list[int]:
         rng = random.Random(self.seed)
@@ -108,35 +132,32 @@ class Plan:
 
     def seating(self, table: Sequence[int], game_number: int) -> list[int]:
         """Bot index in each seat for a table's game: a cyclic rotation per game."""
-        k = self.table_size
-        rotation = game_number % k
-        return [table[(seat + rotation) % k] for seat in range(k)]
+        return seating(table, game_number % self.table_size)
 
     def deal(self, game_number: int) -> int:
         """Index (into :meth:`deal_seeds`) of the deal a table's game plays."""
         return game_number // self.table_size
 
-    def streams(self) -> list[Stream]:
-        """Every table's seat rotations, table by table."""
-        k = self.table_size
-        return [Stream(number, rotation, tuple(self.seating(table, rotation)),
-                       tuple(range(rotation, self.games_per_table, k)))
-                for number, table in enumerate(self.tables()) for rotation in range(k)]
+    def streams(self, lanes: int = 1) -> list[Stream]:
+        """Every table's seat rotations (each split in ``lanes``), table by table."""
+        return make_streams(self.tables(), self.games_per_table, lanes)
 
     @property
     def total_games(self) -> int:
-        return len(self.tables()) * self.games_per_table
+        return len(self._tables) * self.games_per_table
 
     def to_config(self) -> dict[str, Any]:
         return {"game": self.game, "options": self.options, "table_size": self.table_size,
                 "games_per_table": self.games_per_table, "seed": self.seed,
                 "bots": [{"name": b.name, "command": b.command} for b in self.bots],
+                "format": self.format.to_config(),
                 "time": self.control.to_dict(),
                 "sandbox": {"choice": self.sandbox, "limits": asdict(self.limits),
                             "pass_env": list(self.pass_env)}}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Plan:
+    def from_config(cls, config: dict[str, Any],
+                    tables: Sequence[Table] | None = None) -> Plan:
         time = config.get("time", {})
         sandbox = config.get("sandbox", {})
         return cls(game=config["game"], options=dict(config.get("options", {})),
@@ -145,14 +166,31 @@ class Plan:
                    bots=tuple(BotSpec(b["name"], b["command"]) for b in config["bots"]),
                    control=TimeControl(**time), sandbox=sandbox.get("choice", "auto"),
                    limits=Limits(**sandbox.get("limits", {})),
-                   pass_env=tuple(sandbox.get("pass_env", ())))
+                   pass_env=tuple(sandbox.get("pass_env", ())),
+                   format=format_from_config(config.get("format")),
+                   fixed_tables=None if tables is None else tuple(map(tuple, tables)))
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any]) -> Plan:
+        """The plan of a stored tournament (:meth:`Store.tournament`), with the
+        tables it stored: never chosen again, so a resume plays the same schedule
+        whatever the code or the format's search would choose today."""
+        config = stored["config"]
+        index = {b["name"]: i for i, b in enumerate(config["bots"])}
+        try:
+            tables = [tuple(index[name] for name in table) for table in stored["tables"]]
+        except KeyError as exc:
+            raise ConfigError(f"tournament {stored['id']} seats bot {exc.args[0]!r}, "
+                              f"which its configuration does not name") from None
+        return cls.from_config(config, tables)
 
 
 def create_tournament(store: Store, plan: Plan) -> int:
     """Register the plan's bots, store the tournament and its tables; its id."""
     store.register_bots([(b.name, b.command) for b in plan.bots])
     tables = [[plan.bots[i].name for i in table] for table in plan.tables()]
-    return store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games)
+    return store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games,
+                                   kind=plan.format.kind)
 
 
 OnGame = Callable[[GameResult], None]
@@ -213,17 +251,86 @@ def _game_saver(plan: Plan, store: Store, tournament_id: int, on_game: OnGame | 
     return save
 
 
+def first_bot_points(plan: Plan, seats: Sequence[str], places: Sequence[int],
+                     no_result: bool) -> float | None:
+    """The points of a match's first bot in one game (1 a win, 1/2 a draw, 0 a
+    loss, by places after forfeits), or None for a game without result."""
+    if no_result:
+        return None
+    mine = places[seats.index(plan.bots[0].name)]
+    theirs = places[seats.index(plan.bots[1].name)]
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def match_test(plan: Plan, games: Iterable[StoredGame], max_pairs: int | None = None
+               ) -> SequentialTest:
+    """The sequential test of a match, fed with its stored games."""
+    assert isinstance(plan.format, Match)
+    k = plan.table_size
+    test = SequentialTest(plan.format.sprt, max_pairs or plan.games_per_table // k)
+    for game in games:
+        test.record(game.number // k, game.number % k,
+                    first_bot_points(plan, game.seats, game.places, game.no_result))
+    return test
+
+
+async def run_match(plan: Plan, store: Store, tournament_id: int, test: SequentialTest, *,
+                    parallel: int, on_game: OnGame | None = None,
+                    sandbox: Sandbox | None = None) -> None:
+    """Play a match's pairs until ``test`` decides (or every pair is played).
+
+    ``parallel`` games play at once, spread over ceil(parallel / 2) lanes: each
+    lane is the match's two seat rotations, each on its own bot processes,
+    playing the lane's deals (every lane-th one) in order, so pairs finish
+    roughly in deal order.  Once the test has decided no new deal starts; a
+    deal already started (here or before an interruption) is played in both
+    rotations, so no half pair is left.  Cancellation stops every lane as in
+    :func:`run_tournament`.
+    """
+    sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
+    done = store.done_games(tournament_id)
+    k = plan.table_size
+    started = {number // k for _, number in done}
+    seeds = plan.deal_seeds()
+    save = _game_saver(plan, store, tournament_id, on_game)
+    slots = trio.CapacityLimiter(max(1, parallel))
+
+    def may_start(number: int) -> bool:
+        if number // k not in started:
+            if test.decided:
+                return False
+            started.add(number // k)
+        return True
+
+    async def keep(number: int, result: GameResult) -> None:
+        await save(0, number, result)
+        test.record(number // k, number % k,
+                    first_bot_points(plan, result.bots, result.places, result.no_result))
+
+    async with trio.open_nursery() as nursery:
+        for stream in plan.streams(lanes=-(-parallel // k)):
+            todo = [g for g in stream.games if (stream.table, g) not in done]
+            if todo:
+                nursery.start_soon(functools.partial(
+                    play_stream, plan, stream, todo, seeds, sandbox, keep,
+                    may_start=may_start, slots=slots))
+
+
 #: Receives each finished game of a stream: ``await on_result(game_number, result)``.
 OnResult = Callable[[int, GameResult], Awaitable[None]]
 
 
 async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: Sequence[int],
-                      sandbox: Sandbox, on_result: OnResult) -> None:
+                      sandbox: Sandbox, on_result: OnResult, *,
+                      may_start: Callable[[int], bool] | None = None,
+                      slots: trio.CapacityLimiter | None = None) -> None:
     """Play ``games`` (game numbers of ``stream``, in order) on the stream's own
     bot processes, one bot per seat, handing each result to ``on_result``.
 
-    The bots are started for these games and killed when they end; on
-    cancellation they are killed at once and the game in flight is dropped.
+    Before each game, ``may_start(game_number)`` (if given) may end the stream
+    early; each game holds one of ``slots`` (if given) while it plays.  The bots
+    are started for these games and killed when they end; on cancellation they
+    are killed at once and the game in flight is dropped.
     """
     game = plan.make_game()
     match_start = match_start_message(game, len(games))
@@ -233,8 +340,11 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
         finished = False
         try:
             for game_number in games:
-                result = await play_game(game, seeds[plan.deal(game_number)], entrants,
-                                         game_number, plan.control)
+                if may_start is not None and not may_start(game_number):
+                    break
+                async with slots or contextlib.nullcontext():
+                    result = await play_game(game, seeds[plan.deal(game_number)], entrants,
+                                             game_number, plan.control)
                 await on_result(game_number, result)
             finished = True
         finally:

@@ -89,6 +89,20 @@ def test_streams_cover_every_game_once_with_one_deal_each() -> None:
         assert all(plan.seating(table, g) == list(stream.seating) for g in stream.games)
 
 
+def test_lanes_split_each_rotation_and_still_play_each_deal_once_per_stream() -> None:
+    plan = plan_of(2, 2, 10)  # one table, 5 deals, 2 rotations
+    streams = plan.streams(lanes=3)
+    assert len(streams) == 3 * 2
+    played = sorted((s.table, g) for s in streams for g in s.games)
+    assert played == [(0, g) for g in range(10)]
+    for stream in streams:
+        deals = [plan.deal(g) for g in stream.games]
+        assert deals == sorted(set(deals))  # in order, none twice
+        assert len({d % 3 for d in deals}) == 1  # one lane's deals
+        assert {g % 2 for g in stream.games} == {stream.rotation}
+    assert plan.streams(lanes=9) == plan.streams(lanes=5)  # no lane without a deal
+
+
 def test_no_bot_process_plays_two_games_of_one_deal(tmp_path: Path) -> None:
     plan = plan_of(3, 3, 9)  # one table, 3 seat rotations x 3 deals
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
