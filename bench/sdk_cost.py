@@ -2,13 +2,13 @@
 msgpack bot, measured interleaved in one run, pinned to one CPU.
 
     python bench/sdk_cost.py [--starts 20] [--batches 20] [--batch 500] [--cpu N]
-                             [--bot COMMAND]
+                             [--bot COMMAND ...]
 
 Bots: the baseline :data:`MINIMAL_BOT` (reads with ``os.read`` into a
 ``msgpack.Unpacker``, answers index 0); ``python -m sample_bots.random_bot``
 (the SDK through the sample bots' package, as the arena runs it);
 :data:`SDK_FIRST_LEGAL` (the SDK answering index 0: the SDK's own cost);
-``--bot`` adds any command line.
+``--bot`` adds any command line (repeat it for more).
 
 Moves: requests taken from random playouts of every game (their observation,
 legal actions and new events, as the referee sends them) are written to each
@@ -139,14 +139,34 @@ class Bot:
         self.popen.stdout.close()
 
 
+#: Issue 8 part 5: the SDK bot's CPU per move and its start-up at most this
+#: many times the minimal bot's.
+GOAL = 1.3
+
+
 def table(title: str, unit: str, scale: float, figures: dict[str, list[float]]) -> None:
-    """One row per bot: median and mean, and their ratios to the minimal bot."""
+    """One row per bot: median and mean, their ratios to the minimal bot's,
+    and the median over rounds of the ratio within each round (each round
+    runs every bot once, in a rotating order)."""
     base = figures["minimal"]
-    print(f"{title:28}{'median':>10}{'ratio':>7}{'mean':>10}{'ratio':>7}")
+    print(f"{title:28}{'median':>10}{'ratio':>7}{'mean':>10}{'ratio':>7}{'per round':>11}")
     for kind, values in figures.items():
         median, mean = statistics.median(values), statistics.mean(values)
         print(f"{kind:28}{median * scale:>8.1f}{unit}{median / statistics.median(base):>7.2f}"
-              f"{mean * scale:>8.1f}{unit}{mean / statistics.mean(base):>7.2f}")
+              f"{mean * scale:>8.1f}{unit}{mean / statistics.mean(base):>7.2f}"
+              f"{round_ratio(figures, kind):>10.2f}x")
+
+
+def round_ratio(figures: dict[str, list[float]], kind: str) -> float:
+    """The median over rounds of ``kind``'s figure over the minimal bot's."""
+    return statistics.median(a / b for a, b in zip(figures[kind], figures["minimal"],
+                                                     strict=True))
+
+
+def verdict(what: str, figures: dict[str, list[float]]) -> None:
+    worst = max(round_ratio(figures, kind) for kind in figures if kind.startswith("SDK"))
+    print(f"{what}: the SDK bots at most {worst:.2f}x the minimal bot per round "
+          f"(goal: at most {GOAL:.1f}x: {'met' if worst <= GOAL else 'NOT met'})")
 
 
 def main() -> None:
@@ -155,14 +175,15 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=20, help="move batches of each bot")
     parser.add_argument("--batch", type=int, default=500, help="moves per batch")
     parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)))
-    parser.add_argument("--bot", help="another subject: a command line")
+    parser.add_argument("--bot", action="append", default=[],
+                        help="another subject: a command line (repeat)")
     args = parser.parse_args()
     os.sched_setaffinity(0, {args.cpu})  # the bots inherit it
     bots = {"minimal": [sys.executable, "-c", MINIMAL_BOT],
             "SDK random_bot": [sys.executable, "-m", "sample_bots.random_bot"],
             "SDK first legal": [sys.executable, "-c", SDK_FIRST_LEGAL]}
-    if args.bot:
-        bots[args.bot] = shlex.split(args.bot)
+    for command in args.bot:
+        bots[command] = shlex.split(command)
     corpus = requests(per_game=max(1, args.batch // len(game_names())))
     batch = (corpus * (args.batch // len(corpus) + 1))[: args.batch]
     print(f"pinned to CPU {args.cpu}; figures of each bot, ratio to the minimal bot's")
@@ -192,9 +213,11 @@ def main() -> None:
     print(f"\nCPU per move: {args.batches} batches of {args.batch} moves per bot, "
           f"requests of {size:.0f} bytes on average from every game")
     table("CPU per move", " us", 1e6, moves)
+    verdict("CPU per move", moves)
     print(f"\nstart-up, spawn to hello reply: {args.starts} per bot")
     table("wall time", " ms", 1e3, wall)
     table("CPU time", " ms", 1e3, cpu)
+    verdict("start-up wall time", wall)
 
 
 def rotated(kinds: list[str], round_: int) -> list[str]:

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from protocol import wire
 
-ChooseFunction = Callable[[dict[str, Any], list[str]], int]
+# Not `typing.TYPE_CHECKING`: a bot's start-up must not pay for importing
+# typing (and re), and mypy honours this name too.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    ChooseFunction = Callable[[dict[str, Any], list[str]], int]
 
 
 class Request:
@@ -61,6 +66,12 @@ class Bot:
     def choose(self, request: Request) -> int:
         raise NotImplementedError
 
+    def answer(self, message: dict[str, Any]) -> int:
+        """The index chosen for a ``request`` message (the SDK calls this)."""
+        get = message.get
+        return self.choose(Request(message["id"], get("observation", {}), get("legal", []),
+                                   get("events"), get("time")))
+
     def on_match_start(self, message: dict[str, Any]) -> None:
         """Called with the ``match_start`` message (game, options, players)."""
 
@@ -78,6 +89,11 @@ class _FunctionBot(Bot):
 
     def choose(self, request: Request) -> int:
         return self._choose(request.observation, request.legal)
+
+    def answer(self, message: dict[str, Any]) -> int:
+        # The function needs no Request: one object less per move.
+        get = message.get
+        return self._choose(get("observation", {}), get("legal", []))
 
 
 def run(
@@ -105,30 +121,24 @@ class _Session:
 
     def send(self, message: dict[str, Any]) -> None:
         data = self.pack(message)
-        while data:
-            written = os.write(self.out_fd, data)
-            data = data[written:]
+        written = os.write(self.out_fd, data)
+        while written < len(data):  # a pipe may take less at once
+            written += os.write(self.out_fd, data[written:])
 
     def loop(self) -> None:
-        while True:
-            chunk = os.read(0, 1 << 16)
-            if not chunk:
-                return
-            self.reader.push(chunk)
-            while (message := self.reader.next_message()) is not None:
-                if not self.handle(message):
+        reader, handle = self.reader, self.handle
+        while chunk := os.read(0, 1 << 16):
+            reader.push(chunk)
+            while (message := reader.next_message()) is not None:
+                if not handle(message):
                     return
 
     def handle(self, message: dict[str, Any]) -> bool:
         """Answer one message; False when the match is over."""
         kind = message["type"]
         bot = self.bot
-        if kind == wire.REQUEST:  # the common case first
-            get = message.get
-            request = Request(message["id"], get("observation", {}), get("legal", []),
-                              get("events", []), get("time", {}))
-            self.send({"type": wire.ACTION, "id": request.id,
-                       "index": int(bot.choose(request))})
+        if kind == _REQUEST:  # the common case first
+            self.send({"type": _ACTION, "id": message["id"], "index": int(bot.answer(message))})
         elif kind == wire.HELLO:
             self.send({"type": wire.HELLO, "name": bot.name, "version": bot.version,
                        "author": bot.author, "protocol": wire.PROTOCOL_VERSION})
@@ -141,3 +151,6 @@ class _Session:
         elif kind == wire.MATCH_END:
             return False
         return True
+
+
+_REQUEST, _ACTION = wire.REQUEST, wire.ACTION

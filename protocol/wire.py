@@ -14,13 +14,17 @@ bot that sent it.
 from __future__ import annotations
 
 import gc
-import re
 from collections import deque
-from collections.abc import Callable
 from itertools import compress
-from typing import Any
 
 import msgpack
+
+# Not `typing.TYPE_CHECKING`: a bot's start-up must not pay for importing
+# typing (and re), and mypy honours this name too.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 PROTOCOL_VERSION = 1
 
@@ -61,11 +65,15 @@ class Limits:
                 f"max_str_len={self.max_str_len}, max_depth={self.max_depth})")
 
 
+#: msgpack's C unpacker refuses values nested deeper than this by itself
+#: (StackError): a limit this high costs the reader nothing.
+MSGPACK_MAX_DEPTH = 1024
 #: What the arena accepts from a bot: replies are tiny.
 BOT_LIMITS = Limits()
-#: What a bot accepts from the arena: observations can be larger.
+#: What a bot accepts from the arena: observations can be larger; nesting is
+#: left to msgpack, which spares every message the depth check.
 ARENA_LIMITS = Limits(max_message_bytes=8 * 1024 * 1024, max_container_len=1 << 20,
-                      max_str_len=1 << 20, max_depth=32)
+                      max_str_len=1 << 20, max_depth=MSGPACK_MAX_DEPTH)
 
 
 def pack(message: dict[str, Any]) -> bytes:
@@ -145,12 +153,16 @@ class MessageReader:
             except (ValueError, msgpack.ExtraData, msgpack.FormatError,
                     msgpack.StackError, TypeError) as exc:
                 raise ProtocolViolation(f"malformed msgpack: {exc}") from None
-            start, end = self._message_start, unpacker.tell()
+            start = self._message_start
+            end = self._message_start = unpacker.tell()
+            self.last_size = end - start
             if end - start > self.limits.max_message_bytes:
                 raise self._too_large()
-            self.last_size = end - start
-            self._message_start = end
-            return self._check(value, start, end)
+            if type(value) is not dict or type(value.get("type")) is not str:
+                raise _not_a_message(value)
+            if self.limits.max_depth < MSGPACK_MAX_DEPTH:
+                self._check_depth(value, start, end)
+            return value
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
         """Add bytes; return every complete message they finish."""
@@ -194,12 +206,8 @@ class MessageReader:
     def _too_large(self) -> ProtocolViolation:
         return ProtocolViolation(f"message larger than {self.limits.max_message_bytes} bytes")
 
-    def _check(self, value: Any, start: int, end: int) -> dict[str, Any]:
-        """Check the message parsed from stream bytes ``start:end``."""
-        if type(value) is not dict:
-            raise ProtocolViolation(f"a message must be a map, got {type(value).__name__}")
-        if type(value.get("type")) is not str:
-            raise ProtocolViolation("a message must have a string 'type'")
+    def _check_depth(self, value: dict[str, Any], start: int, end: int) -> None:
+        """Check the nesting of the message parsed from stream bytes ``start:end``."""
         limit = self.limits.max_depth
         data, offset = self._slice, self._slice_start
         if data is not None and start >= offset:
@@ -210,7 +218,12 @@ class MessageReader:
             headers = end - start  # it began in an earlier slice, whose bytes are gone
         if not _nests_within(value, limit, headers):
             raise ProtocolViolation(f"message nested deeper than {limit}")
-        return value
+
+
+def _not_a_message(value: Any) -> ProtocolViolation:
+    if type(value) is not dict:
+        return ProtocolViolation(f"a message must be a map, got {type(value).__name__}")
+    return ProtocolViolation("a message must have a string 'type'")
 
 
 # Kinds of msgpack values, by what their header declares.
@@ -245,7 +258,10 @@ def _lead_table() -> tuple[tuple[int, int, int], ...]:
 
 
 _LEADS = _lead_table()
-_ONE_BYTE_RUN = re.compile(rb"[\x00-\x7f\xc0\xc2\xc3\xe0-\xff]+")
+#: The values that are one byte long: fixints, nil, false and true.
+_ONE_BYTE_VALUES = bytes(lead for lead in range(256) if _LEADS[lead] == (_SCALAR, 0, 0))
+#: How many bytes :meth:`_HeaderWalk._skip_run` looks at in one go.
+_RUN_WINDOW = 4096
 #: Every byte but the first bytes of non-empty containers' headers (fixmap and
 #: fixarray of 1 to 15 items, array 16/32, map 16/32).
 _NOT_CONTAINER_LEADS = bytes(
@@ -310,12 +326,11 @@ class _HeaderWalk:
 
     def _skip_run(self, data: bytes | memoryview, at: int) -> int:
         """Skip a run of one-byte values (small integers, nil, booleans) at C
-        speed, up to the end of the innermost open container; return where
-        the walk goes on."""
-        match = _ONE_BYTE_RUN.match(data, at)
-        assert match is not None
+        speed, up to the end of the innermost open container (or a window's
+        worth: the walk comes back for more); return where the walk goes on."""
         opened = self._open
-        run = min(match.end() - at, opened[-1])
+        window = bytes(data[at : at + min(opened[-1], _RUN_WINDOW)])
+        run = len(window) - len(window.lstrip(_ONE_BYTE_VALUES))
         opened[-1] -= run
         self._owed -= run
         self._walked += run

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any
 
 from protocol import run
+
+TYPE_CHECKING = False  # not typing's: a bot need not import typing to start
+if TYPE_CHECKING:
+    from typing import Any
 
 _rng = random.Random(int(os.environ.get("RANDOM_BOT_SEED", "0")) or None)
 

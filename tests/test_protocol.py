@@ -159,6 +159,26 @@ def test_next_message_parses_one_message_at_a_time() -> None:
         reader.next_message()
 
 
+def test_long_runs_of_one_byte_values_are_walked_however_they_are_cut() -> None:
+    limits = wire.Limits(max_container_len=20_000)
+    body = {"type": "x", "v": [0, None, True, -1, 127, -32] * 2000 + ["s"]}
+    data = wire.pack(body)
+    for step in (1, 3000, 4095, 4097, 9000):
+        reader = wire.MessageReader(limits)
+        out = []
+        for i in range(0, len(data), step):
+            out += reader.feed(data[i : i + step])
+        assert out == [body], step
+    # A header after a long run is refused as soon as it arrives.
+    bad = TYPE_X + b"\xa1v" + header(0xDC, 10_001, 2) + b"\x00" * 10_000 + header(0xDB, HUGE)
+    for step in (1, 4096, len(bad)):
+        reader = wire.MessageReader(limits)
+        with pytest.raises(wire.ProtocolViolation, match="string of"):
+            for i in range(0, len(bad), step):
+                reader.feed(bad[i : i + step])
+        assert i + step >= len(bad)
+
+
 EDGE = wire.Limits(max_message_bytes=3000, max_container_len=40, max_str_len=300, max_depth=5)
 
 
