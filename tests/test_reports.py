@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import sqlite3
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,8 +21,9 @@ from arena.process import BotSpec
 from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places
 from arena.referee import play_single_game
 from arena.storage import Store, StoredGame
-from reports.render import bot_page, render_report, replay_context
+from reports.render import DEFAULT_REPLAYS, bot_page, render_report, replay_context, replay_ids
 from reports.site import MANIFEST
+from tests.arena_db import RANDOM, Played, played_fixture, tournament  # noqa: F401 (fixture)
 
 HERE = Path(__file__).resolve().parent
 XSS = "<script>alert(1)</script>"
@@ -389,3 +392,124 @@ def test_no_result_games_count_for_faults_only(tmp_path: Path) -> None:
     assert "no result" in page and "bubblewrap sandbox (test)" in page
     replay = min(out.glob("game-*.html"), key=lambda p: int(p.stem.split("-")[1])).read_text()
     assert "every seat faulted" in replay and "bubblewrap sandbox (test)" in replay
+
+
+# -- real tournaments (sample bots as processes, SQLite): pools, bounds, pages -----------
+@pytest.fixture(scope="module")
+def real_site(played: Played, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of the real tournaments, games lists paged two games a page."""
+    out = tmp_path_factory.mktemp("real") / "site"
+    render_report(Store(played.url), out, bootstrap=BOOTSTRAP, page_rows=2)
+    return out
+
+
+def section_text(path: Path, anchor: str) -> str:
+    return path.read_text().split(f'<section id="{anchor}">')[1].split("</section>")[0]
+
+
+def test_pools_split_games_of_other_options(real_site: Path) -> None:
+    boards = Tables((real_site / "index.html").read_text()).tables
+    assert {row[1] for row in boards["board-five"][1:]} == {"a 1", "b 1", "c 1"}  # version 1
+    assert {row[1] for row in boards["board-five-2"][1:]} == {"winner 1", "crash1 0", "crash2 0"}
+    plain, jokers = (section_text(real_site / "index.html", a) for a in ("five", "five-2"))
+    assert "<strong>Options:</strong> max_hands 2</span>" in plain  # what is not a default
+    assert "<strong>Options:</strong> jokers on, max_hands 2</span>" in jokers
+    assert "<strong>Time control:</strong> move 1 s, bank 10 s, wall clock" in plain
+    h2h = Tables((real_site / "head-to-head.html").read_text()).tables
+    assert {"h2h-five", "h2h-five-2", "los-five", "los-five-2"} <= set(h2h)
+
+
+def test_an_unbeaten_bot_gets_a_one_sided_bound(real_site: Path) -> None:
+    header, *rows = table(real_site / "index.html", "board-five-2")
+    cells = {row[1].split()[0]: dict(zip(header, row, strict=True)) for row in rows}
+    assert re.fullmatch(r"> [+-]\d+ \?", cells["winner"]["Elo [95%]"]), cells
+    for crasher in ("crash1", "crash2"):  # tied last every game: finite, equal
+        assert re.fullmatch(r"[+-]\d+ \[.*\] \?", cells[crasher]["Elo [95%]"]), cells
+        assert cells[crasher]["Crash"] == "3" and cells[crasher]["Rank"] in ("1\u20133", "2\u20133")
+    assert cells["winner"]["Rank"][0] == "1" and cells["winner"]["1st %"] == "100.0%"
+    html = (real_site / "index.html").read_text()
+    chart = html.split('id="chart-five-2"')[1].split("</svg>")[0]
+    assert chart.count('class="arrow"') == 1 and chart.count('class="estimate"') == 2
+
+
+def test_games_lists_are_paged(real_site: Path, played: Played) -> None:
+    tid = played.tournaments["five"]
+    names = [f"tournament-{tid}.html", f"tournament-{tid}-2.html", f"tournament-{tid}-3.html"]
+    assert not (real_site / f"tournament-{tid}-4.html").exists()
+    pages = [table(real_site / name, "games")[1:] for name in names]
+    assert [len(rows) for rows in pages] == [2, 2, 2]
+    stored = [game.id for game in Store(played.url).games(tid)]
+    assert [int(row[0]) for rows in pages for row in rows] == stored
+    first, middle, last = ((real_site / name).read_text() for name in names)
+    assert all(f'href="{name}"' in first for name in names)
+    assert f'href="{names[0]}" rel="prev"' in middle and f'href="{names[2]}" rel="next"' in middle
+    assert 'rel="next"' not in last
+    assert all((real_site / name).stat().st_size < 2_000_000 for name in names)
+
+
+def test_links_lead_only_to_pages_that_exist(played: Played, tmp_path: Path) -> None:
+    render_report(Store(played.url), tmp_path, bootstrap=0, max_replays=1)
+    assert len(list(tmp_path.glob("game-*.html"))) == 1
+    linked = set()
+    for page in tmp_path.glob("*.html"):
+        for target in re.findall(r'href="([^"#]+)', page.read_text()):
+            assert (tmp_path / target).is_file(), (page.name, target)
+            linked.add(target)
+    assert any(name.startswith("game-") for name in linked)
+    assert any(name.startswith("bot-") for name in linked)
+
+
+def test_bot_page(real_site: Path) -> None:
+    page = real_site / bot_page("crash1")
+    html = page.read_text()
+    assert [row[:3] for row in table(page, "opponents-five-2")[1:]] == [
+        ["winner", "3", "0-0-3"], ["crash2", "3", "0-3-0"]]
+    assert table(page, "places-five-2") == [["1", "0", ""], ["2", "3", ""]]
+    assert [row[:2] for row in table(page, "seats-five-2")[1:]] == [["0", "1"], ["1", "1"],
+                                                                     ["2", "1"]]
+    assert table(page, "fault-kinds")[1:] == [["Crash", "3"]]
+    assert html.count('class="faultbox"') == 3 and "bad_bot: about to crash" in html
+    (times,) = table(real_site / bot_page("a"), "times")[2:]
+    assert times[0] == "five" and int(times[1]) == 6 and int(times[2]) > 0
+    wall = [float(value) for value in times[3:7]]
+    assert wall == sorted(wall) and wall[0] > 0  # p50 <= p90 <= p99 <= max
+
+
+def test_default_replays_are_the_recent_and_the_faulted() -> None:
+    faulty = [{"seat": 0, "bot": "a", "kind": "crash", "detail": "", "stderr_tail": ""}]
+    games = [StoredGame(id=i, tournament_id=1 + i % 2, table=0, number=i, game="five", seed=1,
+                        options={}, seats=["a", "b"], scores=[0.0, 0.0], places=[1, 2],
+                        game_places=[1, 2], faults=faulty if i in (3, 7) else [],
+                        duration=0.1, decisions=2, ignored=[0, 0])
+             for i in range(1, 2 * DEFAULT_REPLAYS + 101)]
+    chosen = replay_ids(games, None)
+    assert chosen == {3, 7} | {g.id for g in games[-2 * DEFAULT_REPLAYS:]}
+    assert replay_ids(games, 5) == {g.id for g in games[-5:]} and not replay_ids(games, 0)
+
+
+def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path) -> None:
+    db = tmp_path / "copy.db"
+    with sqlite3.connect(played.path) as source, sqlite3.connect(db) as copy:
+        source.backup(copy)  # with what is still in the write-ahead log
+    url, out = f"sqlite:///{db}", tmp_path / "site"
+    render_report(Store(url), out, bootstrap=BOOTSTRAP, max_replays=0)
+    old = 1_000_000_000
+
+    def age() -> None:
+        for path in out.iterdir():
+            os.utime(path, (old, old))
+
+    def changed() -> set[str]:
+        return {path.name for path in out.iterdir() if path.stat().st_mtime != old}
+
+    age()
+    render_report(Store(url), out, bootstrap=BOOTSTRAP, max_replays=0)
+    assert changed() == {MANIFEST}
+    age()
+    tid = tournament(url, "-g", "five-or-less", "-k", "2", "-n", "2",
+                     "-b", f"x={RANDOM}", "-b", f"y={RANDOM}")
+    render_report(Store(url), out, bootstrap=BOOTSTRAP, max_replays=0)
+    assert changed() == {MANIFEST, "index.html", "head-to-head.html", "tournaments.html",
+                         f"tournament-{tid}.html", bot_page("x"), bot_page("y")}
+    assert "board-five-or-less" in (out / "index.html").read_text()
+    assert (out / bot_page("a")).stat().st_mtime == old  # its pool did not change
