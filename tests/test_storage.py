@@ -6,6 +6,7 @@ processes racing, and the stored record bytes in the new and the old format."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import multiprocessing
 import random
@@ -377,3 +378,4 @@ def test_a_record_round_trips_through_the_new_and_the_old_bytes(game: str) -> No
     new, old = record.pack(), old_pack(record)
     assert new[:1] == PACKED_MSGPACK and old[:1] == b"\x78"
     assert GameRecord.unpack(new) == record == GameRecord.unpack(old)
+    assert gc.isenabled()  # unpack pauses the garbage collector, and only while it runs
