@@ -18,10 +18,11 @@ canonical order, the last card listed is the one that ends on top of the pile)::
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Mapping, Sequence
 from functools import cache
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from arena.games.base import (
     Action,
@@ -46,6 +47,7 @@ from arena.games.cards import (
 )
 
 HAND_SIZE = 5
+MAX_PLAYERS = 6
 #: What a caller who is not strictly lowest scores.
 CALL_PENALTY = 50
 #: Most cards one drop may hold (four of a rank; the two jokers are one rank).
@@ -74,6 +76,16 @@ _DROP_ONE: dict[str, Action] = {card: DROP_PREFIX + card for card in _ALL_KINDS}
 _TURN_START_EXTRAS = (TAKE, END)
 _RANK_ORDER: dict[str, int] = {JOKER: 0, **RANK_ORDINAL}
 _POINTS_OF = POINTS.__getitem__
+#: The private ``drawn`` event of each seat and card (events are immutable and shared).
+_DRAWN_EVENTS: tuple[dict[str, Event], ...] = tuple(
+    {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _ALL_KINDS}
+    for seat in range(MAX_PLAYERS)
+)
+#: The public ``take`` event of each seat and card.
+_TAKE_EVENTS: tuple[dict[str, Event], ...] = tuple(
+    {card: Event("take", {"seat": seat, "card": card}) for card in _ALL_KINDS}
+    for seat in range(MAX_PLAYERS)
+)
 
 _JOKERS_SPEC = OptionSpec(
     "jokers", "bool", False, "add the two jokers X (0 points; the two jokers are one rank)"
@@ -88,6 +100,24 @@ def hand_total(cards: Sequence[str]) -> int:
 def drop_cards(action: Action) -> list[str]:
     """The cards of a ``drop`` action in listed order (the last ends on top)."""
     return action.split()[1:]
+
+
+class _Drop(NamedTuple):
+    """A drop action's cards (listed order) and points, memoised by :func:`_drop_of`."""
+
+    cards: tuple[str, ...]
+    points: int
+
+
+@cache  # pure; about 450 drop actions exist
+def _drop_of(action: Action) -> _Drop:
+    cards = tuple(drop_cards(action))
+    return _Drop(cards, hand_total(cards))
+
+
+@cache  # pure; one event per seat, drop action and source of the refill
+def _drop_event(seat: int, action: Action, drew: bool) -> Event:
+    return Event("drop", {"seat": seat, "cards": drop_cards(action), "drew": drew})
 
 
 def drop_actions(hand: Sequence[str]) -> list[Action]:
@@ -161,7 +191,7 @@ class Five(Game):
 
     name: ClassVar[str] = "five"
     min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 6
+    max_players: ClassVar[int] = MAX_PLAYERS
     score_order: ClassVar[ScoreOrder] = "lower"
     option_specs: ClassVar[tuple[OptionSpec, ...]] = (
         _JOKERS_SPEC,
@@ -203,6 +233,10 @@ class FiveState(State):
 
     Piles are lists whose last element is the top card.  Seats out of the game
     keep an empty hand.
+
+    The observation fields every seat shares are kept ready in ``_public``
+    (immutable values only, so observations can share them): rebuilt when a
+    hand starts or the game ends, updated field by field as turns go.
     """
 
     def __init__(self, game: Five, seed: int) -> None:
@@ -215,6 +249,8 @@ class FiveState(State):
         self._all_cards = game.deck()
         n = self.num_players
         self.hands: list[list[str]] = [[] for _ in range(n)]
+        #: Each seat's hand total, kept in step with ``hands``.
+        self.points: list[int] = [0] * n
         #: Cards publicly known to be in each hand (taken from the discard pile).
         self.known: list[list[str]] = [[] for _ in range(n)]
         self.deck: list[str] = []
@@ -238,6 +274,7 @@ class FiveState(State):
         #: Hands and hand totals revealed at the end of the latest hand.
         self.last_hands: list[list[str]] = [[] for _ in range(n)]
         self.last_hand_totals: list[int | None] = [None] * n
+        self._public: Observation = {}
         self._start_hand(first_hand_deck(opts["deck"], self._all_cards, self.rng))
 
     # -- hands ----------------------------------------------------------------
@@ -246,13 +283,15 @@ class FiveState(State):
         n = self.num_players
         first = self.first_player
         out = self.out_in_hand
-        self.order = [seat for seat in ((first + i) % n for i in range(n)) if not out[seat]]
+        self.order = order = [seat for seat in ((first + i) % n for i in range(n)) if not out[seat]]
         # One card at a time in turn order from the first player, so dealt
         # hands come in the order of self.order; then the up card, then the deck.
-        dealt, self.deck = deal(deck_top_first, len(self.order), HAND_SIZE, 0)
-        self.hands = [[] for _ in range(n)]
-        for seat, cards in zip(self.order, dealt, strict=True):
-            self.hands[seat] = canonical(cards)
+        dealt, self.deck = deal(deck_top_first, len(order), HAND_SIZE, 0)
+        hands: list[list[str]] = [[] for _ in range(n)]
+        for seat, cards in zip(order, dealt, strict=True):
+            hands[seat] = canonical(cards)
+        self.hands = hands
+        self.points = [*map(hand_total, hands)]
         self.known = [[] for _ in range(n)]
         up = self.deck.pop()
         self.discard = [up]
@@ -262,17 +301,13 @@ class FiveState(State):
         self._deciding = (first,)
         self.turns = 0
         self.phase = PHASE_START
-        self.emit(
-            "hand_start",
-            hand=self.hand_no,
-            first_player=self.first_player,
-            players=list(self.order),
-            up_card=up,
-            deck_size=len(self.deck),
-            totals=list(self.totals),
-        )
-        for seat in self.order:
-            self.emit("deal", to=(seat,), seat=seat, cards=list(self.hands[seat]))
+        self._publish()
+        events = self.events
+        events.append(Event("hand_start", {
+            "hand": self.hand_no, "first_player": first, "players": order[:], "up_card": up,
+            "deck_size": len(self.deck), "totals": self.totals[:]}))
+        for seat in order:
+            events.append(Event("deal", {"seat": seat, "cards": hands[seat][:]}, (seat,)))
 
     def _end_hand(self, caller: int | None) -> None:
         hands = self.hands
@@ -289,19 +324,18 @@ class FiveState(State):
         for seat in newly_out:
             self.out_in_hand[seat] = self.hand_no
             self.eliminated[seat] = True
-        self.emit(
-            "hand_end",
-            hand=self.hand_no,
-            result=RESULT_NO_RESULT if caller is None else RESULT_CALL,
-            caller=caller,
-            hands=[hand[:] for hand in hands],
-            hand_totals=self.last_hand_totals[:],
-            scores=[scores.get(s) for s in range(n)],
-            totals=totals[:],
-            eliminated=newly_out,
-        )
-        remaining = [s for s in range(n) if not self.out_in_hand[s]]
-        if len(remaining) <= 1:
+        self.events.append(Event("hand_end", {
+            "hand": self.hand_no,
+            "result": RESULT_NO_RESULT if caller is None else RESULT_CALL,
+            "caller": caller,
+            "hands": [hand[:] for hand in hands],
+            "hand_totals": self.last_hand_totals[:],
+            "scores": [scores.get(s) for s in range(n)],
+            "totals": totals[:],
+            "eliminated": newly_out,
+        }))
+        remaining = self.out_in_hand.count(0)  # seats still in
+        if remaining <= 1:
             self._finish("last_player" if remaining else "all_out")
         elif self.hand_no >= self.max_hands:
             self._finish("max_hands")
@@ -321,6 +355,7 @@ class FiveState(State):
         self.phase = PHASE_OVER
         self._deciding = ()
         self.end_reason = reason
+        self._publish()
         self.emit(
             "game_end",
             reason=reason,
@@ -330,43 +365,69 @@ class FiveState(State):
 
     # -- turns ----------------------------------------------------------------
     def _take(self, seat: int) -> None:
-        card = self.discard.pop()
+        discard = self.discard
+        card = discard.pop()
         self.taken = card
         self.phase = PHASE_DROP
-        self.emit("take", seat=seat, card=card)
+        self.events.append(_TAKE_EVENTS[seat][card])
+        public = self._public
+        public["phase"] = PHASE_DROP
+        public["taken"] = card
+        public["top_discard"] = discard[-1] if discard else None
+        public["discard"] = (*discard,)
 
     def _drop(self, seat: int, action: Action) -> None:
-        cards = drop_cards(action)
+        cards, points = _drop_of(action)
         hand = self.hands[seat]
-        known = self.known[seat]
         for card in cards:
             hand.remove(card)
-            if card in known:
-                known.remove(card)
+        known = self.known[seat]
+        known_changed = False
+        if known:
+            for card in cards:
+                if card in known:
+                    known.remove(card)
+                    known_changed = True
         self.discard += cards
         taken = self.taken
-        # Events appended directly rather than through emit(): the hot path.
         events = self.events
-        events.append(Event("drop", {"seat": seat, "cards": cards, "drew": taken is None}))
+        events.append(_drop_event(seat, action, taken is None))
         if taken is not None:
-            hand.append(taken)
+            card = taken
             known.append(taken)
+            known_changed = True
             self.taken = None
         else:
             card = self.deck.pop()
-            hand.append(card)
-            events.append(Event("drawn", {"seat": seat, "card": card}, (seat,)))
+            events.append(_DRAWN_EVENTS[seat][card])
             if not self.deck:
                 self._reshuffle()
-        hand.sort(key=_CARD_KEY)
+        insort(hand, card, key=_CARD_KEY)
+        self.points[seat] += POINTS[card] - points
         self.phase = PHASE_START
         self.turns += 1
         if self.turns >= self.max_turns:
             self._end_hand(None)
-        else:
-            self.pos = pos = (self.pos + 1) % len(self.order)
-            self.to_move = seat = self.order[pos]
-            self._deciding = (seat,)
+            return
+        self.pos = pos = (self.pos + 1) % len(self.order)
+        self.to_move = seat_next = self.order[pos]
+        self._deciding = (seat_next,)
+        discard = self.discard
+        public = self._public
+        public["phase"] = PHASE_START
+        public["taken"] = None
+        public["top_discard"] = discard[-1]
+        public["discard"] = (*discard,)
+        public["deck_size"] = len(self.deck)
+        if len(cards) > 1:  # else the hand gained what it lost
+            sizes = [*public["hand_sizes"]]
+            sizes[seat] = len(hand)
+            public["hand_sizes"] = (*sizes,)
+        if known_changed:
+            known_cards = [*public["known_cards"]]
+            known_cards[seat] = (*known,)
+            public["known_cards"] = (*known_cards,)
+        public["turn_number"] = self.turns
 
     def _reshuffle(self) -> None:
         """The deck ran out: the top discard stays, the rest becomes the deck."""
@@ -397,21 +458,20 @@ class FiveState(State):
         else:
             self._drop(seat, action)
 
-    def _observation(self, seat: int | None) -> Observation:
-        """The game's fields of docs/rules/five.md (the base adds the
-        envelope); a spectator (``None``) gets all but ``hand`` and ``hand_points``."""
+    def _publish(self) -> None:
+        """Rebuild ``_public`` from the state (a hand starts or the game ends)."""
         discard = self.discard
-        obs: Observation = {
+        self._public = {
             "phase": self.phase,
             "taken": self.taken,
             "top_discard": discard[-1] if discard else None,
-            "discard": discard[:],
+            "discard": (*discard,),
             "deck_size": len(self.deck),
-            "hand_sizes": [*map(len, self.hands)],
-            "known_cards": [known[:] for known in self.known],
-            "totals": self.totals[:],
-            "eliminated": self.eliminated[:],
-            "in_hand": self.order[:],
+            "hand_sizes": (*map(len, self.hands),),
+            "known_cards": (*map(tuple, self.known),),
+            "totals": (*self.totals,),
+            "eliminated": (*self.eliminated,),
+            "in_hand": (*self.order,),
             "hand_number": self.hand_no,
             "first_player": self.first_player,
             "turn_number": self.turns,
@@ -420,10 +480,14 @@ class FiveState(State):
             "max_turns": self.max_turns,
             "jokers": self.jokers,
         }
+
+    def _observation(self, seat: int | None) -> Observation:
+        """The game's fields of docs/rules/five.md (the base adds the
+        envelope); a spectator (``None``) gets all but ``hand`` and ``hand_points``."""
+        obs = self._public.copy()
         if seat is not None:
-            hand = self.hands[seat]
-            obs["hand"] = hand[:]
-            obs["hand_points"] = sum(map(_POINTS_OF, hand))
+            obs["hand"] = self.hands[seat][:]
+            obs["hand_points"] = self.points[seat]
         return obs
 
     def is_terminal(self) -> bool:

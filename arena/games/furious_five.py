@@ -262,7 +262,7 @@ class FuriousFive(Game):
 
     name: ClassVar[str] = "furious-five"
     min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 5
+    max_players: ClassVar[int] = MAX_PLAYERS
     score_order: ClassVar[ScoreOrder] = "higher"
     option_specs: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec(

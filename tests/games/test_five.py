@@ -26,7 +26,7 @@ from arena.games.five import (
     hand_scores,
     hand_total,
 )
-from tests.games.pages import assert_example_is_engine_output, numbers
+from tests.games.pages import assert_example_is_engine_output, numbers, sent
 from tests.playout import random_playout, visible_strings
 
 # -- helpers -----------------------------------------------------------------
@@ -285,7 +285,7 @@ def test_hand_can_shrink_but_never_grow() -> None:
     state = new_game([["Kc", "Kd", "Kh", "Ks", "2c"], H_MID], "9h", top=["8h"])
     play(state, "drop Kc Kd Kh Ks")
     assert state.hands[0] == ["2c", "8h"]
-    assert state.observation(1)["hand_sizes"] == [2, 5]
+    assert sent(state.observation(1))["hand_sizes"] == [2, 5]
 
 
 # -- rulebook worked examples -------------------------------------------------
@@ -575,7 +575,7 @@ OBS_KEYS = {
 def test_observation_fields() -> None:
     state = new_game([H_LOW, H_MID, H_HIGH], "9h", top=["Kh"], limit=150)
     play(state, "take", "drop 5c")
-    obs = state.observation(1)
+    obs = sent(state.observation(1))
     assert set(obs) == OBS_KEYS
     assert obs == {
         "game": "five",
@@ -752,7 +752,7 @@ class KnowledgeModel:
 
 
 def check_observation(state: FiveState, seat: int, model: KnowledgeModel) -> None:
-    obs = state.observation(seat)
+    obs = sent(state.observation(seat))
     assert set(obs) == OBS_KEYS
     assert obs["seat"] == seat
     assert obs["hand"] == state.hands[seat]
