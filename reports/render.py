@@ -351,7 +351,9 @@ def _games_page(pages: _Pages, tournament: dict[str, Any], number: int, rows: li
     (the next one only once it exists, so a growing list rewrites its last page only)."""
     tid = tournament["id"]
     following = tournament_page(tid, number + 1) if span[1] < total else None
-    context = {"active": "tournaments", "t": tournament, "page": number, "span": span,
+    # only what the page shows of the tournament: its progress would rewrite every page
+    context = {"active": "tournaments", "t": {"id": tid, "game": tournament["game"]},
+               "page": number, "span": span,
                "previous": tournament_page(tid, number - 1), "following": following}
     name = tournament_page(tid, number)
     if not pages.fresh(name, (context, _rows_digest(rows))):

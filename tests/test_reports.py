@@ -23,7 +23,7 @@ from arena.referee import play_single_game
 from arena.storage import Store, StoredGame
 from reports.render import DEFAULT_REPLAYS, bot_page, render_report, replay_context, replay_ids
 from reports.site import MANIFEST
-from tests.arena_db import RANDOM, Played, played_fixture, tournament  # noqa: F401 (fixture)
+from tests.arena_db import Played, played_fixture  # noqa: F401 (fixture)
 
 HERE = Path(__file__).resolve().parent
 XSS = "<script>alert(1)</script>"
@@ -491,25 +491,29 @@ def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path
     db = tmp_path / "copy.db"
     with sqlite3.connect(played.path) as source, sqlite3.connect(db) as copy:
         source.backup(copy)  # with what is still in the write-ahead log
-    url, out = f"sqlite:///{db}", tmp_path / "site"
-    render_report(Store(url), out, bootstrap=BOOTSTRAP, max_replays=0)
-    old = 1_000_000_000
+    store, out, old = Store(f"sqlite:///{db}"), tmp_path / "site", 1_000_000_000
 
-    def age() -> None:
-        for path in out.iterdir():
+    def render_after_aging() -> set[str]:
+        """Render; the files it wrote (every file is made old first)."""
+        for path in out.glob("*"):
             os.utime(path, (old, old))
-
-    def changed() -> set[str]:
+        render_report(store, out, bootstrap=BOOTSTRAP, max_replays=0, page_rows=2)
         return {path.name for path in out.iterdir() if path.stat().st_mtime != old}
 
-    age()
-    render_report(Store(url), out, bootstrap=BOOTSTRAP, max_replays=0)
-    assert changed() == {MANIFEST}
-    age()
-    tid = tournament(url, "-g", "five-or-less", "-k", "2", "-n", "2",
-                     "-b", f"x={RANDOM}", "-b", f"y={RANDOM}")
-    render_report(Store(url), out, bootstrap=BOOTSTRAP, max_replays=0)
-    assert changed() == {MANIFEST, "index.html", "head-to-head.html", "tournaments.html",
-                         f"tournament-{tid}.html", bot_page("x"), bot_page("y")}
-    assert "board-five-or-less" in (out / "index.html").read_text()
-    assert (out / bot_page("a")).stat().st_mtime == old  # its pool did not change
+    render_after_aging()
+    assert render_after_aging() == {MANIFEST}
+    tid = played.tournaments["five"]
+    last = list(store.games(tid))[-1]  # played again as the table's next deal
+    record = store.record(last.id)
+    assert record is not None
+    store.save_game(tid, last.table, last.number + 3, last.options, GameResult(
+        seed=last.seed, bots=last.seats, scores=last.scores, game_places=last.game_places,
+        places=last.places, faults=[], record=record, ignored=last.ignored,
+        duration=last.duration, decisions=last.decisions))
+    assert render_after_aging() == {
+        MANIFEST, "index.html", "head-to-head.html", "tournaments.html",
+        f"tournament-{tid}.html",  # its standings and list of pages
+        f"tournament-{tid}-3.html",  # now with a link to the next page
+        f"tournament-{tid}-4.html", *(bot_page(bot) for bot in "abc")}
+    assert [int(row[0]) for row in table(out / f"tournament-{tid}-4.html", "games")[1:]] == [
+        max(game.id for game in store.games())]

@@ -1,0 +1,323 @@
+"""``arena report`` at scale: wall time, CPU time and peak memory on a big database.
+
+    python bench/report_scale.py [--games 100000] [--baseline 10000] [--rounds 2]
+                                 [--old REVISION] [--work DIR]
+
+Builds SQLite databases quickly: a few hundred real furious-five games are played with
+the engine and random choices (full records: actions, events, reveal, per-move times),
+then their rows are replicated under different keys into two round robins of different
+options (two leaderboard pools): 8 bots and 5 bots at tables of 3, every deal played in
+each seat rotation, places drawn from fixed bot strengths (so the ratings spread), about
+1% of games with a fault (crash or timeout, with a stderr tail).  Records are the real
+games' compressed bytes.
+
+Then, in ``--rounds`` interleaved rounds, it runs ``arena report --max-replays 0`` as a
+subprocess on the ``--games`` database and on the ``--baseline`` one (same code, to show
+how it scales), from an empty folder each time, with ``--old REVISION`` also that git
+revision's report (the code before, on the same databases), and once more after adding 1%
+new games to the big database into the already rendered folder (the incremental
+re-render).
+Printed per run: wall time, CPU time (user + system) and peak RSS of the subprocess
+(``os.wait4``), and the goal: at most :data:`GOAL_SECONDS` s and :data:`GOAL_MB` MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, insert, select
+
+from arena.games import make_game
+from arena.games.loop import Choose, play
+from arena.records import GameRecord, StepTimes
+from arena.storage import FAULTS, GAMES, RECORDS, Store, TableRow
+
+GOAL_SECONDS = 10.0
+GOAL_MB = 500.0
+GAME = "furious-five"
+TABLE_SIZE = 3
+TEMPLATES = 300
+FAULT_SHARE = 0.01
+_BATCH = 5000
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One round robin of the database: its options and its bots' true Elo."""
+
+    options: dict[str, Any]
+    strengths: dict[str, float]
+    share: float  # of the database's games
+
+
+POOLS = (
+    Pool({}, {f"bot-{i}": 50.0 * i for i in range(8)}, 0.9),
+    Pool({"ace_high": True}, {f"ace-{i}": 80.0 * i for i in range(5)}, 0.1),
+)
+
+
+@dataclass(frozen=True)
+class Template:
+    """A real game, reused for every replica of its deal."""
+
+    seed: int
+    scores: list[float]
+    decisions: int
+    record: bytes
+
+
+def real_games(count: int, seed: int = 1) -> list[Template]:
+    """``count`` furious-five games played by random choices, with plausible move times."""
+    templates = []
+    for index in range(count):
+        rng = random.Random(seed * 1_000_003 + index)
+        state = make_game(GAME, TABLE_SIZE, {}).new_state(index)
+        actions = play(state, _random_choice(rng))
+        times: list[StepTimes] = [[[rng.randint(200, 20_000), 10_000 * rng.randint(0, 1)]
+                                   for _ in step] for step in actions]
+        record = GameRecord(actions=actions, events=[e.to_dict() for e in state.events],
+                            reveal=state.reveal(), times=times, stderr=[""] * TABLE_SIZE,
+                            bot_info=[{"name": "random", "version": "1.0"}] * TABLE_SIZE)
+        templates.append(Template(index, sorted(map(float, state.scores()), reverse=True),
+                                  sum(map(len, actions)), record.pack()))
+    return templates
+
+
+def _random_choice(rng: random.Random) -> Choose:
+    return lambda state, seat: rng.choice(state.legal_actions(seat))
+
+
+def build(url: str, games: int, templates: Sequence[Template], seed: int = 7) -> None:
+    """A database of about ``games`` games in the :data:`POOLS` (a tournament each)."""
+    store = Store(url)
+    rng = random.Random(seed)
+    for pool in POOLS:
+        bots = list(pool.strengths)
+        store.register_bots([(bot, f"python -m sample_bots.random_bot # {bot}") for bot in bots])
+        tables = [list(t) for t in _combinations(bots)]
+        deals = max(1, round(games * pool.share / len(tables) / TABLE_SIZE))
+        config = {"game": GAME, "options": pool.options, "table_size": TABLE_SIZE,
+                  "games_per_table": deals * TABLE_SIZE, "seed": seed,
+                  "bots": [{"name": b, "command": "random"} for b in bots],
+                  "time": {"handshake": 10.0, "move": 1.0, "bank": 10.0, "clock": "wall"},
+                  "protections": "none (benchmark)"}
+        tid = store.create_tournament(GAME, config, tables, deals * TABLE_SIZE * len(tables))
+        store.set_status(tid, "finished")
+        _fill(store, tid, pool, tables, range(deals), templates, rng)
+    store.close()
+
+
+def grow(url: str, games: int, templates: Sequence[Template], seed: int = 8) -> None:
+    """Add about ``games`` more games to the first tournament (the next deals)."""
+    store = Store(url)
+    pool, tid = POOLS[0], 1
+    tables = store.tournament(tid)["tables"]  # type: ignore[index]
+    with store.engine.connect() as connection:
+        first = connection.scalar(select(func.max(GAMES.c.deal))) + 1
+    deals = max(1, round(games / len(tables) / TABLE_SIZE))
+    _fill(store, tid, pool, tables, range(first, first + deals), templates, random.Random(seed))
+    store.close()
+
+
+def _combinations(bots: Sequence[str]) -> Iterator[tuple[str, ...]]:
+    return itertools.combinations(bots, TABLE_SIZE)
+
+
+def _fill(store: Store, tid: int, pool: Pool, tables: Sequence[Sequence[str]], deals: range,
+          templates: Sequence[Template], rng: random.Random) -> None:
+    with store.engine.connect() as connection:
+        table_ids = dict(connection.execute(select(TableRow.number, TableRow.id)
+                                            .where(TableRow.tournament_id == tid)).all())
+        next_id = (connection.scalar(select(func.max(GAMES.c.id))) or 0) + 1
+    games: list[dict[str, Any]] = []
+    faults: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
+    for deal in deals:
+        template = templates[deal % len(templates)]
+        for number, bots in enumerate(tables):
+            for rotation in range(TABLE_SIZE):
+                seats = [bots[(seat + rotation) % TABLE_SIZE] for seat in range(TABLE_SIZE)]
+                row, fault = _replica(next_id, table_ids[number], deal, rotation, seats, pool,
+                                      template, rng)
+                games.append(row)
+                faults += fault
+                records.append({"game_id": next_id, "data": template.record})
+                next_id += 1
+        if len(games) >= _BATCH:
+            _insert(store, games, faults, records)
+    _insert(store, games, faults, records)
+
+
+def _replica(game_id: int, table_id: int, deal: int, rotation: int, seats: list[str],
+             pool: Pool, template: Template, rng: random.Random
+             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One game row (and its fault rows): places by Plackett-Luce on the bots' strengths."""
+    noisy = [pool.strengths[bot] * math.log(10) / 400 - math.log(-math.log(rng.random()))
+             for bot in seats]
+    order = sorted(range(len(seats)), key=lambda seat: -noisy[seat])
+    game_places = [order.index(seat) + 1 for seat in range(len(seats))]
+    places = list(game_places)
+    faults = []
+    if rng.random() < FAULT_SHARE:
+        seat = rng.randrange(len(seats))
+        kind = rng.choice(["crash", "timeout"])
+        places = [p - (p > game_places[seat]) for p in game_places]
+        places[seat] = len(seats)
+        faults.append({"game_id": game_id, "seat": seat, "bot": seats[seat], "kind": kind,
+                       "detail": f"{kind} in move {rng.randrange(300)}",
+                       "stderr_tail": f"Traceback (most recent call last):\n  ...\n"
+                                      f"ValueError: bad hand {rng.randrange(10**6)}",
+                       "step": rng.randrange(template.decisions // 2 + 1)})
+    return {"id": game_id, "table_id": table_id, "number": deal * len(seats) + rotation,
+            "deal": deal, "rotation": rotation, "seed": template.seed, "options": pool.options,
+            "seats": seats, "scores": [template.scores[p - 1] for p in game_places],
+            "game_places": game_places, "places": places, "fault_count": len(faults),
+            "ignored": [0] * len(seats), "decisions": template.decisions,
+            "duration": round(0.5 + rng.random(), 3)}, faults
+
+
+def _insert(store: Store, games: list[dict[str, Any]], faults: list[dict[str, Any]],
+            records: list[dict[str, Any]]) -> None:
+    if not games:
+        return
+    with store.engine.begin() as connection:
+        connection.execute(insert(GAMES), games)
+        if faults:
+            connection.execute(insert(FAULTS), faults)
+        connection.execute(insert(RECORDS), records)
+    games.clear()
+    faults.clear()
+    records.clear()
+
+
+@dataclass(frozen=True)
+class Usage:
+    wall: float
+    cpu: float
+    peak_mb: float
+
+
+def measure(argv: Sequence[str], env: dict[str, str] | None = None,
+            cwd: Path | None = None) -> Usage:
+    """Wall time, CPU time and peak RSS of one subprocess (its own rusage, by ``wait4``)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise SystemExit(f"{' '.join(argv)} exited with {process.returncode}")
+    return Usage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def report(url: str, out: Path, fresh: bool = True, code: Path | None = None) -> Usage:
+    """``arena report --max-replays 0`` into ``out`` (emptied first when ``fresh``), by
+    this code or by the tree in ``code`` (another commit's)."""
+    if fresh and out.exists():
+        shutil.rmtree(out)
+    argv = [sys.executable, "-m", "arena.cli", "report", "--db", url, "--out", str(out),
+            "--max-replays", "0"]
+    if code is None:
+        return measure(argv)
+    return measure(argv, {**os.environ, "PYTHONPATH": str(code)}, cwd=code)  # -m: cwd first
+
+
+def checkout(revision: str, into: Path) -> Path:
+    """The tree of a git ``revision`` of this repository, extracted into ``into``."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "archive",
+                              revision], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def _line(label: str, runs: Sequence[Usage]) -> str:
+    def span(values: list[float], fmt: str) -> str:
+        low, high = min(values), max(values)
+        return fmt.format(low) if low == high else f"{fmt.format(low)}-{fmt.format(high)}"
+
+    return (f"{label:<34} wall {span([u.wall for u in runs], '{:.2f}')} s   "
+            f"CPU {span([u.cpu for u in runs], '{:.2f}')} s   "
+            f"peak RSS {span([u.peak_mb for u in runs], '{:.0f}')} MB")
+
+
+def _database(work: Path, games: int, templates: list[Template]) -> str:
+    path = work / f"report-{games}.db"
+    url = f"sqlite:///{path}"
+    if not path.exists():
+        started = time.perf_counter()
+        build(url, games, templates)
+        print(f"built {path} ({_count(url)} games, {path.stat().st_size / 2**20:.0f} MB) "
+              f"in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return url
+
+
+def _count(url: str) -> int:
+    store = Store(url)
+    with store.engine.connect() as connection:
+        count = connection.scalar(select(func.count()).select_from(GAMES)) or 0
+    store.close()
+    return count
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--baseline", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--old", metavar="REVISION", default=None,
+                        help="also run this git revision's report on both databases")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="folder for the databases (reused when they exist; the big one "
+                             "grows by 1%% a run)")
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="report-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        templates = real_games(TEMPLATES)
+        big, small = (_database(work, n, templates) for n in (args.games, args.baseline))
+        sizes = {"big": _count(big), "small": _count(small)}
+        old = checkout(args.old, work / "old-code") if args.old else None
+        runs: dict[str, list[Usage]] = defaultdict(list)
+        for _ in range(args.rounds):
+            runs["small"].append(report(small, work / "site-small"))
+            runs["big"].append(report(big, work / "site-big"))
+            if old:
+                runs["old small"].append(report(small, work / "site-old", code=old))
+                runs["old big"].append(report(big, work / "site-old", code=old))
+        growth = max(1, sizes["big"] // 100)
+        grow(big, growth, templates)
+        runs["again"].append(report(big, work / "site-big", fresh=False))
+        print(_line(f"baseline: {sizes['small']} games", runs["small"]))
+        print(_line(f"{sizes['big']} games", runs["big"]))
+        print(_line(f"re-render after {_count(big) - sizes['big']} new games", runs["again"]))
+        if old:
+            print(_line(f"{args.old}: {sizes['small']} games", runs["old small"]))
+            print(_line(f"{args.old}: {sizes['big']} games", runs["old big"]))
+        worst = max(runs["big"], key=lambda u: u.wall)
+        ok = worst.wall <= GOAL_SECONDS and max(u.peak_mb for u in runs["big"]) <= GOAL_MB
+        print(f"goal: at most {GOAL_SECONDS:.0f} s and {GOAL_MB:.0f} MB: "
+              f"{'met' if ok else 'NOT met'} (load average {os.getloadavg()[0]:.1f} "
+              f"on {os.cpu_count()} CPUs)")
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
