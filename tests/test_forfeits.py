@@ -3,7 +3,6 @@ every fault records the first action step the arena played for its seat."""
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from arena.games import make_game
 from arena.process import BotSpec
 from arena.ratings import ratable_games, rate
 from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places, is_no_result
-from arena.storage import Store, StoredGame, counted_games
+from arena.storage import Store, counted_games
 from arena.tournament import Plan, create_tournament, run_tournament
 
 HERE = Path(__file__).resolve().parent
@@ -106,23 +105,6 @@ def test_a_fault_records_the_first_step_played_for_its_seat(
                     if s == seat and i >= step:
                         assert action == state.default_action(s)
                 state.apply_actions(dict(actions))
-
-
-def test_a_database_without_the_step_column_still_opens(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    store = Store(f"sqlite:///{path}")
-    tid = store.create_tournament("furious-five", {}, [["a", "b"]], 2)
-    old = game_result(FaultRecord(1, "b", "crash", "exited", "tail", step=7))
-    store.save_game(tid, 0, 0, {}, old)
-    store.close()
-    with sqlite3.connect(path) as conn:  # what the old code created
-        conn.execute("alter table faults drop column step")
-
-    store = Store(f"sqlite:///{path}")
-    store.save_game(tid, 0, 1, {}, game_result(FaultRecord(0, "a", "timeout", "late", "", 4)))
-    faults = [fault for game in store.games(tid) for fault in game.faults]
-    assert [(f["bot"], f["step"]) for f in faults] == [("b", None), ("a", 4)]
-    assert all(isinstance(g, StoredGame) for g in store.games(tid))
 
 
 def game_result(fault: FaultRecord) -> GameResult:
