@@ -41,7 +41,7 @@ from arena.ratings import PROVISIONAL_GAMES, RatedPool, Rating
 from arena.storage import Store, StoredGame
 from reports.charts import RatingChart, rating_chart
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
-from reports.replay import write_replays
+from reports.replay import seat_file, write_replays
 from reports.site import Site
 from reports.stats import (
     TIME_SAMPLE_GAMES,
@@ -489,8 +489,11 @@ def _replay_pages(site: Site, env: Environment, store: Store, games: Sequence[St
                   common: dict[str, Any]) -> None:
     """Replay pages of the ``replayed`` games (:func:`reports.replay.write_replays`); the
     last render's replay pages no longer chosen are deleted."""
-    for game_id in sorted(replayed):
-        site.track(f"game-{game_id}.html")
+    for game in games:
+        if game.id in replayed:
+            site.track(f"game-{game.id}.html")
+            for seat in range(len(game.seats)):
+                site.track(seat_file(game.id, seat))
     write_replays(env.get_template("game.html"), store, site.out_dir, games, replayed,
                   tournaments, common)
 
