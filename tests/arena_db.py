@@ -1,7 +1,7 @@
 """Small real tournaments for the report and export tests: the sample bots (and a bot that
 crashes) as real processes, played by ``arena tournament`` into a real SQLite file.
 
-The session fixture ``played`` (import ``played_fixture`` into a test module) holds:
+The session fixture ``played`` (registered in tests/conftest.py) holds:
 
 * ``five``: bots a, b, c (two random, the heuristic) at a table of 3, 6 games;
 * ``jokers``: the same game with option ``jokers=true`` (so another pool): ``winner``

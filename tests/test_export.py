@@ -15,7 +15,7 @@ import pytest
 
 from arena.storage import Store, StoredGame
 from reports.export import CSV_COLUMNS, FILES, export, pgn_result, pgn_string
-from tests.arena_db import Played, played_fixture  # noqa: F401 (fixture)
+from tests.arena_db import Played
 
 SEVEN_TAGS = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
 

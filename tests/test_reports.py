@@ -23,7 +23,7 @@ from arena.referee import play_single_game
 from arena.storage import Store, StoredGame
 from reports.render import DEFAULT_REPLAYS, bot_page, render_report, replay_context, replay_ids
 from reports.site import MANIFEST
-from tests.arena_db import Played, played_fixture  # noqa: F401 (fixture)
+from tests.arena_db import Played
 
 HERE = Path(__file__).resolve().parent
 XSS = "<script>alert(1)</script>"

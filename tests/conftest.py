@@ -1,0 +1,4 @@
+"""Fixtures shared by several test modules (defined once here, so a session fixture is
+built once per run)."""
+
+from tests.arena_db import played_fixture  # noqa: F401 (the ``played`` fixture)
