@@ -72,6 +72,8 @@ STYLESHEET = "style.css"
 PAGE_ROWS = 500
 #: Bytes of games-list rows per page, at most (a page stays well under 2 MB).
 PAGE_BYTES = 1_500_000
+#: Tables listed in a tournament's seating (a big field has tens of thousands).
+SEATING_SHOWN = 200
 #: Replay pages per tournament by default: its most recent games ...
 DEFAULT_REPLAYS = 200
 #: ... and its most recent games with a fault, up to this many.
@@ -604,5 +606,5 @@ def _environment() -> Environment:
     env.filters.update(signed=signed, json=_to_json, value=format_value, percent=percent,
                        shade=shade, bot_page=bot_page)
     env.globals.update(provisional_games=PROVISIONAL_GAMES, time_sample_games=TIME_SAMPLE_GAMES,
-                       time_sample_moves=TIME_SAMPLE_MOVES)
+                       time_sample_moves=TIME_SAMPLE_MOVES, seating_shown=SEATING_SHOWN)
     return env
