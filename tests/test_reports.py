@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import os
-import random
 import re
 import sqlite3
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from arena.client import TimeControl
-from arena.games import make_game
-from arena.games.base import State
-from arena.games.loop import Step, play
-from arena.process import BotSpec
 from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places
-from arena.referee import play_single_game
 from arena.storage import Store, StoredGame
 from reports.render import DEFAULT_REPLAYS, bot_page, render_report, replay_context, replay_ids
 from reports.site import MANIFEST
@@ -303,71 +295,6 @@ def test_claim_window_answers_are_private() -> None:
                                [(0, "catch", False)], [(0, "discard bA", False)],
                                [(1, "run bB bC", False)]]
     assert context["private_decisions"]
-
-
-async def test_report_of_a_real_game_marks_the_faulted_bots_default_moves(tmp_path: Path) -> None:
-    game = make_game("five", 2, {"max_hands": 2})
-    bad_bot = f"{sys.executable} {HERE / 'bots' / 'bad_bot.py'}"
-    bots = [BotSpec("crasher", f"{bad_bot} crash 2"), BotSpec("first", f"{bad_bot} good")]
-    played = await play_single_game(game, 5, bots, TimeControl(handshake=10.0, move=5.0,
-                                                               bank=20.0))
-    (fault,) = played.faults
-    assert fault.step is not None
-    store = Store(f"sqlite:///{tmp_path}/a.db")
-    store.register_bots([("crasher", "c"), ("first", "f")])
-    tid = store.create_tournament("five", {}, [["crasher", "first"]], total_games=1)
-    gid = store.save_game(tid, 0, 0, {"max_hands": 2}, played)
-    render_report(store, tmp_path / "site", bootstrap=0)
-    html = (tmp_path / "site" / f"game-{gid}.html").read_text()
-    steps = re.findall(r"<li>(.*?)</li>", html.split('class="steps"')[1].split("</ol>")[0])
-    assert len(steps) == len(played.actions)
-    step = fault.step
-    for index, (entry, text) in enumerate(zip(played.actions, steps, strict=True)):
-        by_arena = entry[0][0] == fault.seat and index >= step
-        assert ("(arena default)" in text) is by_arena, (index, text)
-    assert step < len(played.actions) and "(arena default)" in html
-
-
-def test_rummy_five_replay_page_hides_window_answers_and_hidden_cards(tmp_path: Path) -> None:
-    seed, state, actions = _rummy_five_game_with_passed_claims()
-    events = [e.to_dict() for e in state.events]
-    played = GameResult(
-        seed=seed, bots=["a", "b", "c"], scores=state.scores(), game_places=state.places(),
-        places=state.places(), faults=[],
-        record=GameRecord(actions=actions, events=events, reveal=state.reveal(),
-                          stderr=["", "", ""]),
-        ignored=[0, 0, 0], duration=0.1,
-        decisions=sum(map(len, actions)))
-    store = Store(f"sqlite:///{tmp_path}/a.db")
-    store.register_bots([("a", "a"), ("b", "b"), ("c", "c")])
-    tid = store.create_tournament("rummy-five", {}, [["a", "b", "c"]], total_games=1)
-    gid = store.save_game(tid, 0, 0, {"deals": 1}, played)
-    render_report(store, tmp_path / "site", bootstrap=0)
-    html = (tmp_path / "site" / f"game-{gid}.html").read_text()
-    log = html.split('class="steps"')[1].split("</ol>")[0]
-    assert "<code>pass</code>" not in log
-    windows = [step for step in actions if all(a.split()[0] in WINDOW for _, a in step)]
-    won = sum(1 for e in events if e["kind"] == "claim"
-              or (e["kind"] == "win" and e["how"] == "catch"))
-    assert len(re.findall(r"<li>", log)) == len(actions) - len(windows) + won
-    shown = html.split('id="events"')[1].split("</section>")[0]
-    assert len(re.findall(r"<li>", shown)) == sum(1 for e in events if "to" not in e)
-    assert "<strong>deal</strong>" not in shown  # private events (hands, drawn cards)
-
-
-WINDOW = {"pass", "catch", "run", "set"}
-
-
-def _rummy_five_game_with_passed_claims() -> tuple[int, State, list[Step]]:
-    """A random 3-player deal in which some seat passed a claim it could make."""
-    for seed in range(200):
-        rng = random.Random(seed)
-        state = make_game("rummy-five", 3, {"deals": 1}).new_state(seed)
-        actions = play(state, lambda state, seat, rng=rng: rng.choice(state.legal_actions(seat)))
-        passed = any(action == "pass" for step in actions for _, action in step)
-        if passed and any(e.kind == "claim" for e in state.events):
-            return seed, state, actions
-    raise AssertionError("no deal with a passed claim in 200 seeds")
 
 
 def test_no_result_games_count_for_faults_only(tmp_path: Path) -> None:
