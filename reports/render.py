@@ -77,7 +77,7 @@ SEATING_SHOWN = 200
 #: Replay pages per tournament by default: its most recent games ...
 DEFAULT_REPLAYS = 200
 #: ... and its most recent games with a fault, up to this many.
-FAULT_REPLAYS = 1000
+FAULT_REPLAYS = 200
 
 
 # -- what the pages show ----------------------------------------------------------------
