@@ -6,12 +6,14 @@ games as PGN so that Ordo or BayesElo can cross-check the ratings.
 * ``results.csv``: one row per seat of every game (:data:`CSV_COLUMNS`);
 * ``results.json``: ``{"tournaments": [...], "games": [...]}``, a game as in
   :func:`game_json`;
-* ``pairs.pgn``: per game with a result, one PGN game per pair of players at its table,
-  ``White`` the lower seat, ``Result`` from their places (better place ``1-0`` or
-  ``0-1``, equal places ``1/2-1/2``).  Games without a result and pairs of seats held by
-  one bot are left out, as the ratings leave them out.  The arena weighs each pair of a
-  table of ``n`` players ``1 / (n - 1)``; PGN cannot, so where tables have different
-  sizes Ordo's figures differ from the arena's (with one table size they agree).
+* ``pairs.pgn``: per game with a result, one PGN game per pair of players at its table:
+  the Seven Tag Roster (``White`` the lower seat; ``Result`` from their places, the
+  better ``1-0`` or ``0-1``, equal ``1/2-1/2``; ``Round`` ``<game id>.<seat>-<seat>``),
+  then ``ArenaGame`` (the game's id) and ``ArenaGameType``; the movetext is the result.
+  Games without a result and pairs of seats held by one bot are left out, as the ratings
+  leave them out.  The arena weighs each pair of a table of ``n`` players
+  ``1 / (n - 1)``; PGN cannot, so where tables have different sizes Ordo's figures differ
+  from the arena's (with one table size the estimates agree, up to Ordo's offset).
 
 Games are read in batches (:meth:`Store.scan_games`) and written as they come, so any
 number of games exports in bounded memory.
@@ -156,7 +158,7 @@ def pgn_games(game: StoredGame, event: str) -> Iterator[str]:
         result = pgn_result(game.places[i], game.places[j])
         tags = (("Event", event), ("Site", "Five Arena"), ("Date", "????.??.??"),
                 ("Round", f"{game.id}.{i}-{j}"), ("White", white), ("Black", black),
-                ("Result", result), ("GameId", str(game.id)), ("Variant", game.game))
+                ("Result", result), ("ArenaGame", str(game.id)), ("ArenaGameType", game.game))
         yield "".join(f'[{name} "{pgn_string(value)}"]\n' for name, value in tags) \
             + f"\n{result}\n\n"
 
