@@ -180,7 +180,7 @@ def split_pools(games: Sequence[StoredGame],
     keys: dict[tuple[str, str, int], PoolKey] = {}
     split: dict[PoolKey, list[StoredGame]] = defaultdict(list)
     for game in games:
-        # scan_games shares one options object between the games that have them
+        # the pool key is costly to build: once per distinct options of a tournament
         settings = (game.game, repr(game.options), game.tournament_id)
         key = keys.get(settings)
         if key is None:
