@@ -17,7 +17,6 @@ from bisect import insort
 from collections.abc import Mapping, Sequence
 from functools import cache
 from itertools import combinations
-from operator import itemgetter
 from typing import Any
 
 from arena.games.base import (
@@ -42,6 +41,7 @@ from arena.games.cards import (
 )
 
 HAND_SIZE = 5
+MAX_PLAYERS = 8
 #: Highest total that may end the hand before the first turn.
 PRECALL_MAX = 15
 #: Highest total that may end the hand at the start of a turn (``call_below_five``: 4).
@@ -69,6 +69,20 @@ _SINGLE: dict[str, tuple[str]] = {card: (card,) for card in _DECK}
 _CARD_KEY = CARD_ORDER.__getitem__
 _POINTS_OF = POINTS.__getitem__
 _DRAW_ONE: dict[str, Action] = {card: "draw " + card for card in _DECK}
+#: The card each ``draw C`` action picks.
+_PICKED: dict[Action, str] = {action: card for card, action in _DRAW_ONE.items()}
+# Events are immutable and shared: the turns' events come from tables.
+_PASS_EVENTS = tuple(Event("pass", {"seat": seat}) for seat in range(MAX_PLAYERS))
+_STACK_DRAW_EVENTS = tuple(
+    Event("draw", {"seat": seat, "source": "stack"}) for seat in range(MAX_PLAYERS))
+#: The private ``drawn`` event of each seat and card.
+_DRAWN_EVENTS: tuple[dict[str, Event], ...] = tuple(
+    {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _DECK}
+    for seat in range(MAX_PLAYERS))
+#: The public ``draw`` event of each seat picking each card.
+_PICK_EVENTS: tuple[dict[str, Event], ...] = tuple(
+    {card: Event("draw", {"seat": seat, "source": "disposal", "card": card}) for card in _DECK}
+    for seat in range(MAX_PLAYERS))
 
 
 def hand_total(cards: Sequence[str]) -> int:
@@ -121,11 +135,42 @@ def _runs(hand: Sequence[str]) -> list[tuple[str, ...]]:
     return out
 
 
-@cache  # pure; a few hundred disposals exist
-def _keyed_drop(cards: tuple[str, ...]) -> tuple[int, Action]:
-    """The sort key of a disposal (most points first, then more cards: index 0
-    is the sensible default drop) and its action."""
-    return -8 * sum(map(_POINTS_OF, cards)) - len(cards), "drop " + " ".join(cards)
+def _every_disposal() -> list[tuple[str, ...]]:
+    """Every disposal of any hand, in the order of the legal actions: most
+    points first, then more cards; equal ones as :func:`disposals` lists them
+    (singles, then sets, then runs; by card order, suit order and start)."""
+    singles = [(card,) for card in canonical(_DECK)]
+    sets = [cards for rank in RANKS for size in range(2, len(SUITS) + 1)
+            for cards in combinations([rank + suit for suit in SUITS], size)]
+    runs = [tuple(RANKS[(start + i) % _NUM_RANKS] + suit for i in range(length))
+            for suit in SUITS for start in range(_NUM_RANKS)
+            for length in range(RUN_MIN, _NUM_RANKS)]
+    listed = singles + sets + runs  # each kind in the order disposals() gives it
+    position = {cards: i for i, cards in enumerate(listed)}
+    return sorted(listed, key=lambda cards: (
+        -8 * hand_total(cards) - len(cards), position[cards]))
+
+
+#: The action of each disposal, and the place of each action in the legal order.
+_DROP_ACTION: dict[tuple[str, ...], Action] = {
+    cards: "drop " + " ".join(cards) for cards in _every_disposal()}
+_DROP_ORDER: dict[Action, int] = {action: i for i, action in enumerate(_DROP_ACTION.values())}
+_DROP_ONE: dict[str, Action] = {card: _DROP_ACTION[card,] for card in _DECK}
+_RANK_OF = {card: card[0] for card in _DECK}.__getitem__
+_SUIT_OF = {card: card[1] for card in _DECK}.__getitem__
+
+
+def turn_drops(hand: Sequence[str]) -> list[Action]:
+    """The drop actions of a canonically sorted hand: most points first, then
+    more cards; equal ones in the order of :func:`disposals`."""
+    n = len(hand)
+    if len({*map(_RANK_OF, hand)}) == n and (
+            n < RUN_MIN or len({*map(_SUIT_OF, hand)}) > n - RUN_MIN + 1):
+        # No set and no run: the singles, highest first.
+        return [*map(_DROP_ONE.__getitem__, reversed(hand))]
+    legal = [*map(_DROP_ACTION.__getitem__, disposals(hand))]
+    legal.sort(key=_DROP_ORDER.__getitem__)
+    return legal
 
 
 @cache  # pure; one entry per drop action
@@ -133,8 +178,16 @@ def _parse_drop(action: Action) -> tuple[str, ...]:
     return tuple(action.split()[1:])
 
 
-_FIRST = itemgetter(0)
-_ACTION = itemgetter(1)
+@cache  # pure; one entry per seat and drop action
+def _drop_event(seat: int, action: Action) -> Event:
+    return Event("drop", {"seat": seat, "cards": [*_parse_drop(action)]})
+
+
+@cache  # pure; one entry per disposal (a few hundred exist)
+def _draw_actions(disposal: tuple[str, ...]) -> tuple[Action, ...]:
+    """The draw decision's legal actions after ``disposal`` (canonical order)."""
+    return (DRAW_STACK, *map(_DRAW_ONE.__getitem__, disposal))
+
 
 
 def hand_scores(
@@ -169,7 +222,12 @@ def hand_scores(
 
 
 class FiveOrLessState(State):
-    """A game of five-or-less in progress (see the module docstring)."""
+    """A game of five-or-less in progress (see the module docstring).
+
+    The observation fields every seat shares are kept ready in ``_public``
+    (immutable values only, so observations can share them): rebuilt when a
+    hand starts or ends, updated field by field as turns go.
+    """
 
     game: FiveOrLess
 
@@ -207,10 +265,13 @@ class FiveOrLessState(State):
         #: The previous player's disposal (what may be picked), canonical order.
         self.live: list[str] = []
         self.live_owner: int | None = None
+        #: The draw decision's legal actions (from ``live``).
+        self._draws: tuple[Action, ...] = (DRAW_STACK,)
         #: The current player's disposal during its draw decision.
         self.dropped: list[str] = []
         self.precall_queue: list[int] = []
         self.last_result: dict[str, Any] = {}
+        self._public: Observation = {}
         deck = first_hand_deck(opts["deck"], game.deck(), self.rng)
         self._start_hand(deck)
 
@@ -229,6 +290,7 @@ class FiveOrLessState(State):
         self.points = [hand_total(h) for h in self.hands]
         self.discards, self.live, self.dropped = [], [], []
         self.live_owner = None
+        self._draws = (DRAW_STACK,)
         self.turns = 0
         events = self.events
         events.append(Event("hand_start", {
@@ -241,6 +303,7 @@ class FiveOrLessState(State):
         # call would tell everyone which hands hold 15 points or less.
         self.precall_queue = list(reversed(self.order))
         self._next_precall()
+        self._publish()
 
     def _next_precall(self) -> None:
         if self.precall_queue:
@@ -250,6 +313,9 @@ class FiveOrLessState(State):
             self.phase = TURN
             self.pos = 0
             self.to_move = seat = self.order[0]
+            public = self._public
+            public["phase"] = TURN
+            public["call_max"] = self.call_max
         self._deciding = (seat,)
 
     def _next_active(self, seat: int) -> int:
@@ -297,6 +363,7 @@ class FiveOrLessState(State):
             self.phase = OVER
             self.to_move = None
             self._deciding = ()
+            self._publish()
             self.emit("game_end", totals=list(self.totals), places=self.places())
             return
         self.dealer = self._next_active(self.dealer)
@@ -312,12 +379,10 @@ class FiveOrLessState(State):
         ``draw stack``."""
         phase = self.phase
         if phase == DRAW:
-            return [DRAW_STACK, *map(_DRAW_ONE.__getitem__, self.live)]
+            return self._draws
         if phase == PRECALL:
             return (PASS, CALL) if self.points[seat] <= PRECALL_MAX else (PASS,)
-        keyed = [*map(_keyed_drop, disposals(self.hands[seat]))]
-        keyed.sort(key=_FIRST)  # stable: equal keys stay in the order of disposals()
-        legal = [*map(_ACTION, keyed)]
+        legal = turn_drops(self.hands[seat])
         if self.points[seat] <= self.call_max:
             legal.append(CALL)
         return legal
@@ -332,9 +397,9 @@ class FiveOrLessState(State):
         elif action == CALL:
             self._call(seat)
         elif phase == TURN:
-            self._drop(seat, _parse_drop(action))
+            self._drop(seat, action)
         else:
-            self.events.append(Event("pass", {"seat": seat}))
+            self.events.append(_PASS_EVENTS[seat])
             self._next_precall()
 
     def _call(self, seat: int) -> None:
@@ -342,40 +407,52 @@ class FiveOrLessState(State):
         self.emit("call", seat=seat, precall=precall, cards=list(self.hands[seat]))
         self._end_hand(seat, precall)
 
-    def _drop(self, seat: int, cards: tuple[str, ...]) -> None:
+    def _drop(self, seat: int, action: Action) -> None:
+        cards = _parse_drop(action)
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
         self.points[seat] -= sum(map(_POINTS_OF, cards))
         known = self.known[seat]
+        public = self._public
         if known:
             self.known[seat] = [c for c in known if c not in cards]
+            if len(self.known[seat]) != len(known):
+                public["known"] = (*map(tuple, self.known),)
         self.dropped = [*cards]
         self.phase = DRAW
-        # Events appended directly rather than through emit(): the hot path.
-        self.events.append(Event("drop", {"seat": seat, "cards": [*cards]}))
+        self.events.append(_drop_event(seat, action))
+        public["phase"] = DRAW
+        sizes = [*public["hand_sizes"]]
+        sizes[seat] = len(hand)
+        public["hand_sizes"] = (*sizes,)
+        public["disposal"] = cards
 
     def _draw(self, seat: int, action: Action) -> None:
         events = self.events
         live = self.live
+        public = self._public
         if action == DRAW_STACK:
             if not self.stack:
                 self._reshuffle()
             card = self.stack.pop()
-            events.append(Event("draw", {"seat": seat, "source": "stack"}))
-            events.append(Event("drawn", {"seat": seat, "card": card}, (seat,)))
+            events.append(_STACK_DRAW_EVENTS[seat])
+            events.append(_DRAWN_EVENTS[seat][card])
         else:
-            card = action[5:]
+            card = _PICKED[action]
             live.remove(card)
             self.known[seat].append(card)
-            events.append(Event("draw", {"seat": seat, "source": "disposal", "card": card}))
-        insort(self.hands[seat], card, key=_CARD_KEY)
+            public["known"] = (*map(tuple, self.known),)
+            events.append(_PICK_EVENTS[seat][card])
+        hand = self.hands[seat]
+        insort(hand, card, key=_CARD_KEY)
         self.points[seat] += POINTS[card]
         self.discards += live
         dropped = self.dropped
         if len(dropped) > 1:
             dropped.sort(key=_CARD_KEY)
         self.live = dropped
+        self._draws = _draw_actions((*dropped,))
         self.live_owner = seat
         self.dropped = []
         self.turns += 1
@@ -384,8 +461,18 @@ class FiveOrLessState(State):
             return
         self.phase = TURN
         self.pos = pos = (self.pos + 1) % len(self.order)
-        self.to_move = seat = self.order[pos]
-        self._deciding = (seat,)
+        self.to_move = seat_next = self.order[pos]
+        self._deciding = (seat_next,)
+        public["phase"] = TURN
+        public["turn_number"] = self.turns
+        sizes = [*public["hand_sizes"]]
+        sizes[seat] = len(hand)
+        public["hand_sizes"] = (*sizes,)
+        public["stack_size"] = len(self.stack)
+        public["discards"] = (*self.discards,)
+        public["previous_disposal"] = (*dropped,)
+        public["previous_player"] = seat
+        public["disposal"] = ()
 
     def _reshuffle(self) -> None:
         # The previous player's disposal and this turn's stay out; older ones go back.
@@ -395,33 +482,37 @@ class FiveOrLessState(State):
         self.emit("reshuffle", stack_size=len(self.stack))
 
     # -- what a seat sees ---------------------------------------------------
-    def _observation(self, seat: int | None) -> Observation:
-        """Own hand, public piles, every seat's hand size, known picked cards,
-        running totals and the hand's progress (the game's fields of the rules
-        page; the base adds the envelope); a spectator (``None``) gets all but
-        ``hand`` and ``hand_points``."""
+    def _publish(self) -> None:
+        """Rebuild ``_public`` from the state (a hand starts or the game ends)."""
         phase = self.phase
-        obs: Observation = {
+        self._public = {
             "phase": phase,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "first_player": self.first,
             "turn_number": self.turns,
-            "hand_sizes": [*map(len, self.hands)],
-            "known": [*map(list, self.known)],
-            "totals": self.totals[:],
-            "active": self.active[:],
+            "hand_sizes": (*map(len, self.hands),),
+            "known": (*map(tuple, self.known),),
+            "totals": (*self.totals,),
+            "active": (*self.active,),
             "stack_size": len(self.stack),
-            "discards": self.discards[:],
-            "previous_disposal": self.live[:],
+            "discards": (*self.discards,),
+            "previous_disposal": (*self.live,),
             "previous_player": self.live_owner,
-            "disposal": self.dropped[:],
+            "disposal": (*self.dropped,),
             "call_max": PRECALL_MAX if phase == PRECALL else self.call_max,
             "call_below_five": self.call_max < CALL_MAX,
             "limit": self.limit,
             "max_hands": self.max_hands,
             "max_turns": self.max_turns,
         }
+
+    def _observation(self, seat: int | None) -> Observation:
+        """Own hand, public piles, every seat's hand size, known picked cards,
+        running totals and the hand's progress (the game's fields of the rules
+        page; the base adds the envelope); a spectator (``None``) gets all but
+        ``hand`` and ``hand_points``."""
+        obs = self._public.copy()
         if seat is not None:
             obs["hand"] = self.hands[seat][:]
             obs["hand_points"] = self.points[seat]
@@ -468,7 +559,7 @@ class FiveOrLess(Game):
 
     name = "five-or-less"
     min_players = 2
-    max_players = 8
+    max_players = MAX_PLAYERS
     score_order = "lower"
     option_specs = (
         OptionSpec(

@@ -24,8 +24,10 @@ from arena.games.five_or_less import (
     FiveOrLessState,
     disposals,
     hand_scores,
+    hand_total,
+    turn_drops,
 )
-from tests.games.pages import numbers
+from tests.games.pages import numbers, sent
 from tests.playout import random_playout, visible_strings
 
 ALL_CARDS = set(standard_deck())
@@ -381,20 +383,20 @@ def test_pick_choices_previous_disposal_only() -> None:
     play(state, "drop Kc Kd")
     assert state.legal_actions(1) == ("draw stack",)  # very first turn: no disposal
     play(state, "draw stack")
-    assert state.observation(0)["previous_disposal"] == ["Kc", "Kd"]
+    assert sent(state.observation(0))["previous_disposal"] == ["Kc", "Kd"]
     play(state, "drop 9c 9d")
     assert state.legal_actions(0) == ("draw stack", "draw Kc", "draw Kd")
     play(state, "draw Kd")
     assert state.hands[0] == ["Tc", "Td", "Jc", "Kd"]
-    assert state.observation(1)["known"][0] == ["Kd"]
+    assert sent(state.observation(1))["known"][0] == ["Kd"]
     assert last(state, "draw") == {"kind": "draw", "seat": 0, "source": "disposal", "card": "Kd"}
     play(state, "drop Ac")
     # Kc went to the older disposals: only seat 0's 9s may be picked now.
     assert state.legal_actions(1) == ("draw stack", "draw 9c", "draw 9d")
-    assert state.observation(1)["discards"] == ["Kc"]
+    assert sent(state.observation(1))["discards"] == ["Kc"]
     play(state, "draw 9c")
     play(state, "drop Kd")
-    assert state.observation(1)["known"][0] == []
+    assert sent(state.observation(1))["known"][0] == []
 
 
 def test_stack_draw_events_hide_the_card() -> None:
@@ -527,7 +529,7 @@ def test_illegal_actions_are_refused() -> None:
 
 def test_observation_fields_and_types() -> None:
     state = three_player_hand("2c")
-    obs = state.observation(1)
+    obs = sent(state.observation(1))
     assert obs["game"] == "five-or-less" and obs["players"] == 3
     assert obs["seat"] == 1 and obs["phase"] == "turn" and obs["to_move"] == [1]
     assert obs["hand"] == ["Ac", "Ad", "As", "2h"] and obs["hand_points"] == 5
@@ -537,11 +539,11 @@ def test_observation_fields_and_types() -> None:
     assert obs["dealer"] == 0 and obs["first_player"] == 1 and obs["hand_number"] == 1
     assert obs["known"] == [[], [], []] and obs["active"] == [True, True, True]
     assert obs["limit"] == 200 and obs["max_turns"] == 400 and obs["max_hands"] == 200
-    json.dumps(obs)
-    msgpack.packb(obs)
+    json.dumps(state.observation(1))
+    msgpack.packb(state.observation(1))
     for event in state.events:
         json.dumps(event.to_dict())
-    spectator = state.observation(None)
+    spectator = sent(state.observation(None))
     assert spectator == {key: value for key, value in obs.items()
                          if key not in ("hand", "hand_points")} | {"seat": None}
 
@@ -771,6 +773,16 @@ def test_rules_page_example_matches_the_engine() -> None:
     assert seat(state) == 2
     since = len(state.events)  # seat 2's previous request: its pre-call question
     play(state, "pass", "pass", "drop Kc Kd", "draw stack")
-    assert request["observation"] == state.observation(2)
+    assert request["observation"] == sent(state.observation(2))
     assert request["legal"] == list(state.legal_actions(2))
     assert request["events"] == [e.to_dict() for e in state.events[since:] if e.visible_to(2)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(sorted(POINTS)), min_size=1, max_size=7, unique=True))
+def test_turn_drops_are_the_disposals_most_points_first(cards: list[str]) -> None:
+    """The table-driven order is the rule's: most points, then more cards, then
+    the order of disposals() (a stable sort)."""
+    hand = canonical(cards)
+    ranked = sorted(disposals(hand), key=lambda d: (-hand_total(d), -len(d)))
+    assert turn_drops(hand) == ["drop " + " ".join(d) for d in ranked]
