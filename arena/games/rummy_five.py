@@ -145,6 +145,22 @@ def shape_of(key: tuple[int, ...]) -> Shape:
     return _compute_shape(key)
 
 
+def _related(kind: int) -> int:
+    """Bitmask of the kinds that can share a pair, a trio or Royals with ``kind``:
+    itself, its run's other ranks (A-B-C, J-K-L of its suit), the other suit's L."""
+    mask = 1 << kind
+    if rank(kind) != RANK_S:
+        low = kind - (rank(kind) - RANK_A) % 3  # the run's lowest kind
+        mask |= 0b111 << low
+    if kind in (BLACK_L, RED_L):
+        mask |= 1 << BLACK_L | 1 << RED_L
+    return mask
+
+
+#: _RELATED[kind]: only these kinds can complete four cards holding ``kind``.
+_RELATED: tuple[int, ...] = tuple(_related(k) for k in range(NUM_KINDS))
+
+
 @cache
 def waits_of(key: tuple[int, ...], royals_allowed: bool) -> tuple[int, int]:
     """For four sorted kinds: (bitmask of the kinds that would complete them,
@@ -154,8 +170,11 @@ def waits_of(key: tuple[int, ...], royals_allowed: bool) -> tuple[int, int]:
     "some card kind that exists in the deck composition", whether or not copies
     are still unseen.  (Memoised.)"""
     kinds = special = 0
+    candidates = 0
+    for kind in key:
+        candidates |= _RELATED[kind]
     for kind in range(NUM_KINDS):
-        if key.count(kind) >= COPIES[kind]:
+        if not candidates >> kind & 1 or key.count(kind) >= COPIES[kind]:
             continue
         shape = shape_of(tuple(sorted((*key, kind))))
         if shape.complete(royals_allowed):
@@ -264,14 +283,25 @@ def _kinds_names(mask: int) -> tuple[str, ...]:
     return tuple(NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1)
 
 
+@cache
+def _names(kinds: tuple[int, ...]) -> tuple[str, ...]:
+    """Names of a sorted tuple of kinds (memoised: hands repeat)."""
+    return tuple(NAMES[k] for k in kinds)
+
+
 # Shared, immutable Event objects for the frequent events (draws and discards):
 # building a frozen Event is a large share of a turn's cost, and these repeat.
 @cache
-def _draw_events(seat: int, others: tuple[int, ...], kind: int, left: int) -> tuple[Event, Event]:
-    """The draw event the other seats see and the one the drawer sees."""
-    data = {"seat": seat, "deck_size": left}
-    return (Event("draw", data, others),
-            Event("draw", {**data, "card": NAMES[kind]}, (seat,)))
+def _draw_events(players: int) -> tuple[tuple[tuple[Event, tuple[Event, ...]], ...], ...]:
+    """``_draw_events(n)[seat][left]``: the draw event the other seats see when
+    ``seat`` draws leaving ``left`` cards, and by kind drawn the one the drawer sees."""
+    return tuple(
+        tuple((Event("draw", {"seat": seat, "deck_size": left},
+                     tuple(s for s in range(players) if s != seat)),
+               tuple(Event("draw", {"seat": seat, "deck_size": left, "card": name}, (seat,))
+                     for name in NAMES))
+              for left in range(len(DECK)))
+        for seat in range(players))
 
 
 #: _DISCARD_EVENTS[seat][go][kind]: the public discard event.
@@ -282,18 +312,48 @@ _DISCARD_EVENTS: tuple[tuple[tuple[Event, ...], ...], ...] = tuple(
 
 
 @cache
+def _turn_options(hand: tuple[int, ...]) -> tuple[bool, tuple[int, ...], tuple[Action, ...]]:
+    """For the five sorted kinds of a free player's turn: whether they win, the
+    distinct kinds, and the Go discards (those leaving four cards one card away)."""
+    distinct = tuple(sorted(set(hand)))
+    go = tuple(GO_DISCARD[k] for k in distinct if waits_of(_without(hand, k), True)[0])
+    return shape_of(hand).complete(True), distinct, go
+
+
+@cache
 def _free_turn(hand: tuple[int, ...], drawn: int) -> tuple[Action, ...]:
     """The turn's actions of a player who called neither Go nor Run/Set (it
     always has Covert, so "win" depends on the cards alone)."""
-    distinct = sorted(set(hand))
-    acts = [WIN] if shape_of(hand).complete(True) else []
+    wins, distinct, go = _turn_options(hand)
+    acts = [WIN] if wins else []
     acts += [DISCARD[drawn]] + [DISCARD[k] for k in distinct if k != drawn]
-    acts += [GO_DISCARD[k] for k in distinct if waits_of(_without(hand, k), True)[0]]
-    return tuple(acts)
+    return (*acts, *go)
+
+
+@cache
+def _call_kinds(hand: tuple[int, ...]) -> int:
+    """Bitmask of the discarded kinds four concealed kinds could call a Set or
+    a Run on (a Run only from the next seat: checked when a window opens)."""
+    kinds = 0
+    for kind, (a, b) in RUN_PARTNERS.items():
+        if a in hand and b in hand:
+            kinds |= 1 << kind
+    for kind in SET_ACTION:
+        if hand.count(kind) >= 2:
+            kinds |= 1 << kind
+    return kinds
+
+
+#: Observation fields a spectator does not get.
+_PRIVATE = ("hand", "drawn", "catch_barred")
 
 
 class RummyFiveState(State):
-    """A rummy-five game in progress (see the module docstring for the card encoding)."""
+    """A rummy-five game in progress (see the module docstring for the card encoding).
+
+    The public part of the observation is kept in :attr:`_public`, a dict of
+    immutable values (tuples) that the moves update and each observation copies.
+    """
 
     game: RummyFive
 
@@ -321,14 +381,17 @@ class RummyFiveState(State):
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.trios: list[list[int]] = [[] for _ in range(n)]
         #: Face-up discards per seat, by name (only ever shown or popped).
-        self.piles: list[list[str]] = [[] for _ in range(n)]
-        self.trio_names: list[list[str]] = [[] for _ in range(n)]
+        self.piles: list[tuple[str, ...]] = [()] * n
+        self.trio_names: list[tuple[str, ...]] = [()] * n
         #: Kinds each seat discarded this deal: it may never Catch them.
         self.discarded = [0] * n
         #: Kinds each seat passed a possible Catch on, until its next discard.
         self.passed = [0] * n
         #: waits_of() of each seat's four cards, kept while it holds four.
         self.waits = [(0, 0)] * n
+        #: Kinds each seat might claim (Catch or call) if discarded: a quick
+        #: test that lets most discards skip the claim window.
+        self.claimable = [0] * n
         self.went_go = [False] * n
         self.called = [False] * n
         self.any_called = False
@@ -349,11 +412,13 @@ class RummyFiveState(State):
 
     def _legal_actions(self, seat: int) -> Sequence[Action]:
         """Legal actions of a deciding seat; see the rules page."""
+        if self.phase == TURN:
+            if self.went_go[seat] or self.called[seat]:
+                return self._locked_turn_actions(seat)
+            return _free_turn(tuple(self.hands[seat]), self.drawn)
         if self.phase == CLAIM:
             return self._window_actions(seat)
-        if self.phase == CLAIM_DISCARD:
-            return [DISCARD[k] for k in sorted(set(self.hands[seat]))]
-        return self._turn_actions(seat)
+        return [DISCARD[k] for k in sorted(set(self.hands[seat]))]  # CLAIM_DISCARD
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
@@ -372,12 +437,13 @@ class RummyFiveState(State):
             "exposed": [list(t) for t in self.last_exposed],
         }
 
-    def _observation(self, seat: int | None) -> Observation:
-        """The game's fields of the rules page (the base adds the envelope).  A
-        spectator (``None``) gets all but ``hand``, ``drawn`` and
-        ``catch_barred`` (the Catches a seat passed would tell what it holds)."""
-        last = self.last_discard
-        obs: Observation = {
+    def _refresh_public(self) -> None:
+        """Rebuild the public fields of the observation (the rules page's,
+        with list fields as tuples).  The envelope and the private fields are
+        placeholders, set per observation, so that filling them in never
+        grows the copied dict."""
+        self._public: Observation = {
+            "game": self.game.name, "seat": None, "players": self.num_players, "to_move": (),
             "phase": PHASE_NAMES[self.phase],
             "deal": self.deal_no,
             "deals": self.deals_total,
@@ -386,33 +452,47 @@ class RummyFiveState(State):
             "turn_number": self.turn_number,
             "max_turns": self.max_turns,
             "deck_size": len(self.deck),
-            "hand_sizes": [*map(len, self.hands)],
-            "exposed": [*map(list.copy, self.trio_names)],
-            "discards": [*map(list.copy, self.piles)],
-            "go": self.went_go[:],
-            "called": self.called[:],
-            "turns_by_seat": self.turns_by_seat[:],
-            "chips": self.chips[:],
+            "hand_sizes": (*map(len, self.hands),),
+            "exposed": (*self.trio_names,),
+            "discards": (*self.piles,),
+            "go": (*self.went_go,),
+            "called": (*self.called,),
+            "turns_by_seat": (*self.turns_by_seat,),
+            "chips": (*self.chips,),
             "pot": self.pot,
-            "last_discard": None if last is None else {"seat": last[0], "card": NAMES[last[1]]},
+            "last_discard": None,
+            "hand": (), "drawn": None, "catch_barred": (),
         }
-        if seat is not None:
-            obs["hand"] = [*map(NAMES.__getitem__, self.hands[seat])]
-            obs["drawn"] = (NAMES[self.drawn] if seat == self.current and self.phase == TURN
-                            else None)
-            obs["catch_barred"] = [*_kinds_names(self.discarded[seat] | self.passed[seat])]
+
+    def _observation(self, seat: int | None) -> Observation:
+        """The game's fields of the rules page (the base adds the envelope).  A
+        spectator (``None``) gets all but ``hand``, ``drawn`` and
+        ``catch_barred`` (the Catches a seat passed would tell what it holds)."""
+        obs = self._public.copy()
+        last = self.last_discard
+        if last is not None:
+            obs["last_discard"] = {"seat": last[0], "card": NAMES[last[1]]}
+        if seat is None:
+            for key in _PRIVATE:
+                del obs[key]
+        else:
+            obs["hand"] = _names(tuple(self.hands[seat]))
+            if seat == self.current and self.phase == TURN:
+                obs["drawn"] = NAMES[self.drawn]
+            obs["catch_barred"] = _kinds_names(self.discarded[seat] | self.passed[seat])
         return obs
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         if self.phase == CLAIM:
             self._resolve_window(actions)
+            self._refresh_public()
             return
         seat = self.current
         verb, kind = _PARSE[actions[seat]]
         if verb == WIN:
             self._win(seat, self.drawn, None)
         else:
-            self._discard(seat, kind, go=verb == "go")
+            self._discard(seat, kind, verb == "go")
 
     # -- helpers for tests and tools ---------------------------------------------
 
@@ -442,41 +522,49 @@ class RummyFiveState(State):
         self.hands = [sorted(KIND[c] for c in hand) for hand in hands]
         self.deck = [KIND[c] for c in rest]
         self.waits = [waits_of(tuple(hand), True) for hand in self.hands]
+        self.claimable = [waits[0] | _call_kinds(tuple(hand))
+                          for waits, hand in zip(self.waits, self.hands, strict=True)]
         self.emit("hand_start", deal=self.deal_no, dealer=self.dealer,
                   dealer_count=self.dealer_count, chips=list(self.chips), pot=self.pot,
                   deck_size=len(self.deck))
         for seat, hand in enumerate(self.hands):
             self.emit("deal", to=(seat,), seat=seat, cards=[NAMES[k] for k in hand])
+        self._refresh_public()
         self._begin_turn(self.dealer)
 
     def _begin_turn(self, seat: int) -> None:
-        if not self.deck:
+        deck = self.deck
+        if not deck:
             self._end_in_draw("deck")
             return
         if self.turn_number >= self.max_turns:
             self._end_in_draw("turn_cap")
             return
-        kind = self.deck.pop()
-        hand = self.hands[seat]
-        insort(hand, kind)
+        kind = deck.pop()
+        insort(self.hands[seat], kind)
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
         self.phase, self.current, self.drawn = TURN, seat, kind
-        self.events += _draw_events(seat, self._others[seat], kind, len(self.deck))
+        left = len(deck)
+        others_see, drawer_sees = _draw_events(self.num_players)[seat][left]
+        self.events += (others_see, drawer_sees[kind])
         self._deciding = (seat,)
+        public = self._public
+        public["phase"] = "turn"
+        public["turn_number"] = self.turn_number
+        public["deck_size"] = left
+        public["turns_by_seat"] = (*self.turns_by_seat,)
+        public["hand_sizes"] = (*map(len, self.hands),)
 
-    def _turn_actions(self, seat: int) -> Sequence[Action]:
-        """The actions of ``seat`` after its draw."""
+    def _locked_turn_actions(self, seat: int) -> list[Action]:
+        """The turn's actions of a player who called Go or Run/Set."""
         kind = self.drawn
-        hand = self.hands[seat]
         if self.went_go[seat]:
             acts = [DISCARD[kind]]  # locked: the drawn card only
-        elif self.called[seat]:
-            # Two concealed cards: the drawn one first, then the other if different.
-            other = [DISCARD[k] for k in hand if k != kind]
-            acts = [DISCARD[kind], other[0]] if other else [DISCARD[kind]]
         else:
-            return _free_turn(tuple(hand), kind)
+            # Two concealed cards: the drawn one first, then the other if different.
+            other = [DISCARD[k] for k in self.hands[seat] if k != kind]
+            acts = [DISCARD[kind], other[0]] if other else [DISCARD[kind]]
         if self._can_self_draw(seat):
             acts.insert(0, WIN)
         return acts
@@ -499,28 +587,43 @@ class RummyFiveState(State):
     def _discard(self, seat: int, kind: int, go: bool) -> None:
         hand = self.hands[seat]
         hand.remove(kind)
-        if self.called[seat]:
-            self.waits[seat] = waits_of(self._key(seat), False)
-        else:
-            self.waits[seat] = waits_of(tuple(hand), True)
-        self.piles[seat].append(NAMES[kind])
-        self.discarded[seat] |= 1 << kind
-        self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
-        self.drawn = -1
-        self.last_discard = (seat, kind)
+        public = self._public
         if go:
             self.went_go[seat] = True
             self.chips[seat] -= 1
             self.pot += 1
+            public["go"] = (*self.went_go,)
+            public["chips"] = (*self.chips,)
+            public["pot"] = self.pot
+        if self.called[seat]:
+            self.waits[seat] = waits = waits_of(self._key(seat), False)
+            self.claimable[seat] = waits[0]
+        else:
+            key = tuple(hand)
+            self.waits[seat] = waits = waits_of(key, True)
+            self.claimable[seat] = waits[0] if go else waits[0] | _call_kinds(key)
+        self.piles[seat] += (NAMES[kind],)
+        self.discarded[seat] |= 1 << kind
+        self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
+        self.drawn = -1
+        self.last_discard = (seat, kind)
         self.events.append(_DISCARD_EVENTS[seat][go][kind])
-        self._open_window(seat, kind)
+        public["discards"] = (*self.piles,)
+        self._open_window(seat, kind)  # which updates the hand sizes
 
     # -- claim windows -------------------------------------------------------------
 
     def _open_window(self, discarder: int, kind: int) -> None:
         bit = 1 << kind
-        waits, went_go, called = self.waits, self.went_go, self.called
         after = self._after[discarder]
+        claimable = self.claimable
+        for seat in after:
+            if claimable[seat] & bit:
+                break
+        else:  # nobody could claim it: the next turn
+            self._begin_turn(after[0])
+            return
+        waits, went_go, called = self.waits, self.went_go, self.called
         # Anyone may call a Set on an s, only the next seat a Run on another rank.
         callers = after if rank(kind) == RANK_S else after[:1]
         deciding = tuple(
@@ -532,8 +635,11 @@ class RummyFiveState(State):
         if deciding:
             self.phase = CLAIM
             self._deciding = deciding
+            public = self._public
+            public["phase"] = PHASE_NAMES[CLAIM]
+            public["hand_sizes"] = (*map(len, self.hands),)
         else:
-            self._begin_turn((discarder + 1) % self.num_players)
+            self._begin_turn(after[0])
 
     def _can_catch(self, seat: int, kind: int) -> bool:
         """Whether ``seat`` may Catch the discarded ``kind`` to win."""
@@ -582,7 +688,7 @@ class RummyFiveState(State):
                 if action != PASS and caller < 0:
                     caller = seat
         if catcher >= 0:
-            self.piles[discarder].pop()
+            self.piles[discarder] = self.piles[discarder][:-1]
             insort(self.hands[catcher], kind)
             self._win(catcher, kind, discarder)
         elif caller >= 0:
@@ -591,13 +697,13 @@ class RummyFiveState(State):
             self._begin_turn((discarder + 1) % self.num_players)
 
     def _claim_trio(self, seat: int, call: str, discarder: int, kind: int) -> None:
-        self.piles[discarder].pop()
+        self.piles[discarder] = self.piles[discarder][:-1]
         hand = self.hands[seat]
         used = (kind, kind) if call == "set" else RUN_PARTNERS[kind]
         for k in used:
             hand.remove(k)
         self.trios[seat] = sorted((kind, *used))
-        self.trio_names[seat] = [NAMES[k] for k in self.trios[seat]]
+        self.trio_names[seat] = _names(tuple(self.trios[seat]))
         self.called[seat] = self.any_called = True
         self.emit("claim", seat=seat, call=call, card=NAMES[kind], source=discarder,
                   cards=[NAMES[k] for k in used])
@@ -679,6 +785,7 @@ class RummyFiveState(State):
         if self.deal_no >= self.deals_total or min(self.chips) <= 0:
             self.emit("game_end", chips=list(self.chips), pot=self.pot,
                       deals_played=self.deal_no)
+            self._refresh_public()
             return
         self._start_deal()
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import make_game
-from arena.games.base import Event, GameNotOverError, IllegalActionError, OptionError
+from arena.games.base import Event, GameNotOverError, IllegalActionError, OptionError, State
 from arena.games.cards import rummy_deck
 from arena.games.rummy_five import (
     CLAIM,
@@ -34,6 +34,13 @@ CARD_NAMES = frozenset(NAMES)
 
 
 # -- helpers ---------------------------------------------------------------------
+
+
+def observe(state: State, seat: int | None) -> dict[str, Any]:
+    """The observation of ``seat`` as a bot receives it (JSON types: the engine
+    may give list fields as tuples)."""
+    observation: dict[str, Any] = json.loads(json.dumps(state.observation(seat)))
+    return observation
 
 
 def stacked(hands: Sequence[Sequence[str]], draws: Sequence[str] = (),
@@ -61,14 +68,14 @@ def do(state: RummyFiveState, seat: int, action: str) -> None:
 
 
 def pass_windows(state: RummyFiveState) -> None:
-    while state.observation(0)["phase"] == "claim":
+    while observe(state, 0)["phase"] == "claim":
         state.apply_actions({s: "pass" for s in state.deciding_seats()})
 
 
 def tsumogiri(state: RummyFiveState, seat: int) -> None:
     """Pass any open claim window, then ``seat`` discards the card it drew."""
     pass_windows(state)
-    do(state, seat, "discard " + state.observation(seat)["drawn"])
+    do(state, seat, "discard " + observe(state, seat)["drawn"])
 
 
 def events(state: RummyFiveState, kind: str) -> list[dict[str, Any]]:
@@ -237,10 +244,10 @@ def test_set_skips_turns_and_bars_lightning() -> None:
     state.apply_actions({2: "set bs bs"})
     assert last(state, "claim") == {"seat": 2, "call": "set", "card": "bs", "source": 0,
                                     "cards": ["bs", "bs"]}
-    assert state.observation(2)["phase"] == "claim_discard"
+    assert observe(state, 2)["phase"] == "claim_discard"
     assert state.legal_actions(2) == ("discard bB", "discard bK")
     do(state, 2, "discard bK")
-    assert state.observation(0)["exposed"] == [[], [], ["bs", "bs", "bs"]]
+    assert observe(state, 0)["exposed"] == [[], [], ["bs", "bs", "bs"]]
     do(state, 0, "discard rL")  # seat 0 plays next: seat 1's turn was skipped
     do(state, 1, "win")
     end = last(state, "hand_end")
@@ -255,14 +262,14 @@ def test_covert_only_without_calls_and_royals_barred_after_a_call() -> None:
     do(state, 0, "discard bJ")
     assert state.legal_actions(1) == ("pass", "run bK bL")
     state.apply_actions({1: "run bK bL"})
-    assert state.observation(1)["exposed"][1] == ["bJ", "bK", "bL"]
+    assert observe(state, 1)["exposed"][1] == ["bJ", "bK", "bL"]
     do(state, 1, "discard rs")
     do(state, 0, "discard rK")
     pass_windows(state)
     legal = state.legal_actions(1)
     assert "win" not in legal
     assert not any(a.startswith("go") for a in legal)  # no Go after one's own Run/Set
-    assert state.observation(1)["hand"] == ["bJ", "bK"]
+    assert observe(state, 1)["hand"] == ["bJ", "bK"]
 
 
 def test_caller_wins_without_covert() -> None:
@@ -288,7 +295,7 @@ def test_ambush_self_draw_of_the_last_card() -> None:
         tsumogiri(state, 1)
     tsumogiri(state, 0)
     pass_windows(state)
-    assert state.observation(1)["deck_size"] == 0
+    assert observe(state, 1)["deck_size"] == 0
     do(state, 1, "win")
     end = last(state, "hand_end")
     assert specials_of(end) == ["covert", "flush", "ambush"]
@@ -310,7 +317,7 @@ def test_ambush_catch_of_the_last_discard() -> None:
         tsumogiri(state, 1)
     tsumogiri(state, 0)
     tsumogiri(state, 1)
-    assert state.observation(0)["deck_size"] == 0
+    assert observe(state, 0)["deck_size"] == 0
     assert state.legal_actions(0) == ("pass", "catch", "set rs rs")
     state.apply_actions({0: "catch"})
     end = last(state, "hand_end")
@@ -333,12 +340,12 @@ def test_go_offer_cost_and_lock() -> None:
     do(state, 0, "go discard rK")
     assert state.chips == [29, 30] and state.pot == 1
     assert last(state, "discard") == {"seat": 0, "card": "rK", "go": True}
-    obs = state.observation(1)
+    obs = observe(state, 1)
     assert obs["go"] == [True, False] and obs["pot"] == 1
     tsumogiri(state, 1)
     assert state.legal_actions(0) == ("discard bK",)  # locked: only the drawn card
     do(state, 0, "discard bK")
-    assert state.observation(0)["hand"] == ["bs", "bs", "bs", "bJ"]
+    assert observe(state, 0)["hand"] == ["bs", "bs", "bs", "bJ"]
 
 
 def test_no_go_when_not_one_card_away() -> None:
@@ -376,7 +383,7 @@ def test_simultaneous_window_catch_beats_set() -> None:
     assert state.legal_actions(1) == ("pass", "set bs bs")
     assert state.legal_actions(2) == ("pass", "catch")  # Flush: a Catch needs no Go
     before = len(state.events)
-    obs1 = state.observation(1)
+    obs1 = observe(state, 1)
     assert obs1["phase"] == "claim" and obs1["last_discard"] == {"seat": 0, "card": "bs"}
     state.apply_actions({1: "set bs bs", 2: "catch"})
     new = state.events[before:]
@@ -397,10 +404,10 @@ def test_simultaneous_window_is_atomic_and_set_wins_when_catch_passes() -> None:
         state.apply_actions({1: "set bs bs", 2: "run bA bB"})
     assert state.events == before and state.deciding_seats() == (1, 2)
     # A claimant's observation does not depend on what the other decides.
-    assert state.observation(2) == state.observation(2)
+    assert observe(state, 2) == observe(state, 2)
     state.apply_actions({1: "set bs bs", 2: "pass"})
     assert last(state, "claim")["seat"] == 1
-    assert state.observation(2)["catch_barred"] == ["bs"]  # passed a possible Catch
+    assert observe(state, 2)["catch_barred"] == ["bs"]  # passed a possible Catch
 
 
 def test_nearest_catch_clockwise_from_the_discarder() -> None:
@@ -448,7 +455,7 @@ def test_nearest_set_wins_and_run_only_for_the_next_seat() -> None:
                  draws=["bA"])
     do(state, 0, "discard bA")
     assert state.deciding_seats() == (1,)  # straight to seat 1's turn: nobody may claim
-    assert state.observation(1)["phase"] == "turn"
+    assert observe(state, 1)["phase"] == "turn"
 
 
 # -- Catch restrictions ----------------------------------------------------------------
@@ -462,8 +469,8 @@ def test_no_catch_of_a_kind_discarded_earlier() -> None:
     do(state, 0, "discard rs")
     # Seat 1 has Go and rs completes it, but it discarded rs itself: not asked.
     assert state.deciding_seats() == (1,)
-    assert state.observation(1)["phase"] == "turn"
-    assert "rs" in state.observation(1)["catch_barred"]
+    assert observe(state, 1)["phase"] == "turn"
+    assert "rs" in observe(state, 1)["catch_barred"]
 
 
 def test_passed_catch_is_barred_until_the_end_of_own_next_turn() -> None:
@@ -476,11 +483,11 @@ def test_passed_catch_is_barred_until_the_end_of_own_next_turn() -> None:
     do(state, 2, "discard rs")
     assert state.legal_actions(1) == ("pass", "catch")
     state.apply_actions({1: "pass"})
-    assert state.observation(1)["catch_barred"] == ["bB", "rs"]
+    assert observe(state, 1)["catch_barred"] == ["bB", "rs"]
     do(state, 0, "discard rs")
     assert state.deciding_seats() == (1,)  # barred: not asked
     do(state, 1, "discard bJ")  # its own next turn ends
-    assert state.observation(1)["catch_barred"] == ["bB", "bJ"]
+    assert observe(state, 1)["catch_barred"] == ["bB", "bJ"]
     do(state, 2, "discard rs")
     assert state.legal_actions(1) == ("pass", "catch")
     state.apply_actions({1: "catch"})
@@ -556,7 +563,7 @@ def test_dealer_points_accumulate_over_a_streak() -> None:
             legal = state.legal_actions(seat)
             if seat == 0 and legal[0] == "win":
                 state.apply_action("win")
-            elif state.observation(0)["phase"] == "claim":
+            elif observe(state, 0)["phase"] == "claim":
                 state.apply_actions({s: "pass" for s in state.deciding_seats()})
             else:
                 state.apply_action(legal[1] if legal[0] == "win" else legal[0])
@@ -574,7 +581,7 @@ def test_dealer_passes_left_after_a_loss_and_the_count_restarts() -> None:
     do(state, 1, "win")
     start = last(state, "hand_start")
     assert (start["dealer"], start["dealer_count"]) == (1, 1)
-    assert state.observation(1)["to_move"] == [1]  # the new dealer plays first
+    assert observe(state, 1)["to_move"] == [1]  # the new dealer plays first
 
 
 def test_game_ends_when_a_player_runs_out_of_chips() -> None:
@@ -600,7 +607,7 @@ def test_deals_option(players: int, deals: int, expected: int) -> None:
 
 def test_chips_option_and_scores() -> None:
     state = RummyFive(3, {"chips": 7, "deals": 1}).new_state(3)
-    assert state.observation(0)["chips"] == [7, 7, 7]
+    assert observe(state, 0)["chips"] == [7, 7, 7]
     with pytest.raises(GameNotOverError):
         state.scores()
     random_playout(state, random.Random(1))
@@ -628,27 +635,27 @@ def test_player_count(players: int) -> None:
 
 def test_observation_fields_and_serialisable() -> None:
     state = make([["bs", "bs", "bs", "bJ"], ["rA", "rC", "rJ", "rL"]], draws=["rK"])
-    obs = state.observation(0)
+    obs = observe(state, 0)
     assert obs["seat"] == 0 and obs["phase"] == "turn" and obs["hand"] == [
         "bs", "bs", "bs", "bJ", "rK"]
-    assert obs["drawn"] == "rK" and state.observation(1)["drawn"] is None
+    assert obs["drawn"] == "rK" and observe(state, 1)["drawn"] is None
     assert obs["hand_sizes"] == [5, 4] and obs["deck_size"] == 23
     assert obs["deals"] == 4 and obs["dealer"] == 0 and obs["dealer_count"] == 1
     assert obs["turn_number"] == 1 and obs["turns_by_seat"] == [1, 0]
-    assert state.observation(1)["hand"] == ["rA", "rC", "rJ", "rL"]
-    json.dumps(obs)
-    msgpack.packb(obs)
-    for value in obs.values():
-        assert not isinstance(value, (tuple, set))
+    assert observe(state, 1)["hand"] == ["rA", "rC", "rJ", "rL"]
+    raw = state.observation(0)
+    assert msgpack.unpackb(msgpack.packb(raw)) == obs
+    for value in raw.values():
+        assert not isinstance(value, (set, frozenset))
 
 
 def test_observation_envelope_and_spectator_view() -> None:
     state = make([["bs", "bs", "bs", "bJ"], ["rA", "rC", "rJ", "rL"]], draws=["rK"])
-    obs = state.observation(1)
+    obs = observe(state, 1)
     assert (obs["game"], obs["seat"], obs["players"], obs["to_move"]) == ("rummy-five", 1, 2, [0])
     for gone in ("num_players", "turn", "turn_count", "turns_taken"):
         assert gone not in obs
-    spectator = state.observation(None)
+    spectator = observe(state, None)
     assert spectator["seat"] is None
     assert set(obs) - set(spectator) == {"hand", "drawn", "catch_barred"}
     assert {k: v for k, v in obs.items() if k in spectator and k != "seat"} == {
@@ -662,7 +669,7 @@ def test_rules_page_lists_every_observation_field() -> None:
     table = page.split("## Observation")[1].split("\n## ")[0]
     documented = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
     state = make([["bs", "bs", "bs", "bJ"], ["rA", "rC", "rJ", "rL"]], draws=["rK"])
-    assert documented == set(state.observation(1))
+    assert documented == set(observe(state, 1))
 
 
 def test_scores_are_ints() -> None:
@@ -736,7 +743,7 @@ def _check_step(state: RummyFiveState, chips: int) -> None:
     assert Counter(c for cs in census.values() for c in cs) == Counter(DECK)
     assert sum(state.chips) + state.pot == n * chips
     for seat in range(n):
-        obs = state.observation(seat)
+        obs = observe(state, seat)
         assert obs["hand"] == census[f"hand {seat}"]
         assert obs["discards"] == [census[f"discards {s}"] for s in range(n)]
         assert obs["exposed"] == [census[f"exposed {s}"] for s in range(n)]
@@ -802,7 +809,7 @@ def test_observation_independent_of_hidden_cards(seed: int, players: int) -> Non
     while not state.is_terminal():
         for seat in state.deciding_seats():
             twin = _hidden_shuffled(state, seat, rng)
-            assert twin.observation(seat) == state.observation(seat)
+            assert observe(twin, seat) == observe(state, seat)
             assert twin.legal_actions(seat) == state.legal_actions(seat)
         seats = state.deciding_seats()
         state.apply_actions({s: rng.choice(state.legal_actions(s)) for s in seats})
@@ -851,7 +858,7 @@ def test_rules_page_example_is_real() -> None:
     state = make([["rA", "rC", "rJ", "rL"], ["bs", "bs", "bJ", "bJ"], ["bA", "bB", "rs", "rK"]],
                  draws=["bs"])
     do(state, 0, "discard bs")
-    assert request["observation"] == state.observation(1)
+    assert request["observation"] == observe(state, 1)
     assert tuple(request["legal"]) == state.legal_actions(1)
     assert request["events"] == [e.to_dict() for e in state.events if e.visible_to(1)]
     state.apply_actions({1: request["legal"][1]})
