@@ -6,11 +6,13 @@
 #   bubblewrap   the bot sandbox (bwrap)
 #   util-linux   prlimit and setpriv, which apply the bots' limits
 #   postgresql   (tests) a real PostgreSQL server the tests start themselves
+#   chromium, chromium-driver   (tests) headless Chromium and its WebDriver, for the
+#                report's browser tests (tests/test_browser.py)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 want=(bubblewrap util-linux)
-if [ "${1:-}" = test ]; then want+=(postgresql); fi
+if [ "${1:-}" = test ]; then want+=(postgresql chromium chromium-driver); fi
 missing=()
 for package in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \

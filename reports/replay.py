@@ -279,13 +279,15 @@ def replay(game: StoredGame, record: GameRecord) -> Replayed | None:
     try:
         state = make_game(game.game, len(game.seats), dict(game.options)).new_state(game.seed)
         viewers = [None, *range(len(game.seats))]
-        observations = [[_plain(state.observation(v)) for v in viewers]]
+        raw = [state.observation(v) for v in viewers]
+        observations = [[_plain(observation) for observation in raw]]
         events = [[e.to_dict() for e in state.events]]
         for step in record.actions:
             seen = len(state.events)
             state.apply_actions({int(seat): str(action) for seat, action in step})
-            observations.append([_plain_since(state.observation(v), before)
-                                 for v, before in zip(viewers, observations[-1], strict=True)])
+            before, raw = raw, [state.observation(v) for v in viewers]
+            observations.append([_plain_since(*views) for views in zip(
+                raw, before, observations[-1], strict=True)])
             events.append([e.to_dict() for e in state.events[seen:]])
     except (GameError, ValueError, TypeError):
         return None
@@ -308,16 +310,29 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _plain_since(observation: Observation, before: Observation) -> Observation:
-    """:func:`_plain` of ``observation``, sharing the values of ``before`` (the
-    previous one, plain) that did not change: a long game's thousands of
-    observations then hold few objects of their own, which keeps the garbage
-    collector's passes short."""
-    out = _plain(observation)
-    for key, value in out.items():
-        if key in before and before[key] == value:
-            out[key] = before[key]
+def _plain_since(observation: Observation, before: Observation,
+                 plain_before: Observation) -> Observation:
+    """:func:`_plain` of ``observation``, sharing the values of ``plain_before``
+    (the plain ``before``, the previous observation) that did not change: a long
+    game's thousands of observations then hold few objects of their own, and
+    converting them costs little."""
+    out = {}
+    for key, value in observation.items():
+        old = before.get(key, _MISSING)
+        # The very same object is unchanged only if it cannot change: a game may
+        # hand out a list it then changes in place.
+        same = old == value and (old is not value or _frozen(value))
+        out[key] = plain_before[key] if same else _plain(value)
     return out
+
+
+_MISSING = object()
+
+
+def _frozen(value: Any) -> bool:
+    if type(value) in _SCALARS:
+        return True
+    return type(value) is tuple and all(_frozen(item) for item in value)
 
 
 def _log_lines(events: Iterable[Mapping[str, Any]]) -> list[LogLine]:

@@ -35,6 +35,8 @@ XSS = "<script>alert(1)</script>"
 #: Each game at a table size that plays a typical game quickly.
 PLAYERS = {"furious-five": 3, "five": 3, "five-or-less": 3, "five-card-rummy": 3,
            "rummy-five": 3, "octablitz": 4}
+#: Options that keep a random game short.
+OPTIONS: dict[str, dict[str, Any]] = {"five-or-less": {"max_hands": 3}}
 #: The replay of a typical furious-five game, page and every seat file, at most.
 PAGE_LIMIT = 100_000
 WINDOW_VERBS = {"pass", "catch", "run", "set"}
@@ -80,12 +82,13 @@ def _plain(value: Any) -> Any:
 
 
 def engine_states(game: Played) -> Iterator[State]:
-    """The game's state before each step, then its final state (each a clone)."""
+    """The game's state before each step, then its final state (one state object,
+    played on: use each before asking for the next)."""
     state = make_game(game.name, len(game.result.bots), game.options).new_state(game.seed)
-    yield state.clone()
+    yield state
     for step in game.result.actions:
         state.apply_actions({seat: action for seat, action in step})
-        yield state.clone()
+        yield state
 
 
 def observations(game: Played, viewer: int | None) -> list[dict[str, Any]]:
@@ -95,7 +98,7 @@ def observations(game: Played, viewer: int | None) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module", params=game_names())
 def game(request: pytest.FixtureRequest) -> Played:
     name = request.param
-    return played(name, PLAYERS[name], seed=11)
+    return played(name, PLAYERS[name], seed=11, options=OPTIONS.get(name))
 
 
 # -- every viewer sees exactly its observations ---------------------------------------
@@ -168,28 +171,18 @@ def _all_cards(game: Played) -> set[str]:
 
 def _public_cards_by_state(game: Played) -> list[set[str]]:
     """Per state (after k steps), every card a spectator could have seen by then."""
-    cls = game_class(game.name)
+    public = game_class(game.name).public_decisions
     seen: set[str] = set()
     out = []
-    events = [e for e in game.result.record.events if "to" not in e]
-    states = list(engine_states(game))
-    emitted = _events_per_state(game)
-    for k, state in enumerate(states):
+    emitted = 0
+    for k, state in enumerate(engine_states(game)):
         seen |= _cards(state.observation(None))
-        seen |= _cards(events[:emitted[k]])
+        seen |= _cards([dict(e.data) for e in state.events[emitted:] if e.to is None])
+        emitted = len(state.events)
         if k:
-            seen |= _cards([action for _, action in cls.public_decisions(
-                game.result.actions[k - 1])])
+            seen |= _cards([action for _, action in public(game.result.actions[k - 1])])
         out.append(set(seen))
     return out
-
-
-def _events_per_state(game: Played) -> list[int]:
-    """Per state, how many public events had been emitted."""
-    counts = []
-    for state in engine_states(game):
-        counts.append(sum(1 for e in state.events if e.to is None))
-    return counts
 
 
 def _cards(value: Any) -> set[str]:
