@@ -97,10 +97,12 @@ class Position:
 class Replayed:
     """A stored game replayed through its engine: per state (``k``: after ``k``
     steps) each viewer's observation (index 0 the spectator, ``1 + seat`` a
-    seat), and per step the events it emitted (index 0: those before the first step)."""
+    seat), and per step the events it emitted (index 0: those before the first
+    step) and what its public events say each seat did (for hidden actions)."""
 
     observations: list[list[Observation]]
     events: list[list[LogLine]]
+    plays: list[dict[int, str]]
 
 
 @dataclass(frozen=True)
@@ -255,8 +257,9 @@ def timeline(game: StoredGame, record: GameRecord, viewer: int | None,
     arena_from = arena_default_from(game.faults)
     positions = []
     for start, end in zip([-1, *shown], [*shown, len(steps)], strict=True):
+        plays = replayed.plays[start] if replayed is not None and start >= 0 else {}
         moves = [] if start < 0 else _moves(steps[start], start, public, hidden, viewer,
-                                            arena_from)
+                                            arena_from, plays)
         observation = None
         if replayed is None:
             lines = _log_lines(record.events) if start < 0 else []
@@ -293,7 +296,18 @@ def replay(game: StoredGame, record: GameRecord) -> Replayed | None:
         return None
     if record.events and _plain([e for step in events for e in step]) != record.events:
         return None
-    return Replayed(observations, [_log_lines(step) for step in events])
+    return Replayed(observations, [_log_lines(step) for step in events],
+                    [_plays(step) for step in events[1:]])
+
+
+def _plays(events: Iterable[Mapping[str, Any]]) -> dict[int, str]:
+    """Per seat, the first public event of a step that names it, as text (its seat left out)."""
+    plays: dict[int, str] = {}
+    for event in events:
+        seat = event.get("seat")
+        if "to" not in event and isinstance(seat, int) and seat not in plays:
+            plays[seat] = event_text({k: v for k, v in event.items() if k != "seat"})
+    return plays
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -366,15 +380,18 @@ def _known_deciders(step: Step, public: PublicDecisions, hidden: bool) -> list[i
 
 
 def _moves(step: Step, number: int, public: PublicDecisions, hidden: bool,
-           viewer: int | None, arena_from: Mapping[int, int]) -> list[Move]:
-    """The decisions of step ``number`` that ``viewer`` may see (text None:
-    who decided, not what), marked where the arena played for a faulted seat."""
+           viewer: int | None, arena_from: Mapping[int, int],
+           plays: Mapping[int, str]) -> list[Move]:
+    """The decisions of step ``number`` that ``viewer`` may see, marked where
+    the arena played for a faulted seat.  Where the actions are hidden, another
+    seat's decision reads as what the public events say it did (``plays``;
+    None if they do not say)."""
     seen = {seat for seat, _ in public(step)}
     moves: list[Move] = []
     for seat, action in step:
         seat = int(seat)
         if seat == viewer or seat in seen or hidden:
-            text = str(action) if seat == viewer or seat in seen else None
+            text = str(action) if seat == viewer or seat in seen else plays.get(seat)
             by_arena = number >= arena_from.get(seat, number + 1)
             moves.append([seat, text, 1] if by_arena else [seat, text])
     return moves

@@ -192,6 +192,11 @@ def test_the_replay_steps_both_ways_and_shows_each_seat_only_its_cards(
     assert step(browser) == 3
     click(browser, "Previous")
     assert step(browser) == 2
+    slider = browser.find_element(By.CSS_SELECTOR, ".viewer .slider")
+    slider.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
+    assert step(browser) == 4
+    slider.send_keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+    assert step(browser) == 2
     moves = texts(browser, ".viewer .moves")
 
     seat = 1
@@ -219,7 +224,7 @@ def test_octablitz_plays_show_who_played_and_the_public_events(
         report: Report, browser: WebDriver, tmp_path: Path) -> None:
     game = open_replay(report, browser, "octablitz")
     click(browser, "Next")
-    assert "plays (hidden" in texts(browser, ".viewer .moves")[0]
+    assert "play trick 1 lead face up" in texts(browser, ".viewer .moves")[0]
     assert any(line.startswith("play ") for line in texts(browser, ".viewer .log li"))
     assert len(texts(browser, ".viewer .move-list li")) == game.decisions
     browser.save_screenshot(str(tmp_path / "game-octablitz.png"))

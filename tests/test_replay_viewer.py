@@ -91,6 +91,12 @@ def engine_states(game: Played) -> Iterator[State]:
         yield state
 
 
+def positions(game: Played, viewer: int | None) -> list[Position]:
+    """``viewer``'s replay of ``game``."""
+    return timeline(game.stored(), game.result.record, viewer,
+                    replay(game.stored(), game.result.record))
+
+
 def observations(game: Played, viewer: int | None) -> list[dict[str, Any]]:
     return [_plain(state.observation(viewer)) for state in engine_states(game)]
 
@@ -108,7 +114,7 @@ def test_the_pages_data_decodes_to_the_spectators_observations(game: Played) -> 
     states = decode(spectator["steps"], spectator["keys"])
     _assert_seen(game, None, states)
     assert [_moves(step) for step in spectator["steps"]] == [
-        p.moves for p in timeline(game.stored(), game.result.record, None, None)]
+        p.moves for p in positions(game, None)]
 
 
 def test_each_seat_file_decodes_to_what_that_seat_saw(game: Played) -> None:
@@ -124,10 +130,10 @@ def _assert_seen(game: Played, viewer: int | None, states: list[dict[str, Any]])
     (whose turn may only leave seats out, unless the viewer is among them), and
     every step is covered once, in order."""
     engine = observations(game, viewer)
-    positions = timeline(game.stored(), game.result.record, viewer, None)
-    assert len(states) == len(positions)
-    assert [k for p in positions for k in p.steps] == list(range(len(game.result.actions)))
-    for position, state in zip(positions, states, strict=True):
+    replayed = positions(game, viewer)
+    assert len(states) == len(replayed)
+    assert [k for p in replayed for k in p.steps] == list(range(len(game.result.actions)))
+    for position, state in zip(replayed, states, strict=True):
         seen = engine[position.steps.stop]
         assert _without_turn(state) == _without_turn(seen)
         assert set(state["to_move"]) <= set(seen["to_move"])
@@ -153,10 +159,9 @@ def test_the_spectators_page_never_shows_a_card_before_it_is_public(
     html = _render(game, tmp_path)[0].read_text()
     payload = _payload(html)
     data = unpack(payload)
-    positions = timeline(game.stored(), game.result.record, None, None)
     public = _public_cards_by_state(game)
     states = decode(data["steps"], data["keys"])
-    for position, step, state in zip(positions, data["steps"], states, strict=True):
+    for position, step, state in zip(positions(game, None), data["steps"], states, strict=True):
         shown = _cards([step, state])
         assert shown <= public[position.steps.stop], (position.steps, shown)
     reveal = _cards(game.result.record.reveal)
@@ -199,15 +204,16 @@ def _cards(value: Any) -> set[str]:
 # -- games with private decisions -------------------------------------------------------
 def test_octablitz_shows_every_play_by_who_played_and_its_public_events() -> None:
     game = played("octablitz", 3, seed=5)
-    positions = timeline(game.stored(), game.result.record, None,
-                         replay(game.stored(), game.result.record))
-    assert len(positions) == len(game.result.actions) + 1
-    for position in positions[1:]:
-        assert position.moves and all(text is None for _, text, *_ in position.moves)
+    spectator = positions(game, None)
+    assert len(spectator) == len(game.result.actions) + 1
+    for position, step in zip(spectator[1:], game.result.actions, strict=True):
+        (seat, text), = position.moves
+        assert [seat] == [s for s, _ in step] and text.startswith("play ")
+        assert step[0][1] not in text  # the action names its cards, face down too
         assert not any(line.startswith("down_cards") for line in position.log)
-    assert sum(any(line.startswith("play ") for line in p.log) for p in positions) \
+    assert sum(any(line.startswith("play ") for line in p.log) for p in spectator) \
         == len(game.result.actions)
-    own = timeline(game.stored(), game.result.record, 1, None)
+    own = positions(game, 1)
     assert [m for p in own for m in p.moves if m[0] == 1 and m[1] is not None]
 
 
@@ -216,17 +222,17 @@ def test_claim_window_answers_stay_private_and_each_seat_sees_its_own() -> None:
     actions = game.result.actions
     windows = [k for k, step in enumerate(actions)
                if all(action.split()[0] in WINDOW_VERBS for _, action in step)]
-    spectator = timeline(game.stored(), game.result.record, None, None)
+    spectator = positions(game, None)
     shown = [m[1] for p in spectator for m in p.moves]
     assert "pass" not in shown
     won = sum(1 for k in windows
               if any(action != "pass" for _, action in actions[k]))
     assert len(spectator) == len(actions) - len(windows) + won + 1
-    for p in spectator[:-1]:  # whose turn never names a seat asked in a window
-        assert p.observation is None or p.observation["phase"] != "claim" \
-            or len(p.observation["to_move"]) == 1
+    for p in spectator:  # whose turn never names a seat asked in a window
+        assert p.observation is not None
+        assert p.observation["phase"] != "claim" or len(p.observation["to_move"]) == 1
     for seat in range(3):
-        own = timeline(game.stored(), game.result.record, seat, None)
+        own = positions(game, seat)
         answers = [m[1] for p in own for m in p.moves if m[0] == seat]
         assert answers.count("pass") == sum(
             1 for k in windows for s, a in actions[k] if s == seat and a == "pass")

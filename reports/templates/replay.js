@@ -159,8 +159,7 @@
 
   function moveLine(move) {
     const line = el("div", "move", seatName(move[0]), ": ",
-                    move[1] === null ? el("em", "hidden", "plays (hidden; see the events)")
-                                     : words(move[1]));
+                    move[1] === null ? el("em", "hidden", "decided (hidden)") : words(move[1]));
     if (move[2]) {
       line.classList.add("by-arena");
       line.append(" ", el("small", "arena-default", "(arena default)"));
@@ -227,7 +226,6 @@
       if (key in state) middle.append(el("div", "pile", el("div", "pile-name", key), render(state[key])));
     }
     ui.table.replaceChildren(el("div", "seats", ...seats), middle);
-    ui.table.hidden = !Object.keys(state).length;  // a record that did not replay: no table
     const facts = el("dl", "facts state-facts");
     const skip = new Set(ENVELOPE.concat(page.seat_fields, view.layout.own, view.layout.cards));
     for (const key of Object.keys(state)) {
