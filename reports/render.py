@@ -122,7 +122,6 @@ class Section:
 
     anchor: str
     title: str
-    game: str
     settings: tuple[tuple[str, str], ...]
     games: int
     board: tuple[BoardRow, ...]
@@ -247,7 +246,7 @@ def section(pool: Pool, figures: Figures, kinds: Sequence[str],
     los = {(a, b): float(rated.los_matrix[order[a], order[b]])
            for a in order for b in order
            if a != b and not math.isnan(rated.los_matrix[order[a], order[b]])}
-    return Section(anchor=pool.anchor, title=pool.title, game=pool.key.game,
+    return Section(anchor=pool.anchor, title=pool.title,
                    settings=pool.settings, games=len(pool.games), board=rows,
                    chart=rating_chart(rated.ratings), pairs=dict(tallies.pairs), los=los)
 
@@ -566,11 +565,6 @@ def format_time(stamp: str) -> str:
         return stamp
 
 
-def signed(value: float) -> str:
-    """Elo as ``+123`` / ``-45`` (rounded first, so never ``-0``)."""
-    return f"{round(value):+d}"
-
-
 def percent(share: float) -> str:
     """A 0..1 share as a whole percentage, halves rounded up (87.5 and 62.5 alike)."""
     return f"{math.floor(100 * share + 0.5)}%"
@@ -603,7 +597,7 @@ def _group(games: Iterable[StoredGame], key: Any) -> dict[Any, list[StoredGame]]
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(signed=signed, json=_to_json, value=format_value, percent=percent,
+    env.filters.update(json=_to_json, value=format_value, percent=percent,
                        shade=shade, bot_page=bot_page)
     env.globals.update(provisional_games=PROVISIONAL_GAMES, time_sample_games=TIME_SAMPLE_GAMES,
                        time_sample_moves=TIME_SAMPLE_MOVES, seating_shown=SEATING_SHOWN)
