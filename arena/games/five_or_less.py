@@ -156,16 +156,23 @@ _DROP_ACTION: dict[tuple[str, ...], Action] = {
     cards: "drop " + " ".join(cards) for cards in _every_disposal()}
 _DROP_ORDER: dict[Action, int] = {action: i for i, action in enumerate(_DROP_ACTION.values())}
 _DROP_ONE: dict[str, Action] = {card: _DROP_ACTION[card,] for card in _DECK}
-_RANK_OF = {card: card[0] for card in _DECK}.__getitem__
-_SUIT_OF = {card: card[1] for card in _DECK}.__getitem__
+#: Each card as a bit of its rank (ace = bit 0).
+_RANK_BIT = {card: 1 << index for card, index in _RANK_INDEX.items()}.__getitem__
+#: Each card as a bit in a 16-bit field per suit (ace = bit 0), ace and two
+#: also at bits 13 and 14, so that three bits in a row are a run (K-A-2 too).
+_SUIT_RANK_BITS = {
+    card: (1 << index | (1 << index + _NUM_RANKS if index < RUN_MIN - 1 else 0))
+    << 16 * SUITS.index(card[1])
+    for card, index in _RANK_INDEX.items()
+}.__getitem__
 
 
 def turn_drops(hand: Sequence[str]) -> list[Action]:
     """The drop actions of a canonically sorted hand: most points first, then
     more cards; equal ones in the order of :func:`disposals`."""
-    n = len(hand)
-    if len({*map(_RANK_OF, hand)}) == n and (
-            n < RUN_MIN or len({*map(_SUIT_OF, hand)}) > n - RUN_MIN + 1):
+    ranks = sum(map(_RANK_BIT, hand))  # two equal bits carry: a set
+    suited = sum(map(_SUIT_RANK_BITS, hand))
+    if ranks.bit_count() == len(hand) and not suited & suited >> 1 & suited >> 2:
         # No set and no run: the singles, highest first.
         return [*map(_DROP_ONE.__getitem__, reversed(hand))]
     legal = [*map(_DROP_ACTION.__getitem__, disposals(hand))]

@@ -173,15 +173,20 @@ def _drop_of(action: Action) -> _Drop:
     return _Drop(combo, hand_total(combo[1]), draws)
 
 
-@cache  # pure; one entry per multiset of ranks (about 6,000 of at most 5 cards)
-def _holds_combination(ranks: tuple[int, ...], ace_high: bool) -> bool:
-    """Whether a hand of these ranks (ace-low ordinals, ascending) holds a pair or a straight."""
-    distinct = sorted(set(ranks))
-    if len(distinct) < len(ranks):
+#: Each card's rank as a bit (ace low = bit 1 .. king = bit 13).
+_RANK_BIT = {card: 1 << points for card, points in POINTS.items()}.__getitem__
+_ACE_HIGH_BIT = 1 << 14
+
+
+def _holds_combination(hand: Sequence[str], ace_high: bool) -> bool:
+    """Whether ``hand`` holds a pair or a straight (what :func:`hand_combinations`
+    finds), from its ranks as bits."""
+    ranks = sum(map(_RANK_BIT, hand))
+    if ranks.bit_count() < len(hand):  # two equal bits carried: a pair
         return True
-    if ace_high and 1 in distinct:
-        distinct.append(14)  # Q-K-A
-    return any(low + 1 in distinct and low + 2 in distinct for low in distinct)
+    if ace_high and ranks & 2:
+        ranks |= _ACE_HIGH_BIT
+    return bool(ranks & ranks >> 1 & ranks >> 2)  # three ranks in a row
 
 
 @lru_cache(maxsize=1 << 14)  # pure; keyed by hands, so bounded
@@ -420,7 +425,7 @@ class FuriousFiveState(State):
         in canonical card order, then (``multi_drop``) further drops."""
         hand = self.hands[seat]
         if self.phase == PHASE_START:
-            if _holds_combination(tuple(map(_POINT_OF, hand)), self.ace_high):
+            if _holds_combination(hand, self.ace_high):
                 legal = [*_combination_drops(tuple(hand), self.ace_high)]
             else:  # every single, highest rank (and points) first
                 legal = [*map(_DROP_ONE.__getitem__, reversed(hand))]
