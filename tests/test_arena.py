@@ -217,8 +217,6 @@ async def test_claim_window_asks_every_claimant_at_once(
 
 def test_octablitz_face_down_cards_stay_hidden_in_stored_views(tmp_path: Path) -> None:
     from arena.games.base import seat_view
-    from reports.render import render_report
-
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     bots = tuple(BotSpec(f"r{i}", RANDOM.command) for i in range(3))
     plan = Plan(game="octablitz", bots=bots, table_size=3, games_per_table=3,
@@ -242,11 +240,7 @@ def test_octablitz_face_down_cards_stay_hidden_in_stored_views(tmp_path: Path) -
                     assert event["seat"] == seat
                 if event["kind"] == "play" and event["face"] == "down":
                     assert not event.get("cards")
-    index = render_report(store, tmp_path / "report")
-    for game in games:
-        page = (index.parent / f"game-{game.id}.html").read_text()
-        assert "down_cards" not in page and "<code>down " not in page
-        assert "only the public events" in page
+    # The replay pages: tests/test_replay_viewer.py decodes what they embed.
 
 
 async def test_a_bot_that_stops_reading_cannot_block_the_arena() -> None:
