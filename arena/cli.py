@@ -34,6 +34,7 @@ from arena.client import CLOCKS, TimeControl
 from arena.cluster import ClusterError, local_layout, open_client
 from arena.games import game_class, game_names, make_game
 from arena.games.base import GameError
+from arena.match_stats import SPRT_MODELS, SequentialTest, Sprt, summarize_pairs
 from arena.process import BotSpec
 from arena.progress import Progress
 from arena.records import GameResult
@@ -46,6 +47,7 @@ from arena.sandbox import (
     path_arguments,
     resolve,
 )
+from arena.schedule import DEFAULT_MAX_TABLES, Gauntlet, Match, RoundRobin, balance
 from arena.storage import (
     DEFAULT_URL,
     StorageError,
@@ -54,7 +56,15 @@ from arena.storage import (
     private_paths,
     sqlite_database,
 )
-from arena.tournament import ConfigError, Plan, create_tournament, run_tournament
+from arena.tournament import (
+    MAX_GAMES_PER_TABLE,
+    ConfigError,
+    Plan,
+    create_tournament,
+    match_test,
+    run_match,
+    run_tournament,
+)
 
 DEFAULT_REPORT_DIR = "arena-report"
 EXIT_USAGE = 2
@@ -66,6 +76,8 @@ MAX_SECONDS = 86400.0
 MAX_SEED = 2**63 - 1
 #: Most tables at once (each holds a process per seat).
 MAX_PARALLEL = 1024
+#: Default of ``arena match --max-pairs``.
+DEFAULT_MAX_PAIRS = 5000
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -295,27 +307,83 @@ def _add_game_flags(parser: argparse.ArgumentParser) -> None:
                         help="game option, repeatable (e.g. rounds=5, deck=Ah,2c,...)")
 
 
+def _add_entrant_flags(parser: argparse.ArgumentParser, game_help: str, bot_help: str) -> None:
+    """-g, -o and -b of a command that also resumes (so -g is not required)."""
+    parser.add_argument("--game", "-g", help=game_help)
+    parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                        help="game option, repeatable")
+    parser.add_argument("--bot", "-b", action="append", default=[], metavar="NAME=COMMAND",
+                        help=bot_help)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arena", description="Five Arena: tournaments for card-game bots.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    t = sub.add_parser("tournament", help="run (or resume) a round-robin tournament")
-    t.add_argument("--game", "-g", help="game name (see 'arena games')")
-    t.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                   help="game option, repeatable")
-    t.add_argument("--bot", "-b", action="append", default=[], metavar="NAME=COMMAND",
-                   help="an entrant, repeatable")
+    t = sub.add_parser("tournament", help="run (or resume) a round robin or a gauntlet",
+                       description="Every table of -k bots plays -n games: one deal per "
+                                   "seat rotation, the same deals at every table. A round "
+                                   "robin plays every combination of the bots while there "
+                                   "are at most --max-tables, else a balanced choice; with "
+                                   "--challenger, a gauntlet: every table seats one "
+                                   "challenger and k-1 other bots. See docs/formats.md.")
+    _add_entrant_flags(t, "game name (see 'arena games')", "an entrant, repeatable")
     t.add_argument("--table-size", "-k", type=int, default=2, help="players per table (default 2)")
     t.add_argument("--games", "-n", type=int, default=None,
                    help="games per table, a multiple of the table size (default 2 x table size)")
-    t.add_argument("--seed", type=int, default=1, help="seed of the deal seeds (default 1)")
+    t.add_argument("--max-tables", type=int, default=DEFAULT_MAX_TABLES, metavar="N",
+                   help=f"most tables: every combination of the bots while there are at most "
+                        f"N, else N or a few fewer, balanced so every bot plays equally often "
+                        f"and every pair meets equally often, within one (default "
+                        f"{DEFAULT_MAX_TABLES}; per gauntlet, shared by the challengers)")
+    t.add_argument("--challenger", action="append", default=[], metavar="NAME",
+                   help="a gauntlet: every table seats one challenger (a bot's name, "
+                        "repeatable) and k-1 bots of the rest, the field; challengers never "
+                        "meet")
+    t.add_argument("--seed", type=int, default=1,
+                   help="seed of the deal seeds and the balanced schedule (default 1)")
     t.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
     t.add_argument("--resume", type=int, metavar="ID",
-                   help="resume tournament ID from the database (other flags but --db, "
-                        "--parallel are taken from the stored tournament)")
+                   help="resume tournament ID from the database: its stored tables and "
+                        "settings (other flags but --db, --parallel, --workers, --cluster "
+                        "are ignored)")
     _add_parallel_flags(t)
     _add_time_flags(t)
     _add_sandbox_flags(t)
+
+    m = sub.add_parser("match", help="two bots in pairs of games until an SPRT decides",
+                       description="Two bots play pairs of games (one deal, seats swapped) "
+                                   "until a sequential probability ratio test accepts H0 "
+                                   "(elo <= elo0) or H1 (elo >= elo1), or --max-pairs pairs "
+                                   "are played. See docs/formats.md.")
+    _add_entrant_flags(m, "game name (see 'arena games'), for two players",
+                       "one of the two bots (give -b twice); Elo is the first one's")
+    defaults = Sprt()
+    m.add_argument("--elo0", type=float, default=defaults.elo0,
+                   help=f"H0: the first bot is at most this much better (default "
+                        f"{defaults.elo0:g}; normalized Elo with the default model)")
+    m.add_argument("--elo1", type=float, default=defaults.elo1,
+                   help=f"H1: the first bot is at least this much better (default "
+                        f"{defaults.elo1:g})")
+    m.add_argument("--alpha", type=float, default=defaults.alpha,
+                   help=f"chance of accepting H1 when H0 holds (default {defaults.alpha:g})")
+    m.add_argument("--beta", type=float, default=defaults.beta,
+                   help=f"chance of accepting H0 when H1 holds (default {defaults.beta:g})")
+    m.add_argument("--sprt-model", default=defaults.model, choices=SPRT_MODELS,
+                   help="normalized (default): fastchess's generalized SPRT on pairs, "
+                        "bounds in normalized Elo; logistic: the same in logistic Elo; "
+                        "bayesian: cutechess's SPRT game by game (BayesElo draw model)")
+    m.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, metavar="N",
+                   help=f"stop after N pairs without a verdict (default {DEFAULT_MAX_PAIRS})")
+    m.add_argument("--seed", type=int, default=1, help="seed of the deal seeds (default 1)")
+    m.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1,
+                   help="games played at once, in this process (default: CPU count)")
+    m.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
+    m.add_argument("--resume", type=int, metavar="ID",
+                   help="resume match ID: the test is recomputed from its stored games "
+                        "(other flags but --db and --parallel are ignored)")
+    _add_time_flags(m)
+    _add_sandbox_flags(m)
 
     p = sub.add_parser("play", help="play one game between bots and print the result")
     _add_game_flags(p)
@@ -364,9 +432,10 @@ def cmd_games(_args: argparse.Namespace) -> int:
 
 
 async def _until_signal(plan: Plan, store: Store, tournament_id: int, run: Execution,
-                        progress: Progress, sandbox: Sandbox) -> int | None:
-    """Run the tournament; on SIGTERM or SIGHUP stop it as Ctrl-C would.
-    Returns the signal number that stopped it, or None."""
+                        progress: Progress, sandbox: Sandbox,
+                        test: SequentialTest | None) -> int | None:
+    """Run the tournament (the match, given its ``test``); on SIGTERM or SIGHUP
+    stop it as Ctrl-C would.  Returns the signal number that stopped it, or None."""
     stopped: int | None = None
     async with trio.open_nursery() as nursery:
         async def watch() -> None:
@@ -378,21 +447,26 @@ async def _until_signal(plan: Plan, store: Store, tournament_id: int, run: Execu
                     return
 
         nursery.start_soon(watch)
-        await run_tournament(plan, store, tournament_id, parallel=run.parallel,
-                             on_game=progress, sandbox=sandbox, client=run.client)
+        if test is None:
+            await run_tournament(plan, store, tournament_id, parallel=run.parallel,
+                                 on_game=progress, sandbox=sandbox, client=run.client)
+        else:
+            await run_match(plan, store, tournament_id, test, parallel=run.parallel,
+                            on_game=progress, sandbox=sandbox)
         nursery.cancel_scope.cancel()
     return stopped
 
 
 def _run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
-              sandbox: Sandbox) -> int:
+              sandbox: Sandbox, test: SequentialTest | None = None) -> int:
     done = len(store.done_games(tournament_id))
     progress = Progress(plan.total_games, done)
     started = time.monotonic()
     try:
         store.set_status(tournament_id, "running")
         store.set_protections(tournament_id, sandbox.describe())
-        stopped = trio.run(_until_signal, plan, store, tournament_id, run, progress, sandbox)
+        stopped = trio.run(_until_signal, plan, store, tournament_id, run, progress, sandbox,
+                           test)
     except BaseException as exc:
         if not is_interrupt(exc):
             progress.close()
@@ -405,12 +479,12 @@ def _run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
         with contextlib.suppress(StorageError):
             store.set_status(tournament_id, "interrupted", wait=False)
         stored = len(store.done_games(tournament_id))
+        command = "match" if isinstance(plan.format, Match) else "tournament"
         print(f"arena: interrupted; {stored}/{plan.total_games} games stored; resume with "
-              f"'arena tournament --resume {tournament_id} --db {store.url}'", file=sys.stderr)
+              f"'arena {command} --resume {tournament_id} --db {store.url}'", file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
-    return _report_tournament(store, plan, tournament_id, plan.total_games - done,
-                              time.monotonic() - started)
+    return _report_tournament(store, plan, tournament_id, done, time.monotonic() - started)
 
 
 def _mark_failed(store: Store, tournament_id: int) -> None:
@@ -428,14 +502,15 @@ def _storage_error(exc: BaseException) -> BaseException:
     return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], StorageError) else exc
 
 
-def _report_tournament(store: Store, plan: Plan, tournament_id: int, played: int,
+def _report_tournament(store: Store, plan: Plan, tournament_id: int, done_before: int,
                        elapsed: float) -> int:
     """The closing lines of ``arena tournament``; its exit status (3 if a bot faulted)."""
     games = list(store.games(tournament_id))
+    played = len(games) - done_before
     faults = sum(len(game.faults) for game in games)
     no_result = sum(game.no_result for game in games)
     without = f" ({no_result} without result: every seat faulted)" if no_result else ""
-    print(f"tournament {tournament_id}: {plan.total_games} games "
+    print(f"{plan.format.kind} {tournament_id}: {len(games)} games "
           f"({played} played in {elapsed:.1f}s), {faults} faults{without}, "
           f"stored in {store.url}", file=sys.stderr)
     for line in fault_summary(games):
@@ -462,18 +537,47 @@ def fault_summary(games: Iterable[StoredGame]) -> list[str]:
     return summary
 
 
+def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sandbox]:
+    """The stored tournament ``--resume ID`` names, if ``arena COMMAND`` plays its
+    kind: its store, its plan with the stored tables, and its sandbox."""
+    store = open_store(args.db, existing=True)
+    stored = store.tournament(args.resume)
+    if stored is None or stored["kind"] not in RESUMED_BY:
+        raise UserError(f"no tournament {args.resume} in {args.db}")
+    if RESUMED_BY[stored["kind"]] != command:
+        raise UserError(f"tournament {args.resume} is a {stored['kind']}: resume it with "
+                        f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
+    plan = Plan.from_stored(stored)
+    plan.validate()
+    for bot in plan.bots:
+        check_runnable(bot.name, bot.argv())
+    sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
+    announce(sandbox)
+    return store, plan, sandbox
+
+
+#: Which command resumes a stored tournament of each kind.
+RESUMED_BY = {"tournament": "tournament", "gauntlet": "tournament", "match": "match"}
+
+
+def describe_schedule(plan: Plan) -> str:
+    """One line saying which tables a tournament plays and how even they are."""
+    tables = plan.tables()
+    if isinstance(plan.format, Gauntlet):
+        return (f"arena: gauntlet: {len(plan.format.challengers)} challenger(s) at "
+                f"{len(tables)} tables of {plan.table_size}")
+    possible = math.comb(len(plan.bots), plan.table_size)
+    if len(tables) == possible:
+        return f"arena: round robin: every combination, {len(tables)} tables"
+    spread = balance(tables, len(plan.bots))
+    return (f"arena: round robin: {len(tables)} of {possible} tables, balanced: tables per "
+            f"bot within {spread.tables_per_bot}, meetings per pair within "
+            f"{spread.tables_per_pair}")
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     if args.resume is not None:
-        store = open_store(args.db, existing=True)
-        stored = store.tournament(args.resume)
-        if stored is None or stored["kind"] != "tournament":
-            raise UserError(f"no tournament {args.resume} in {args.db}")
-        plan = Plan.from_config(stored["config"])
-        plan.validate()
-        for bot in plan.bots:
-            check_runnable(bot.name, bot.argv())
-        sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
-        announce(sandbox)
+        store, plan, sandbox = resume_plan(args, "tournament")
         with execution(args) as run:
             return _run_plan(store, plan, args.resume, run, sandbox)
     if not args.game:
@@ -481,16 +585,103 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
     games = args.games if args.games is not None else 2 * args.table_size
     check_seed(args.seed)
+    form = (Gauntlet(tuple(args.challenger), args.max_tables) if args.challenger
+            else RoundRobin(args.max_tables))
     plan = Plan(game=args.game, bots=bots, table_size=args.table_size, games_per_table=games,
                 options=parse_options(args.option), seed=args.seed, control=_time_control(args),
                 sandbox=args.sandbox, limits=Limits.parse(args.limit),
-                pass_env=tuple(args.pass_env))
+                pass_env=tuple(args.pass_env), format=form)
     plan.validate()
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
     store = open_store(args.db)
     announce(sandbox)
+    print(describe_schedule(plan), file=sys.stderr)
     with execution(args) as run:
         return _run_plan(store, plan, create_tournament(store, plan), run, sandbox)
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    if not 1 <= args.parallel <= MAX_PARALLEL:
+        raise UserError(f"--parallel must be between 1 and {MAX_PARALLEL}, not {args.parallel}")
+    run = Execution(args.parallel)
+    if args.resume is not None:
+        store, plan, sandbox = resume_plan(args, "match")
+        test = match_test(plan, store.games(args.resume))
+    else:
+        store, plan, sandbox = new_match(args)
+        tid = create_tournament(store, plan)
+        test = match_test(plan, ())
+    tid = args.resume if args.resume is not None else tid
+    status = _run_plan(store, plan, tid, run, sandbox, test)
+    if status != EXIT_INTERRUPTED:
+        played = len(store.done_games(tid)) // 2
+        for line in match_verdict(plan, tid, test, played):
+            print(line)
+    return status
+
+
+def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
+    """A new match's store, plan and sandbox from the command line (UserError,
+    ConfigError or GameError before anything is stored)."""
+    if not args.game:
+        raise UserError("--game is required (see 'arena games')")
+    bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
+    if len(bots) != 2:
+        raise UserError(f"a match needs exactly two bots (-b A=COMMAND -b B=COMMAND), "
+                        f"not {len(bots)}")
+    if not 1 <= args.max_pairs <= MAX_GAMES_PER_TABLE // 2:
+        raise UserError(f"--max-pairs must be from 1 to {MAX_GAMES_PER_TABLE // 2}, "
+                        f"not {args.max_pairs}")
+    check_seed(args.seed)
+    options = parse_options(args.option)
+    try:
+        make_game(args.game, 2, options)
+    except GameError as exc:
+        raise UserError(f"a match is for two players: {exc}") from None
+    sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta, args.sprt_model)
+    plan = Plan(game=args.game, bots=bots, table_size=2, games_per_table=2 * args.max_pairs,
+                options=options, seed=args.seed, control=_time_control(args),
+                sandbox=args.sandbox, limits=Limits.parse(args.limit),
+                pass_env=tuple(args.pass_env), format=Match(sprt))
+    plan.validate()
+    sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
+    store = open_store(args.db)
+    announce(sandbox)
+    return store, plan, sandbox
+
+
+def match_verdict(plan: Plan, tournament_id: int, test: SequentialTest,
+                  played: int) -> list[str]:
+    """The closing lines of ``arena match`` (stdout): verdict, games, Elo, LLR."""
+    sprt = test.sprt
+    first, second = (b.name for b in plan.bots)
+    counted = test.counted.pairs + test.void
+    verdict = {
+        "H1": f"H1 accepted: {first} is better than {second} by {sprt.elo1:g} {sprt.unit} "
+              f"rather than by {sprt.elo0:g} or less",
+        "H0": f"H0 accepted: {first} is not better than {second} by {sprt.elo1:g} "
+              f"{sprt.unit}; by {sprt.elo0:g} or less",
+        "inconclusive": f"inconclusive: no bound crossed in {test.max_pairs} pairs "
+                        f"(--max-pairs)",
+        "running": "running: not decided yet"}[test.outcome]
+    lines = [f"match {tournament_id}: {first} vs {second}, {plan.game}: {verdict}, "
+             f"after {counted} pairs"]
+    if played > counted:
+        lines.append(f"  {played - counted} more pair(s) were in flight at the stop: "
+                     f"finished and stored, not part of the test")
+    if test.void:
+        lines.append(f"  {test.void} pair(s) without result (every seat faulted) skipped")
+    if test.counted.pairs:
+        m = summarize_pairs(test.counted)
+        lines += [f"  games W {m.wins} D {m.draws} L {m.losses} ({first}'s view), score "
+                  f"{m.score:.3f}; pairs by {first}'s points (0, 1/2, 1, 3/2, 2): "
+                  f"{' '.join(map(str, test.counted.counts()))}",
+                  f"  Elo {m.elo:+.1f} +/- {m.elo_error:.1f}, nElo {m.nelo:+.1f} +/- "
+                  f"{m.nelo_error:.1f}, LOS {100 * m.los:.2f}%"]
+    bounds = sprt.bounds
+    lines.append(f"  LLR {test.llr:.2f} ({bounds.lower:.2f}, {bounds.upper:.2f}) "
+                 f"[{sprt.elo0:.2f}, {sprt.elo1:.2f}] {sprt.unit}, {sprt.model} model")
+    return lines
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -613,7 +804,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_FAULT if faulted else 0
 
 
-COMMANDS = {"tournament": cmd_tournament, "play": cmd_play, "report": cmd_report,
+COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "play": cmd_play,
+            "report": cmd_report,
             "demo": cmd_demo, "games": cmd_games, "sandbox-check": cmd_sandbox_check}
 
 

@@ -17,8 +17,6 @@ from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import Any
 
-from scipy.optimize import brentq
-
 #: Normalized Elo per unit of (score - 1/2) / standard deviation: 800 / ln 10.
 NELO_SCALE = 800 / math.log(10)
 Z95 = NormalDist().inv_cdf(0.975)
@@ -102,7 +100,7 @@ def elo_of_score(score: float) -> float:
         return -math.inf
     if score >= 1:
         return math.inf
-    return -400 * math.log10(1 / score - 1)
+    return -400 * math.log10(1 / score - 1) + 0.0  # never -0.0
 
 
 def score_of_elo(elo: float) -> float:
@@ -144,9 +142,12 @@ def _summary(games: Trinomial, scores: Sequence[float], counts: Sequence[int],
     margin = Z95 * math.sqrt(variance / units)
     elo_error = (elo_of_score(s + margin) - elo_of_score(s - margin)) / 2
     sigma = math.sqrt(games_per_unit * variance)  # per game
-    nelo = (s - 0.5) / sigma * NELO_SCALE if sigma else math.copysign(math.inf, s - 0.5)
-    los = NormalDist().cdf((s - 0.5) / math.sqrt(variance / units)) if variance \
-        else float(s > 0.5)
+    if sigma:
+        nelo = (s - 0.5) / sigma * NELO_SCALE
+        los = NormalDist().cdf((s - 0.5) / math.sqrt(variance / units))
+    else:  # every unit scored the same
+        nelo = 0.0 if s == 0.5 else math.copysign(math.inf, s - 0.5)
+        los = 0.5 if s == 0.5 else float(s > 0.5)
     return MatchSummary(games.wins, games.draws, games.losses, s, elo_of_score(s), elo_error,
                         nelo, Z95 * NELO_SCALE / math.sqrt(games_per_unit * units), los)
 
@@ -180,10 +181,31 @@ class SprtBounds:
         return None
 
 
-def _bayes_probabilities(bayes_elo: float, draw_elo: float) -> tuple[float, float, float]:
-    win = 1 / (1 + 10 ** ((draw_elo - bayes_elo) / 400))
-    loss = 1 / (1 + 10 ** ((draw_elo + bayes_elo) / 400))
-    return win, 1 - win - loss, loss
+def _softplus(t: float) -> float:
+    """log(1 + e^t) without overflow."""
+    return t + math.log1p(math.exp(-t)) if t > 0 else math.log1p(math.exp(t))
+
+
+def _log_cosh(t: float) -> float:
+    t = abs(t)
+    return t + math.log1p(math.exp(-2 * t)) - math.log(2)
+
+
+def _bayes_log_probabilities(bayes_elo: float, draw_elo: float) -> tuple[float, float, float]:
+    """Log-probabilities of a win, a draw and a loss in the BayesElo model, in logs
+    so that extreme Elo (a sample of nearly all draws) neither overflows nor
+    rounds a probability to zero.  With y = -bayes_elo and d = draw_elo in
+    natural units: win = s(d + y), loss = s(d - y) with s(t) = 1 / (1 + e^t), and
+    draw = 1 - win - loss = sinh(d) / (cosh(y) + cosh(d))."""
+    c = math.log(10) / 400
+    y, d = -bayes_elo * c, draw_elo * c
+    log_win, log_loss = -_softplus(d + y), -_softplus(d - y)
+    if d <= 0:
+        return log_win, -math.inf, log_loss
+    log_sinh = d + math.log(-math.expm1(-2 * d)) - math.log(2)
+    a, b = _log_cosh(y), _log_cosh(d)
+    log_cosh_sum = max(a, b) + math.log1p(math.exp(-abs(a - b)))
+    return log_win, log_sinh - log_cosh_sum, log_loss
 
 
 def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
@@ -195,12 +217,11 @@ def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> fl
     n = wins + draws + losses + 1.5
     win, loss = (wins + 0.5) / n, (losses + 0.5) / n
     draw_elo = 200 * math.log10((1 - loss) / loss * (1 - win) / win)
-    x = 10 ** (-draw_elo / 400)
-    scale = 4 * x / (1 + x) ** 2
-    p0 = _bayes_probabilities(elo0 / scale, draw_elo)
-    p1 = _bayes_probabilities(elo1 / scale, draw_elo)
-    return sum(count * math.log(a / b)
-               for count, a, b in zip((wins, draws, losses), p1, p0, strict=True))
+    scale = 1 / math.cosh(draw_elo * math.log(10) / 800) ** 2  # 4x / (1 + x)^2, x = 10^(-d/400)
+    p0 = _bayes_log_probabilities(elo0 / scale, draw_elo)
+    p1 = _bayes_log_probabilities(elo1 / scale, draw_elo)
+    return sum(count * (a - b)
+               for count, a, b in zip((wins, draws, losses), p1, p0, strict=True) if count)
 
 
 def gsprt_llr(wins: int, draws: int, losses: int, nelo0: float, nelo1: float) -> float:
@@ -245,14 +266,27 @@ def _mean_variance(scores: Sequence[float], probs: Sequence[float]) -> tuple[flo
 
 def _reweighted(observed: Sequence[float], phi: Sequence[float]) -> list[float]:
     """The distribution ``observed[i] / (1 + theta phi[i])`` whose theta solves
-    sum(observed[i] phi[i] / (1 + theta phi[i])) = 0 (Van den Bergh, eqs. 1.2-1.3)."""
+    g(theta) = sum(observed[i] phi[i] / (1 + theta phi[i])) = 0 (Van den Bergh,
+    eqs. 1.2-1.3).  g falls from +inf to -inf between the poles -1/max(phi) and
+    -1/min(phi), and 0 lies between them: Newton's method from 0, bisecting
+    whenever a step would leave the bracket."""
     low, high = -1 / max(phi), -1 / min(phi)
-    inset = (high - low) * 1e-12
-
-    def gradient(theta: float) -> float:
-        return sum(q * f / (1 + theta * f) for q, f in zip(observed, phi, strict=True))
-
-    theta = brentq(gradient, low + inset, high - inset, xtol=1e-14, rtol=1e-14)
+    theta = 0.0
+    for _ in range(200):
+        ratios = [f / (1 + theta * f) for f in phi]
+        value = sum(q * r for q, r in zip(observed, ratios, strict=True))
+        slope = -sum(q * r * r for q, r in zip(observed, ratios, strict=True))
+        if value > 0:
+            low = theta
+        else:
+            high = theta
+        step = theta - value / slope
+        if not low < step < high:
+            step = (low + high) / 2
+        if abs(step - theta) <= 1e-15 * max(1.0, abs(theta)):
+            theta = step
+            break
+        theta = step
     return [q / (1 + theta * f) for q, f in zip(observed, phi, strict=True)]
 
 
@@ -278,6 +312,10 @@ def _mle_of_t(scores: Sequence[float], observed: Sequence[float], t: float) -> l
 
 
 SPRT_MODELS = ("normalized", "logistic", "bayesian")
+#: Widest bounds: beyond about 245 normalized Elo the maximum-likelihood fixed point
+#: of the normalized model has no solution; 1000 Elo is a 99.7% expected score.
+MOST_NELO = 200.0
+MOST_ELO = 1000.0
 
 
 @dataclass(frozen=True)
@@ -303,6 +341,10 @@ class Sprt:
             return "--elo0, --elo1, --alpha and --beta must be finite numbers"
         if self.elo0 >= self.elo1:
             return f"--elo0 ({self.elo0:g}) must be below --elo1 ({self.elo1:g})"
+        most = MOST_NELO if self.model == "normalized" else MOST_ELO
+        if max(abs(self.elo0), abs(self.elo1)) > most:
+            return (f"--elo0 and --elo1 must be within +/-{most:g} {self.unit} with the "
+                    f"{self.model} model, not {self.elo0:g} and {self.elo1:g}")
         for name, value in (("--alpha", self.alpha), ("--beta", self.beta)):
             if not 0 < value < 1:
                 return f"{name} must be between 0 and 1 (exclusive), not {value:g}"

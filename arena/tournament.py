@@ -281,35 +281,47 @@ async def run_match(plan: Plan, store: Store, tournament_id: int, test: Sequenti
 
     ``parallel`` games play at once, spread over ceil(parallel / 2) lanes: each
     lane is the match's two seat rotations, each on its own bot processes,
-    playing the lane's deals (every lane-th one) in order, so pairs finish
-    roughly in deal order.  Once the test has decided no new deal starts; a
-    deal already started (here or before an interruption) is played in both
-    rotations, so no half pair is left.  Cancellation stops every lane as in
-    :func:`run_tournament`.
+    playing the lane's deals (every lane-th one) in order.  A deal starts only
+    within ``lanes`` deals of the first pair the test still waits for, so each
+    lane has one pair in flight and pairs finish about in deal order.  Once the
+    test has decided no new deal starts; a deal already started (here or before
+    an interruption) is played in both rotations, so no half pair is left.
+    Cancellation stops every lane as in :func:`run_tournament`.
     """
     sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
     done = store.done_games(tournament_id)
     k = plan.table_size
+    lanes = -(-parallel // k)
     started = {number // k for _, number in done}
+    changed = trio.Event()
     seeds = plan.deal_seeds()
     save = _game_saver(plan, store, tournament_id, on_game)
     slots = trio.CapacityLimiter(max(1, parallel))
 
-    def may_start(number: int) -> bool:
-        if number // k not in started:
+    async def may_start(number: int) -> bool:
+        while number // k not in started:
             if test.decided:
                 return False
-            started.add(number // k)
+            if number // k < test.next_deal + lanes:
+                started.add(number // k)
+                return True
+            await changed.wait()
         return True
 
     async def keep(number: int, result: GameResult) -> None:
+        nonlocal changed
         await save(0, number, result)
         test.record(number // k, number % k,
                     first_bot_points(plan, result.bots, result.places, result.no_result))
+        changed.set()
+        changed = trio.Event()
 
     async with trio.open_nursery() as nursery:
-        for stream in plan.streams(lanes=-(-parallel // k)):
-            todo = [g for g in stream.games if (stream.table, g) not in done]
+        for stream in plan.streams(lanes):
+            # Deals started before an interruption first: a stream waiting for a
+            # free lane must never hold up the other half of a pair in flight.
+            todo = sorted((g for g in stream.games if (stream.table, g) not in done),
+                          key=lambda g: (g // k not in started, g))
             if todo:
                 nursery.start_soon(functools.partial(
                     play_stream, plan, stream, todo, seeds, sandbox, keep,
@@ -322,7 +334,7 @@ OnResult = Callable[[int, GameResult], Awaitable[None]]
 
 async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: Sequence[int],
                       sandbox: Sandbox, on_result: OnResult, *,
-                      may_start: Callable[[int], bool] | None = None,
+                      may_start: Callable[[int], Awaitable[bool]] | None = None,
                       slots: trio.CapacityLimiter | None = None) -> None:
     """Play ``games`` (game numbers of ``stream``, in order) on the stream's own
     bot processes, one bot per seat, handing each result to ``on_result``.
@@ -340,7 +352,7 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
         finished = False
         try:
             for game_number in games:
-                if may_start is not None and not may_start(game_number):
+                if may_start is not None and not await may_start(game_number):
                     break
                 async with slots or contextlib.nullcontext():
                     result = await play_game(game, seeds[plan.deal(game_number)], entrants,

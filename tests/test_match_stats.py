@@ -177,8 +177,23 @@ def test_sequential_test_waits_for_missing_pairs_and_skips_void_ones() -> None:
     (Sprt(beta=1.5), "--beta must be between 0 and 1"),
     (Sprt(alpha=0.6, beta=0.5), "--alpha + --beta must be below 1"),
     (Sprt(elo1=math.inf), "finite"),
+    (Sprt(elo1=250), "within +/-200 nElo with the normalized model"),
+    (Sprt(elo0=-1500, model="logistic"), "within +/-1000 Elo"),
     (Sprt(model="gaussian"), "--sprt-model must be one of normalized, logistic, bayesian")])
 def test_bad_sprt_settings_are_named(sprt: Sprt, needle: str) -> None:
     problem = sprt.problem()
     assert problem is not None and needle in problem
     assert Sprt().problem() is None
+
+
+def test_every_model_gives_a_finite_llr_on_extreme_samples() -> None:
+    # Nearly all draws, one-sided pairs, huge and tiny counts, the widest bounds.
+    rng = random.Random(2)
+    for _ in range(400):
+        counts = [rng.choice([0, 0, 1, 2, 50, 1000, 100000]) for _ in range(6)]
+        model = rng.choice(["normalized", "logistic", "bayesian"])
+        most = 200 if model == "normalized" else 1000
+        elo0 = rng.uniform(-most, most - 1)
+        sprt = Sprt(elo0, rng.uniform(elo0 + 1, most), model=model)
+        assert sprt.problem() is None
+        assert math.isfinite(sprt.llr(Pentanomial(*counts))), (sprt, counts)
