@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jinja2 import Template
 
 from arena.games import game_class, game_names, make_game
 from arena.games.base import State
@@ -29,6 +30,7 @@ from reports.replay import (
     seat_file,
     timeline,
     unpack,
+    write_replay,
 )
 
 XSS = "<script>alert(1)</script>"
@@ -313,3 +315,16 @@ def test_a_record_that_does_not_replay_shows_its_public_decisions_and_events() -
     assert "draw deck g201" in text and "PUBLIC201" in text and "SECRETCARD" not in text
     positions: list[Position] = timeline(game, record, 0, None)
     assert "deal cards SECRETCARD" in positions[0].private
+
+
+def test_seat_views_are_written_only_when_asked(tmp_path: Path) -> None:
+    game = played("five", 2, seed=1)
+    page = Template("{{ data }}")
+    for seat_views in (True, False):
+        out = tmp_path / str(seat_views)
+        out.mkdir()
+        path = write_replay(page, out, game.stored(), game.result.record, {},
+                            seat_views=seat_views)
+        files = sorted(p.name for p in out.iterdir() if p != path)
+        assert files == ([seat_file(1, 0), seat_file(1, 1)] if seat_views else [])
+        assert unpack(path.read_text())["seat_files"] == files
