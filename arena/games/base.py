@@ -375,6 +375,13 @@ class State(ABC):
     def _scores(self) -> list[float]:
         """Final score of each seat; called only once the game is over."""
 
+    def _to_move_seen_by(self, seat: int | None) -> list[int]:
+        """The deciding seats that ``seat`` (``None``: a spectator) may know of,
+        the envelope's ``to_move``.  Default: all of them.  A game in which
+        being asked tells something about a hand (a claim window that asks
+        only the seats able to claim) shows fewer."""
+        return [*self.deciding_seats()]
+
     def _places(self) -> list[int]:
         """Final places; called only once the game is over.  Default: by score."""
         return competition_places(self._scores(), self.game.score_order)
@@ -455,7 +462,7 @@ class State(ABC):
         observation["game"] = self.game.name
         observation["seat"] = seat
         observation["players"] = self.num_players
-        observation["to_move"] = [*self.deciding_seats()]
+        observation["to_move"] = self._to_move_seen_by(seat)
         return observation
 
     @final
