@@ -65,6 +65,8 @@ RESULT_CALL = "call"
 RESULT_NO_RESULT = "no_result"
 
 _ALL_KINDS = [*standard_deck(), JOKER]
+_DECK = tuple(standard_deck())
+_JOKER_DECK = tuple(standard_deck(2))
 #: Point value of each card: joker 0, A=1, 2..9 face value, T/J/Q/K=10.
 POINTS: dict[str, int] = {
     card: 0 if card == JOKER else min(RANK_ORDINAL[card[0]], 10) for card in _ALL_KINDS
@@ -76,6 +78,8 @@ _DROP_ONE: dict[str, Action] = {card: DROP_PREFIX + card for card in _ALL_KINDS}
 _TURN_START_EXTRAS = (TAKE, END)
 _RANK_ORDER: dict[str, int] = {JOKER: 0, **RANK_ORDINAL}
 _POINTS_OF = POINTS.__getitem__
+#: Each card's rank as a bit (the joker is a rank of its own).
+_RANK_BIT = {card: 1 << _RANK_ORDER[card[0]] for card in _ALL_KINDS}.__getitem__
 #: The private ``drawn`` event of each seat and card (events are immutable and shared).
 _DRAWN_EVENTS: tuple[dict[str, Event], ...] = tuple(
     {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _ALL_KINDS}
@@ -127,9 +131,9 @@ def drop_actions(hand: Sequence[str]) -> list[Action]:
     distinct choice of top card.  Order: points removed (most first), then cards
     dropped (most first), then rank (high first), then the action string.
     """
-    if len({card[0] for card in hand}) == len(hand):
+    if sum(map(_RANK_BIT, hand)).bit_count() == len(hand):  # equal bits would carry
         # No two cards of a rank: single drops, highest rank (and points) first.
-        return [_DROP_ONE[card] for card in reversed(hand)]
+        return [*map(_DROP_ONE.__getitem__, reversed(hand))]
     return _drop_actions_grouped(hand)
 
 
@@ -246,7 +250,7 @@ class FiveState(State):
         self.max_hands: int = opts["max_hands"]
         self.max_turns: int = opts["max_turns"]
         self.jokers: bool = opts["jokers"]
-        self._all_cards = game.deck()
+        self._all_cards = _JOKER_DECK if self.jokers else _DECK
         n = self.num_players
         self.hands: list[list[str]] = [[] for _ in range(n)]
         #: Each seat's hand total, kept in step with ``hands``.
