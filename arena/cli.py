@@ -415,6 +415,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--sandbox", default="auto", choices=SANDBOX_CHOICES)
     c.add_argument("--limit", action="append", default=[], metavar="NAME=NUMBER")
 
+    x = sub.add_parser("export", help="write stored results as CSV, JSON and PGN")
+    x.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
+    x.add_argument("--out", default="arena-export", help="output folder (default arena-export)")
+    x.add_argument("--format", "-f", action="append", choices=("csv", "json", "pgn"),
+                   dest="formats", help="csv, json or pgn (repeat; default: all three)")
+    x.add_argument("--tournament", "-t", type=int, default=None, metavar="ID",
+                   help="only this tournament's games")
+
     sub.add_parser("games", help="list the games and their options")
     return parser
 
@@ -804,9 +812,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_FAULT if faulted else 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from reports.export import FORMATS, export
+
+    store = open_store(args.db, existing=True)
+    folder = report_folder(args.out)
+    try:
+        paths = export(store, folder, formats=args.formats or FORMATS,
+                       tournament=args.tournament)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    for path in paths:
+        print(path.resolve())
+    return 0
+
+
 COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "play": cmd_play,
             "report": cmd_report,
-            "demo": cmd_demo, "games": cmd_games, "sandbox-check": cmd_sandbox_check}
+            "demo": cmd_demo, "games": cmd_games, "sandbox-check": cmd_sandbox_check,
+            "export": cmd_export}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

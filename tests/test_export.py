@@ -7,6 +7,8 @@ import csv
 import itertools
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -122,3 +124,17 @@ def test_scan_games_reads_what_games_reads(played: Played) -> None:
     tid = played.tournaments["jokers"]
     assert list(store.scan_games(tid)) == [g for g in games if g.tournament_id == tid]
     assert list(store.scan_games(after=games[3].id)) == games[4:]
+
+
+def test_arena_export_command(played: Played, tmp_path: Path) -> None:
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "arena.cli", "export", "--db", played.url,
+                               "--out", str(tmp_path), *args], capture_output=True, text=True,
+                              timeout=120, stdin=subprocess.DEVNULL)
+
+    done = arena("-f", "csv", "-f", "pgn")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str((tmp_path / FILES[f]).resolve()) for f in ("csv", "pgn")]
+    wrong = arena("--tournament", "999999")
+    assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1
+    assert wrong.stderr.startswith("arena: error: ") and "Traceback" not in wrong.stderr
