@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -146,6 +146,61 @@ _LEAD_RUN = [_action(LEAD, tuple(NAMES[k] for k in run)) for run in RUNS]
 _UP_RUN = [_action(UP, tuple(NAMES[k] for k in run)) for run in RUNS]
 _DOWN_ONE = {name: _action(DOWN, (name,)) for name in NAMES}
 
+# A hand's cards are also kept as *levels*: ``levels[c]`` is the bitmask of
+# the kinds held at least ``c`` times (c = 1..5; ``levels[0]`` is unused).  The
+# actions a hand may take depend only on a few levels, so they are memoised
+# by them (a whole hand repeats too rarely to be a good key).
+
+
+def _kinds_in(mask: int) -> list[int]:
+    return [kind for kind in range(NUM_KINDS) if mask >> kind & 1]
+
+
+@cache
+def _same_texts(verb: str, size: int, mask: int) -> tuple[str, ...]:
+    """``verb`` with ``size`` identical cards of each kind in ``mask``, weakest first."""
+    texts = _LEAD_SAME if verb == LEAD else _UP_SAME
+    return tuple(texts[kind][size] for kind in _kinds_in(mask))
+
+
+@cache
+def _run_texts(verb: str, held: int, above: int = -1) -> tuple[str, ...]:
+    """``verb`` with every run whose three kinds are in ``held``, of strength above ``above``."""
+    texts = _LEAD_RUN if verb == LEAD else _UP_RUN
+    return tuple(texts[strength] for strength, (a, b, c) in enumerate(RUNS)
+                 if strength > above and held >> a & 1 and held >> b & 1 and held >> c & 1)
+
+
+@lru_cache(maxsize=1 << 15)
+def _down_texts(levels: tuple[int, ...]) -> tuple[str, ...]:
+    """The face-down plays of ``len(levels)`` cards from a hand whose levels 1..n
+    are ``levels``: every distinct choice, ascending."""
+    if len(levels) == 1:
+        return tuple(_DOWN_ONE[NAMES[kind]] for kind in _kinds_in(levels[0]))
+    # Each kind as many times as it is held, up to the play's size.
+    hand = sorted(kind for level in levels for kind in _kinds_in(level))
+    return tuple(_action(DOWN, tuple(NAMES[k] for k in kinds))
+                 for kinds in dict.fromkeys(combinations(hand, len(levels))))
+
+
+@cache
+def _play_event(seat: int, trick: int, count: int) -> Event:
+    """The public event of a face-down play."""
+    return Event("play", {"seat": seat, "trick": trick, "lead": False, "face": "down",
+                          "count": count})
+
+
+@cache
+def _down_play(seat: int, count: int) -> dict[str, Any]:
+    """The ``trick_plays`` entry of a face-down play (copied into each observation)."""
+    return {"seat": seat, "face": "down", "count": count, "cards": ()}
+
+
+@cache
+def _lead_shape(combo: Combo) -> dict[str, Any]:
+    """The observation's ``lead`` (copied into each observation)."""
+    return {"combo": combo.kind, "count": combo.count}
+
 
 class Octablitz(Game):
     """Octablitz for 3 or 4 players; scores are chips, higher is better."""
@@ -178,7 +233,11 @@ class Octablitz(Game):
 
 
 class OctablitzState(State):
-    """A game of octablitz in progress: a series of deals of tricks."""
+    """A game of octablitz in progress: a series of deals of tricks.
+
+    The public part of the observation is kept in :attr:`_public`, a dict of
+    immutable values (tuples) that the plays update and each observation copies.
+    """
 
     game: Octablitz
 
@@ -210,11 +269,17 @@ class OctablitzState(State):
         self.hands: list[list[str]] = [sort_cards(hand) for hand in dealt]
         self.sizes = [self.hand_size] * n
         self.counts: list[list[int]] = []
+        #: levels[seat][c]: bitmask of the kinds the seat holds at least c times.
+        self.levels: list[list[int]] = []
         for hand in dealt:
             counts = [0] * NUM_KINDS
+            levels = [0] * 6
             for card in hand:
-                counts[INDEX[card]] += 1
+                kind = INDEX[card]
+                counts[kind] += 1
+                levels[counts[kind]] |= 1 << kind
             self.counts.append(counts)
+            self.levels.append(levels)
         self.dealer = leader
         self.multiplier = self.streak + 1 if self.general is not None else 1
         self.turns = 0
@@ -227,6 +292,7 @@ class OctablitzState(State):
         self.down: list[list[str]] = [[] for _ in range(n)]
         self.down_counts = [0] * n
         self._new_trick(leader)
+        self._refresh_public()
         self.emit(
             "hand_start",
             deal=self.deal_no,
@@ -248,9 +314,9 @@ class OctablitzState(State):
         self.best_seat = leader
         self.best_strength = -1
         self.best_cards: list[str] = []
-        #: The plays of the trick in progress: (seat, "up" or "down", count,
-        #: the cards if face up, else []); never mutated once made.
-        self.trick_plays: list[tuple[int, str, int, list[str]]] = []
+        #: The plays of the trick in progress as the observation shows them
+        #: (``trick_plays``); never mutated once made.
+        self.trick_plays: list[dict[str, Any]] = []
         #: Face-up cards of the trick in progress that are already beaten.
         self.trick_up: list[str] = []
 
@@ -261,53 +327,37 @@ class OctablitzState(State):
     def is_terminal(self) -> bool:
         return self.over
 
-    def _legal_actions(self, seat: int) -> list[Action]:
+    def _legal_actions(self, seat: int) -> Sequence[Action]:
         """Leader: every combination it can lead (by number of cards, multiples
         before runs, then strength).  Follower: every face-down choice
         (ascending), then every face-up play that beats the trick (ascending).
         Index 0 (lowest single lead / lowest cards face down) is always legal."""
         return self._lead_actions() if self.lead is None else self._follow_actions()
 
-    def _lead_actions(self) -> list[Action]:
-        seat = self.to_play
-        counts = self.counts[seat]
-        kinds = [INDEX[name] for name in dict.fromkeys(self.hands[seat])]  # ascending
-        out = [_LEAD_SAME[kind][1] for kind in kinds]
-        # Kinds held twice or more, weakest first (the L kinds never form a multiple).
-        multiples = [kind for kind in kinds if counts[kind] >= 2 and kind not in L_KINDS]
-        out += [_LEAD_SAME[kind][2] for kind in multiples]
-        out += [_LEAD_SAME[kind][3] for kind in multiples if counts[kind] >= 3]
-        for strength, (a, b, c) in enumerate(RUNS):
-            if counts[a] and counts[b] and counts[c]:
-                out.append(_LEAD_RUN[strength])
-        out += [_LEAD_SAME[kind][4] for kind in multiples if counts[kind] >= 4]
-        out += [_LEAD_SAME[kind][5] for kind in multiples if counts[kind] >= 5]
-        return out
+    def _lead_actions(self) -> tuple[Action, ...]:
+        levels = self.levels[self.to_play]
+        singles = _same_texts(LEAD, 1, levels[1])
+        runs = _run_texts(LEAD, levels[1])
+        if not levels[2]:
+            return singles + runs
+        # Multiples by size, weakest first, runs between triples and quadruples
+        # (the L kinds, one card each, never form a multiple).
+        return (singles + _same_texts(LEAD, 2, levels[2]) + _same_texts(LEAD, 3, levels[3])
+                + runs + _same_texts(LEAD, 4, levels[4]) + _same_texts(LEAD, 5, levels[5]))
 
-    def _follow_actions(self) -> list[Action]:
+    def _follow_actions(self) -> tuple[Action, ...]:
         lead = self.lead
         assert lead is not None
         seat = self.to_play
-        hand = self.hands[seat]
+        levels = self.levels[seat]
         size = lead.count
-        if size == 1:
-            out = [_DOWN_ONE[name] for name in dict.fromkeys(hand)]
-        else:
-            out = [_action(DOWN, cards) for cards in dict.fromkeys(combinations(hand, size))]
+        down = _down_texts(tuple(levels[1:size + 1]))
         if self.must_play_down(seat):
-            return out
-        counts = self.counts[seat]
+            return down
         best = self.best_strength
         if lead.kind == RUN:
-            for strength in range(best + 1, len(RUNS)):
-                a, b, c = RUNS[strength]
-                if counts[a] and counts[b] and counts[c]:
-                    out.append(_UP_RUN[strength])
-        else:
-            for kind in range(best + 1, NUM_KINDS):
-                if counts[kind] >= size:
-                    out.append(_UP_SAME[kind][size])
-        return out
+            return down + _run_texts(UP, levels[1], best)
+        return down + _same_texts(UP, size, levels[size] >> (best + 1) << (best + 1))
 
     def is_last_trick(self) -> bool:
         """True once the trick in progress has been led and is the deal's last."""
@@ -329,17 +379,21 @@ class OctablitzState(State):
         seat = self.to_play
         verb, kinds, cards = _parse(actions[seat])
         counts = self.counts[seat]
+        levels = self.levels[seat]
         hand = self.hands[seat]
         for kind, card in zip(kinds, cards, strict=True):
+            levels[counts[kind]] ^= 1 << kind
             counts[kind] -= 1
             hand.remove(card)
-        played = list(cards)
         self.sizes[seat] -= len(kinds)
         self.turns += 1
         if verb == DOWN:
-            self._play_down(seat, played)
+            self._play_down(seat, cards)
         else:
-            self._play_up(seat, verb, kinds, played)
+            self._play_up(seat, verb, kinds, cards)
+        public = self._public
+        public["hand_sizes"] = (*self.sizes,)
+        public["turn_number"] = self.turns
         if len(self.trick_plays) == self.num_players:
             self._finish_trick()
             if not self.hands[self.leader]:
@@ -351,16 +405,21 @@ class OctablitzState(State):
         if self.turns >= self.max_turns:
             self._end_deal(None)
 
-    def _play_up(self, seat: int, verb: str, kinds: tuple[int, ...], played: list[str]) -> None:
+    def _play_up(self, seat: int, verb: str, kinds: tuple[int, ...],
+                 cards: tuple[str, ...]) -> None:
         combo = _classify_kinds(kinds)
         assert combo is not None
+        public = self._public
         if verb == LEAD:
             self.lead = combo
+            public["phase"] = "follow"
+            public["last_trick"] = not self.hands[seat]
         self.trick_up.extend(self.best_cards)
         self.best_seat = seat
         self.best_strength = combo.strength
-        self.best_cards = played
-        self.trick_plays.append((seat, "up", len(played), played))
+        self.best_cards = played = list(cards)
+        self.trick_plays.append({"seat": seat, "face": "up", "count": len(cards), "cards": cards})
+        public["best_seat"] = seat
         self.events.append(
             Event(
                 "play",
@@ -376,29 +435,20 @@ class OctablitzState(State):
             )
         )
 
-    def _play_down(self, seat: int, played: list[str]) -> None:
+    def _play_down(self, seat: int, cards: tuple[str, ...]) -> None:
         down = self.down[seat]
-        down.extend(played)
+        down.extend(cards)
         down.sort(key=INDEX.__getitem__)
-        count = len(played)
+        count = len(cards)
         self.down_counts[seat] += count
-        self.trick_plays.append((seat, "down", count, []))
+        self.trick_plays.append(_down_play(seat, count))
+        self._public["down_counts"] = (*self.down_counts,)
         # Appended directly rather than through emit(): this is the hot path.
         events = self.events
+        events.append(_play_event(seat, self.trick_no, count))
         events.append(
-            Event(
-                "play",
-                {
-                    "seat": seat,
-                    "trick": self.trick_no,
-                    "lead": False,
-                    "face": "down",
-                    "count": count,
-                },
-            )
-        )
-        events.append(
-            Event("down_cards", {"seat": seat, "trick": self.trick_no, "cards": played}, (seat,))
+            Event("down_cards", {"seat": seat, "trick": self.trick_no, "cards": list(cards)},
+                  (seat,))
         )
 
     def _finish_trick(self) -> None:
@@ -417,6 +467,16 @@ class OctablitzState(State):
         )
         self.trick_no += 1
         self._new_trick(winner)
+        public = self._public
+        public["phase"] = "lead"
+        public["trick"] = self.trick_no
+        public["leader"] = winner
+        public["best_seat"] = None
+        public["last_trick"] = False
+        public["tricks_won"] = (*self.tricks_won,)
+        public["cards_taken"] = (*self.cards_taken,)
+        public["taken"] = (*map(tuple, self.taken),)
+        public["out_up"] = (*self.out_up,)
 
     def _end_deal(self, winner: int | None) -> None:
         """Settle a deal (``winner`` None: the turn cap ended it without a result,
@@ -450,6 +510,7 @@ class OctablitzState(State):
             self.over = True
             self._deciding = ()
             self.emit("game_end", deals_played=self.deal_no, chips=list(self.chips))
+            self._refresh_public()
             return
         self._start_deal(next_leader, deck_tools.shuffled(self._deck, self.rng))
 
@@ -458,14 +519,16 @@ class OctablitzState(State):
         """The cards ``seat`` holds, in canonical order."""
         return list(self.hands[seat])
 
-    def _observation(self, seat: int | None) -> Observation:
-        """The game's fields of the rules page (the base adds the envelope).  A
-        spectator (``None``) gets all but ``hand``, ``must_play_down`` and
-        ``my_down``: no card in a hand and no face-down card."""
+    def _refresh_public(self) -> None:
+        """Rebuild the public fields of the observation (the rules page's, list
+        fields as tuples).  The envelope and the private fields are
+        placeholders, set per observation, so that filling them in never grows
+        the copied dict; ``lead`` and ``trick_plays`` hold dicts, so each
+        observation gets copies."""
         lead = self.lead
-        over = self.over
-        obs: Observation = {
-            "phase": "over" if over else ("lead" if lead is None else "follow"),
+        self._public: Observation = {
+            "game": self.game.name, "seat": None, "players": self.num_players, "to_move": (),
+            "phase": "over" if self.over else ("lead" if lead is None else "follow"),
             "deal": self.deal_no,
             "deals": self.deals,
             "dealer": self.dealer,
@@ -473,29 +536,41 @@ class OctablitzState(State):
             "general_wins": self.streak,
             "multiplier": self.multiplier,
             "base": self.base,
-            "chips": self.chips[:],
-            "hand_sizes": self.sizes[:],
+            "chips": (*self.chips,),
+            "hand_sizes": (*self.sizes,),
             "trick": self.trick_no,
             "leader": self.leader,
-            "lead": None if lead is None else {"combo": lead.kind, "count": lead.count},
-            "trick_plays": [
-                {"seat": who, "face": face, "count": count, "cards": cards[:]}
-                for who, face, count, cards in self.trick_plays
-            ],
+            "lead": None,
+            "trick_plays": (),
             "best_seat": None if lead is None else self.best_seat,
             "last_trick": lead is not None and not self.hands[self.leader],
-            "tricks_won": self.tricks_won[:],
-            "cards_taken": self.cards_taken[:],
-            "taken": [cards[:] for cards in self.taken],
-            "out_up": self.out_up[:],
-            "down_counts": self.down_counts[:],
+            "tricks_won": (*self.tricks_won,),
+            "cards_taken": (*self.cards_taken,),
+            "taken": (*map(tuple, self.taken),),
+            "out_up": (*self.out_up,),
+            "down_counts": (*self.down_counts,),
             "turn_number": self.turns,
             "max_turns": self.max_turns,
+            "hand": (), "must_play_down": False, "my_down": (),
         }
-        if seat is not None:
-            obs["hand"] = self.hands[seat][:]
-            obs["must_play_down"] = not over and seat == self.to_play and self.must_play_down(seat)
-            obs["my_down"] = self.down[seat][:]
+
+    def _observation(self, seat: int | None) -> Observation:
+        """The game's fields of the rules page (the base adds the envelope).  A
+        spectator (``None``) gets all but ``hand``, ``must_play_down`` and
+        ``my_down``: no card in a hand and no face-down card."""
+        obs = self._public.copy()
+        lead = self.lead
+        if lead is not None:
+            obs["lead"] = _lead_shape(lead).copy()
+        if self.trick_plays:
+            obs["trick_plays"] = [*map(dict.copy, self.trick_plays)]
+        if seat is None:
+            del obs["hand"], obs["must_play_down"], obs["my_down"]
+        else:
+            obs["hand"] = (*self.hands[seat],)
+            if seat == self.to_play and not self.over and self.must_play_down(seat):
+                obs["must_play_down"] = True
+            obs["my_down"] = (*self.down[seat],)
         return obs
 
     # -- results -------------------------------------------------------------------

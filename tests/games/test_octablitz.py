@@ -27,7 +27,7 @@ from arena.games.octablitz import (
     parse_action,
     sort_cards,
 )
-from tests.games.pages import assert_example_is_engine_output, numbers
+from tests.games.pages import assert_example_is_engine_output, numbers, sent
 from tests.playout import random_playout, visible_strings
 
 CARD_NAMES = frozenset(NAMES)
@@ -516,7 +516,7 @@ def test_turn_cap_keeps_the_general() -> None:
 def test_observation_fields() -> None:
     state = stacked(LAST_TRICK_HANDS)
     play(state, "lead rs rs rs rs rs", "down bs bs bs bs bs")
-    obs = state.observation(2)
+    obs = sent(state.observation(2))
     assert obs["seat"] == 2 and obs["phase"] == "follow" and obs["to_move"] == [2]
     assert obs["game"] == "octablitz" and obs["players"] == 4
     assert obs["hand"] == sort_cards(LAST_TRICK_HANDS[2])
@@ -527,7 +527,7 @@ def test_observation_fields() -> None:
         {"seat": 1, "face": "down", "count": 5, "cards": []},
     ]
     assert obs["best_seat"] == 0 and obs["down_counts"] == [0, 5, 0, 0]
-    assert obs["my_down"] == [] and state.observation(1)["my_down"] == ["bs"] * 5
+    assert obs["my_down"] == [] and sent(state.observation(1))["my_down"] == ["bs"] * 5
     assert obs["chips"] == [30] * 4 and obs["deal"] == 1 and obs["deals"] == 8
     assert obs["dealer"] == 0 and obs["general"] is None and obs["multiplier"] == 1
     assert obs["base"] == 4 and obs["turn_number"] == 2 and obs["max_turns"] == 400

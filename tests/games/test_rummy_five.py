@@ -27,6 +27,7 @@ from arena.games.rummy_five import (
     completing_cards,
     is_complete,
 )
+from tests.games.pages import sent
 from tests.playout import random_playout, visible_strings
 
 DECK = rummy_deck()
@@ -37,9 +38,8 @@ CARD_NAMES = frozenset(NAMES)
 
 
 def observe(state: State, seat: int | None) -> dict[str, Any]:
-    """The observation of ``seat`` as a bot receives it (JSON types: the engine
-    may give list fields as tuples)."""
-    observation: dict[str, Any] = json.loads(json.dumps(state.observation(seat)))
+    """The observation of ``seat`` as a bot receives it (list fields may be tuples)."""
+    observation: dict[str, Any] = sent(state.observation(seat))
     return observation
 
 
