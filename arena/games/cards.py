@@ -84,8 +84,8 @@ def shuffled(cards: Sequence[T], rng: random.Random) -> list[T]:
 
 
 def deal(
-    deck_top_first: Sequence[str], num_players: int, hand_size: int, first_seat: int
-) -> tuple[list[list[str]], list[str]]:
+    deck_top_first: Sequence[T], num_players: int, hand_size: int, first_seat: int
+) -> tuple[list[list[T]], list[T]]:
     """Deal one card at a time in turn order from ``first_seat`` until every hand
     holds ``hand_size``; return the hands and the rest as a pile (top card last,
     ready for ``pop()``)."""
@@ -93,7 +93,7 @@ def deal(
     if len(deck_top_first) < dealt:
         raise ValueError(
             f"{len(deck_top_first)} cards cannot deal {num_players} hands of {hand_size}")
-    hands: list[list[str]] = [[] for _ in range(num_players)]
+    hands: list[list[T]] = [[] for _ in range(num_players)]
     # The k-th card dealt goes to the (k mod n)-th seat from first_seat.
     for offset in range(num_players):
         hands[(first_seat + offset) % num_players] = [*deck_top_first[offset:dealt:num_players]]
