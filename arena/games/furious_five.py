@@ -24,6 +24,7 @@ from bisect import insort
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 from itertools import combinations, product
+from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 from arena.games.base import (
@@ -38,6 +39,8 @@ from arena.games.base import (
 from arena.games.cards import (
     CARD_ORDER,
     RANK_ORDINAL,
+    RANKS,
+    SUITS,
     canonical,
     deal,
     first_hand_deck,
@@ -173,25 +176,47 @@ def _drop_of(action: Action) -> _Drop:
     return _Drop(combo, hand_total(combo[1]), draws)
 
 
-#: Each card's rank as a bit (ace low = bit 1 .. king = bit 13).
-_RANK_BIT = {card: 1 << points for card, points in POINTS.items()}.__getitem__
-_ACE_HIGH_BIT = 1 << 14
+#: Each card's rank as a base-5 digit (a hand holds at most four cards of a rank),
+#: so that a hand's ranks sum to a number that names their multiset (below 2**30).
+_RANK_DIGIT = {card: 5 ** (points - 1) for card, points in POINTS.items()}.__getitem__
 
 
-def _holds_combination(hand: Sequence[str], ace_high: bool) -> bool:
-    """Whether ``hand`` holds a pair or a straight (what :func:`hand_combinations`
-    finds), from its ranks as bits."""
-    ranks = sum(map(_RANK_BIT, hand))
-    if ranks.bit_count() < len(hand):  # two equal bits carried: a pair
-        return True
-    if ace_high and ranks & 2:
-        ranks |= _ACE_HIGH_BIT
-    return bool(ranks & ranks >> 1 & ranks >> 2)  # three ranks in a row
+def _combination_getters(ranks: int, ace_high: bool) -> tuple[itemgetter[Any], ...]:
+    """Where the combinations of a canonically sorted hand whose ranks sum to
+    ``ranks`` (see :data:`_RANK_DIGIT`) are: one getter of its cards per
+    combination, in the order of the drop actions (highest point total first,
+    ties card by card in canonical order, which is the order of the indices in
+    a sorted hand).  Suits do not matter, so a stand-in hand finds them."""
+    stand_in = []
+    for rank in range(1, len(RANKS) + 1):
+        stand_in += [RANKS[rank - 1] + suit for suit in SUITS[:ranks // 5 ** (rank - 1) % 5]]
+    index = {card: i for i, card in enumerate(stand_in)}
+    places = [tuple(map(index.__getitem__, cards))
+              for _kind, cards in hand_combinations(stand_in, ace_high)]
+    places.sort(key=lambda where: (-sum(POINTS[stand_in[i]] for i in where), where))
+    return tuple(itemgetter(*where) for where in places)
 
 
-@lru_cache(maxsize=1 << 14)  # pure; keyed by hands, so bounded
-def _combination_drops(hand: tuple[str, ...], ace_high: bool) -> tuple[Action, ...]:
-    return tuple(_drop_actions(hand_combinations(hand, ace_high)))
+# Memoised per multiset of ranks a hand holds (a few thousand), one table per
+# ace_high so that the key is one int.
+_getters_ace_low = cache(lambda ranks: _combination_getters(ranks, False))
+_getters_ace_high = cache(lambda ranks: _combination_getters(ranks, True))
+
+
+@cache  # pure; one entry per combination dropped (about 14,000 exist)
+def _drop_text(cards: tuple[str, ...]) -> Action:
+    return "drop " + " ".join(cards)
+
+
+def turn_start_drops(hand: Sequence[str], ace_high: bool = False) -> list[Action]:
+    """The drop actions of a canonically sorted hand at a turn start: those of
+    :func:`legal_drops`, highest point total first, ties card by card in
+    canonical order."""
+    getters = (_getters_ace_high if ace_high else _getters_ace_low)(sum(map(_RANK_DIGIT, hand)))
+    if getters:
+        return [_drop_text(get(hand)) for get in getters]
+    # No combination: every single, highest rank (and points) first.
+    return [*map(_DROP_ONE.__getitem__, reversed(hand))]
 
 
 # Events are immutable and shared, so the turns' events come from tables.
@@ -425,10 +450,7 @@ class FuriousFiveState(State):
         in canonical card order, then (``multi_drop``) further drops."""
         hand = self.hands[seat]
         if self.phase == PHASE_START:
-            if _holds_combination(hand, self.ace_high):
-                legal = [*_combination_drops(tuple(hand), self.ace_high)]
-            else:  # every single, highest rank (and points) first
-                legal = [*map(_DROP_ONE.__getitem__, reversed(hand))]
+            legal = turn_start_drops(hand, self.ace_high)
             if self.totals[seat] <= self.call_limit:
                 legal.append(CALL)
             return legal

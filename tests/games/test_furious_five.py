@@ -12,17 +12,16 @@ from hypothesis import strategies as st
 
 from arena.games import make_game
 from arena.games.base import GameNotOverError, IllegalActionError, OptionError, State
-from arena.games.cards import canonical, standard_deck
+from arena.games.cards import CARD_ORDER, canonical, standard_deck
 from arena.games.furious_five import (
     TARGET_ROUND_CAP,
     FuriousFive,
     FuriousFiveState,
-    _holds_combination,
     drawable_cards,
-    hand_combinations,
     hand_total,
     legal_drops,
     settle,
+    turn_start_drops,
 )
 from sample_bots.greedy_furious_five import choose
 from tests.games.pages import assert_example_is_engine_output, numbers, sent
@@ -742,6 +741,10 @@ def test_rules_page_example_is_the_engine_output() -> None:
 
 
 @given(st.lists(st.sampled_from(sorted(ALL_CARDS)), max_size=5, unique=True), st.booleans())
-def test_quick_combination_check_agrees_with_the_search(cards: list[str], ace_high: bool) -> None:
+def test_turn_start_drops_are_the_legal_drops_in_order(cards: list[str], ace_high: bool) -> None:
+    """The table-driven drops are legal_drops() sorted by the rule: highest
+    point total first, ties card by card in canonical order."""
     hand = canonical(cards)
-    assert _holds_combination(hand, ace_high) == bool(hand_combinations(hand, ace_high))
+    ranked = sorted(legal_drops(hand, ace_high),
+                    key=lambda d: (-hand_total(d[1]), [CARD_ORDER[c] for c in d[1]]))
+    assert turn_start_drops(hand, ace_high) == ["drop " + " ".join(d[1]) for d in ranked]
