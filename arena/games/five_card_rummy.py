@@ -466,6 +466,8 @@ def resolve_declaration(
 
 #: The deck in a fixed order, to shuffle (the order of ``cards.standard_deck``).
 _DECK: tuple[str, ...] = tuple(cards.standard_deck())
+#: The same deck as int cards: shuffling ints deals the same cards.
+_DECK_CARDS: tuple[int, ...] = tuple(CARD[name] for name in _DECK)
 
 
 @cache
@@ -538,7 +540,7 @@ class FiveCardRummyState(State):
         self.pile: list[int] = []
         # Names mirror the discard pile and the known cards for cheap observations.
         self._pile_names: list[str] = []
-        self._known_names: list[list[str]] = [[] for _ in range(n)]
+        self._known_names: list[tuple[str, ...]] = [()] * n
         self.current = 1 % n
         self.phase = START
         self.turns_done = 0
@@ -554,20 +556,22 @@ class FiveCardRummyState(State):
         self.hand_number += 1
         stacked = self.game.options["deck"] if self.hand_number == 1 else None
         first = (self.dealer + 1) % n
+        deck = ([CARD[name] for name in stacked] if stacked is not None
+                else cards.shuffled(_DECK_CARDS, self.rng))
         # One card at a time from the player left of the dealer.
-        hands, rest = cards.deal(cards.first_hand_deck(stacked, _DECK, self.rng),
-                                 n, HAND_SIZE, first)
-        card = CARD.__getitem__
-        self.hands = [sorted(map(card, hand)) for hand in hands]
-        self.stock = [*map(card, rest)]
+        hands, self.stock = cards.deal(deck, n, HAND_SIZE, first)
+        for hand in hands:
+            hand.sort()
+        self.hands = hands
         self.pile = []
         self._pile_names = []
         self.known = [[] for _ in range(n)]
-        self._known_names = [[] for _ in range(n)]
+        self._known_names = [()] * n
         self.current = first
         self.phase = START
         self.turns_done = 0
         self.drawn = self.taken = -1
+        self._refresh_public()
         self.emit("hand_start", hand=self.hand_number, dealer=self.dealer, first=first,
                   scores=list(self.totals))
         for seat in range(n):
@@ -591,6 +595,7 @@ class FiveCardRummyState(State):
         self.phase = OVER
         self.end_reason = reason
         self.emit("game_end", reason=reason, scores=list(self.totals), hands=self.hand_number)
+        self._refresh_public()
 
     # -- decisions -------------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
@@ -631,6 +636,10 @@ class FiveCardRummyState(State):
         self.drawn = card
         self.phase = DISCARD
         self.events += _draw_events(seat, len(self.stock), card)
+        public = self._public
+        public["phase"] = "discard"
+        public["stock_size"] = len(self.stock)
+        public["hand_sizes"] = (*map(len, self.hands),)
 
     def _reshuffle(self) -> None:
         # More cards than hands hold always lie outside them (52 > 6 * 5 + 1).
@@ -640,6 +649,7 @@ class FiveCardRummyState(State):
         self.pile = [top]
         self._pile_names = [NAMES[top]]
         self.emit("reshuffle", stock_size=len(self.stock))
+        self._public["discard_pile"] = (NAMES[top],)
 
     def _take_discard(self) -> None:
         seat = self.current
@@ -648,18 +658,26 @@ class FiveCardRummyState(State):
         insort(self.hands[seat], card)
         known = self.known[seat]
         insort(known, card)
-        self._known_names[seat] = card_names(known)
+        self._known_names[seat] = (*card_names(known),)
         self.taken = card
         self.phase = DISCARD
         self.events.append(_card_event("take", seat, card))
+        public = self._public
+        public["phase"] = "discard"
+        public["taken"] = NAMES[card]
+        self._public_pile()
+        public["hand_sizes"] = (*map(len, self.hands),)
+        public["known_cards"] = (*self._known_names,)
 
     def _discard(self, card: int) -> None:
         seat = self.current
         self.hands[seat].remove(card)
         known = self.known[seat]
+        public = self._public
         if card in known:
             known.remove(card)
-            self._known_names[seat] = card_names(known)
+            self._known_names[seat] = (*card_names(known),)
+            public["known_cards"] = (*self._known_names,)
         self.pile.append(card)
         self._pile_names.append(NAMES[card])
         self.events.append(_card_event("discard", seat, card))
@@ -675,6 +693,11 @@ class FiveCardRummyState(State):
             return
         self.current = (seat + 1) % self.num_players
         self.phase = START
+        public["phase"] = "start"
+        public["turn_number"] = self.turns_done + 1
+        public["taken"] = None
+        self._public_pile()
+        public["hand_sizes"] = (*map(len, self.hands),)
 
     def _declare(self, category: str, winning: tuple[int, ...]) -> None:
         seat = self.current
@@ -692,11 +715,14 @@ class FiveCardRummyState(State):
         self._end_hand(summary, seat if result.scorer is None else result.scorer)
 
     # -- views -------------------------------------------------------------------
-    def _observation(self, seat: int | None) -> Observation:
-        """The game's fields of the rules page (the base adds the envelope).  A
-        spectator (``None``) gets all but ``hand`` and ``drawn``."""
+    def _refresh_public(self) -> None:
+        """Rebuild the public fields of the observation (the rules page's, list
+        fields as tuples).  The envelope and the private fields are
+        placeholders, set per observation, so that filling them in never grows
+        the copied dict."""
         pile = self._pile_names
-        obs: Observation = {
+        self._public: Observation = {
+            "game": self.game.name, "seat": None, "players": self.num_players, "to_move": (),
             "phase": _PHASE_NAMES[self.phase],
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -704,18 +730,33 @@ class FiveCardRummyState(State):
             "max_turns": self.max_turns,
             "taken": NAMES[self.taken] if self.taken >= 0 else None,
             "discard_top": pile[-1] if pile else None,
-            "discard_pile": pile[:],
+            "discard_pile": (*pile,),
             "stock_size": len(self.stock),
-            "hand_sizes": [*map(len, self.hands)],
-            "known_cards": [*map(list.copy, self._known_names)],
-            "scores": self.totals[:],
+            "hand_sizes": (*map(len, self.hands),),
+            "known_cards": (*self._known_names,),
+            "scores": (*self.totals,),
             "target": self.target,
             "max_hands": self.max_hands,
+            "hand": (), "drawn": None,
         }
-        if seat is not None:
-            obs["hand"] = [*map(NAMES.__getitem__, self.hands[seat])]
+
+    def _public_pile(self) -> None:
+        pile = self._pile_names
+        public = self._public
+        public["discard_top"] = pile[-1] if pile else None
+        public["discard_pile"] = (*pile,)
+
+    def _observation(self, seat: int | None) -> Observation:
+        """The game's fields of the rules page (the base adds the envelope).  A
+        spectator (``None``) gets all but ``hand`` and ``drawn``."""
+        obs = self._public.copy()
+        if seat is None:
+            del obs["hand"], obs["drawn"]
+        else:
+            obs["hand"] = (*map(NAMES.__getitem__, self.hands[seat]),)
             # The drawn card is -1 once the turn is over, and when the game is.
-            obs["drawn"] = NAMES[self.drawn] if self.drawn >= 0 and seat == self.current else None
+            if self.drawn >= 0 and seat == self.current:
+                obs["drawn"] = NAMES[self.drawn]
         return obs
 
     def is_terminal(self) -> bool:

@@ -29,6 +29,7 @@ from arena.games.five_card_rummy import (
     parse_cards,
     resolve_declaration,
 )
+from tests.games.pages import sent
 from tests.playout import random_playout, visible_strings
 
 CARD_NAMES = frozenset(NAMES)
@@ -379,14 +380,14 @@ def test_taken_discard_may_not_be_discarded_and_is_public() -> None:
     state.apply_action("take discard")
     assert "discard 4s" not in state.legal_actions(0)
     assert len(state.legal_actions(0)) == 5
-    assert state.observation(1)["known_cards"] == [["4s"], []]
+    assert sent(state.observation(1))["known_cards"] == [["4s"], []]
     assert state.observation(1)["taken"] == "4s"
     with pytest.raises(IllegalActionError):
         state.apply_action("discard 4s")
     state.apply_action("discard 2c")
     assert state.observation(1)["discard_top"] == "2c"
-    assert state.observation(1)["discard_pile"] == ["2c"]
-    assert state.observation(0)["hand"] == ["4s", "5d", "8h", "Jc", "Ks"]
+    assert sent(state.observation(1))["discard_pile"] == ["2c"]
+    assert sent(state.observation(0))["hand"] == ["4s", "5d", "8h", "Jc", "Ks"]
 
 
 def test_declare_only_at_turn_start_and_scores() -> None:
@@ -714,7 +715,7 @@ def test_rules_page_example_is_real() -> None:
         if state.deciding_seats() == (2,):
             since = len(state.events)
         state.apply_action(action)
-    assert request["observation"] == state.observation(2)
+    assert request["observation"] == sent(state.observation(2))
     assert tuple(request["legal"]) == state.legal_actions(2)
     assert request["events"] == [e.to_dict() for e in state.events[since:] if e.visible_to(2)]
     assert request["legal"][reply["index"]] == "take discard"
