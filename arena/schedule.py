@@ -223,10 +223,12 @@ class _CyclicDesign:
 
 
 def _outside(count: int, low: int) -> int:
-    """Squared distance of a pair count from the window [low, low + 1]."""
+    """Penalty of a pair count outside the window [low, low + 1]: the distance to
+    the fourth power, so where the window cannot be reached the searches prefer
+    many pairs one outside to one pair two outside (the spread stays at two)."""
     if count < low:
-        return (low - count) ** 2
-    return max(0, count - low - 1) ** 2
+        return (low - count) ** 4
+    return max(0, count - low - 1) ** 4
 
 
 def _window(bots: int, seats: int, tables: int) -> int:
