@@ -148,8 +148,10 @@ _DOWN_ONE = {name: _action(DOWN, (name,)) for name in NAMES}
 
 # A hand's cards are also kept as *levels*: ``levels[c]`` is the bitmask of
 # the kinds held at least ``c`` times (c = 1..5; ``levels[0]`` is unused).  The
-# actions a hand may take depend only on a few levels, so they are memoised
-# by them (a whole hand repeats too rarely to be a good key).
+# actions a hand may take are read from the levels through small tables (a
+# whole hand repeats too rarely to be a good key for memoising).
+
+_HALF = 7  # kinds per half of a 14-kind bitmask
 
 
 def _kinds_in(mask: int) -> list[int]:
@@ -157,26 +159,43 @@ def _kinds_in(mask: int) -> list[int]:
 
 
 @cache
+def _half_tables(verb: str, size: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """``verb`` with ``size`` identical cards of each kind of a bitmask, by the
+    mask's low and high half: ``[half][bits]`` (two tables of 128 tuples)."""
+    texts = {LEAD: _LEAD_SAME, UP: _UP_SAME}.get(verb)
+    return tuple(
+        tuple(tuple(texts[kind][size] if texts else _DOWN_ONE[NAMES[kind]]
+                    for kind in _kinds_in(bits << half * _HALF))
+              for bits in range(1 << _HALF))
+        for half in (0, 1))
+
+
 def _same_texts(verb: str, size: int, mask: int) -> tuple[str, ...]:
     """``verb`` with ``size`` identical cards of each kind in ``mask``, weakest first."""
-    texts = _LEAD_SAME if verb == LEAD else _UP_SAME
-    return tuple(texts[kind][size] for kind in _kinds_in(mask))
+    low, high = _half_tables(verb, size)
+    return low[mask & (1 << _HALF) - 1] + high[mask >> _HALF]
+
+
+#: Bit ``strength`` set for each run whose three kinds are all in a bitmask,
+#: indexed by the mask without the s kinds (bits 0 and 1).
+_RUN_MASKS = [sum(1 << kind for kind in run) >> 2 for run in RUNS]
+_RUNS_HELD: tuple[int, ...] = tuple(
+    sum(1 << strength for strength, mask in enumerate(_RUN_MASKS) if held & mask == mask)
+    for held in range(1 << (NUM_KINDS - 2)))
 
 
 @cache
-def _run_texts(verb: str, held: int, above: int = -1) -> tuple[str, ...]:
-    """``verb`` with every run whose three kinds are in ``held``, of strength above ``above``."""
+def _run_texts(verb: str, runs: int, above: int = -1) -> tuple[str, ...]:
+    """``verb`` with every run set in the bitmask ``runs``, of strength above ``above``."""
     texts = _LEAD_RUN if verb == LEAD else _UP_RUN
-    return tuple(texts[strength] for strength, (a, b, c) in enumerate(RUNS)
-                 if strength > above and held >> a & 1 and held >> b & 1 and held >> c & 1)
+    return tuple(texts[strength] for strength in range(len(RUNS))
+                 if strength > above and runs >> strength & 1)
 
 
 @lru_cache(maxsize=1 << 15)
 def _down_texts(levels: tuple[int, ...]) -> tuple[str, ...]:
-    """The face-down plays of ``len(levels)`` cards from a hand whose levels 1..n
-    are ``levels``: every distinct choice, ascending."""
-    if len(levels) == 1:
-        return tuple(_DOWN_ONE[NAMES[kind]] for kind in _kinds_in(levels[0]))
+    """The face-down plays of ``len(levels)`` (2 or more) cards from a hand whose
+    levels 1..n are ``levels``: every distinct choice, ascending."""
     # Each kind as many times as it is held, up to the play's size.
     hand = sorted(kind for level in levels for kind in _kinds_in(level))
     return tuple(_action(DOWN, tuple(NAMES[k] for k in kinds))
@@ -337,7 +356,7 @@ class OctablitzState(State):
     def _lead_actions(self) -> tuple[Action, ...]:
         levels = self.levels[self.to_play]
         singles = _same_texts(LEAD, 1, levels[1])
-        runs = _run_texts(LEAD, levels[1])
+        runs = _run_texts(LEAD, _RUNS_HELD[levels[1] >> 2])
         if not levels[2]:
             return singles + runs
         # Multiples by size, weakest first, runs between triples and quadruples
@@ -351,12 +370,13 @@ class OctablitzState(State):
         seat = self.to_play
         levels = self.levels[seat]
         size = lead.count
-        down = _down_texts(tuple(levels[1:size + 1]))
+        down = (_same_texts(DOWN, 1, levels[1]) if size == 1
+                else _down_texts(tuple(levels[1:size + 1])))
         if self.must_play_down(seat):
             return down
         best = self.best_strength
         if lead.kind == RUN:
-            return down + _run_texts(UP, levels[1], best)
+            return down + _run_texts(UP, _RUNS_HELD[levels[1] >> 2], best)
         return down + _same_texts(UP, size, levels[size] >> (best + 1) << (best + 1))
 
     def is_last_trick(self) -> bool:
