@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.storage import Store
-from tests.pg import postgres_server
+from tests.marked import bot_command, wait_gone
+from tests.pg import new_database, postgres_server
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 
@@ -50,3 +52,30 @@ def test_a_bad_postgresql_url_is_one_line(postgres_url: str) -> None:
                  "--db", bad)
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("backend", ["postgresql", "sqlite"])
+def test_several_arenas_write_one_tournament_at_once(postgres_url: str, tmp_path: Path,
+                                                      backend: str) -> None:
+    url = new_database(postgres_url) if backend == "postgresql" else \
+        f"sqlite:///{tmp_path / 'shared.db'}"
+    command = bot_command(tmp_path / "bots")
+    argv = [sys.executable, "-m", "arena.cli", "tournament", "--db", url, "-j", "1"]
+    first = subprocess.Popen([*argv, "-g", "furious-five", "-o", "rounds=2", "-k", "2", "-n", "8",
+                              *[f"-b=r{i}={command}" for i in range(3)]],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not Store(url).tournaments():
+        assert time.monotonic() < deadline and first.poll() is None
+        time.sleep(0.1)
+    others = [subprocess.Popen([*argv, "--resume", "1"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+              for _ in range(2)]
+    for proc in (first, *others):
+        _, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr
+    store = Store(url)
+    keys = [(g.table, g.number) for g in store.games(1)]
+    assert sorted(keys) == [(t, g) for t in range(3) for g in range(8)]
+    assert wait_gone(str(tmp_path / "bots")) == []
