@@ -197,9 +197,8 @@ def _down_texts(levels: tuple[int, ...]) -> tuple[str, ...]:
     """The face-down plays of ``len(levels)`` (2 or more) cards from a hand whose
     levels 1..n are ``levels``: every distinct choice, ascending."""
     # Each kind as many times as it is held, up to the play's size.
-    hand = sorted(kind for level in levels for kind in _kinds_in(level))
-    return tuple(_action(DOWN, tuple(NAMES[k] for k in kinds))
-                 for kinds in dict.fromkeys(combinations(hand, len(levels))))
+    hand = [NAMES[kind] for kind in sorted(k for level in levels for k in _kinds_in(level))]
+    return tuple(_action(DOWN, cards) for cards in dict.fromkeys(combinations(hand, len(levels))))
 
 
 @cache
