@@ -44,6 +44,8 @@ COPIES: tuple[int, ...] = tuple(
 RANK_S, RANK_A, RANK_B, RANK_C, RANK_J, RANK_K, RANK_L = range(7)
 BLACK_L, RED_L = KIND["bL"], KIND["rL"]
 DECK: tuple[str, ...] = tuple(cards.rummy_deck())
+#: The same deck as kinds: shuffling kinds deals the same cards.
+DECK_KINDS: tuple[int, ...] = tuple(KIND[name] for name in DECK)
 
 
 def rank(kind: int) -> int:
@@ -515,12 +517,13 @@ class RummyFiveState(State):
 
     def _start_deal(self) -> None:
         stacked = self.game.options["deck"] if self.deal_no == 0 else None
-        order = cards.first_hand_deck(stacked, DECK, self.rng)
+        order = ([KIND[name] for name in stacked] if stacked is not None
+                 else cards.shuffled(DECK_KINDS, self.rng))
         self.deal_no += 1
         self._reset_deal_fields()
-        hands, rest = cards.deal(order, self.num_players, 4, self.dealer)
-        self.hands = [sorted(KIND[c] for c in hand) for hand in hands]
-        self.deck = [KIND[c] for c in rest]
+        self.hands, self.deck = cards.deal(order, self.num_players, 4, self.dealer)
+        for hand in self.hands:
+            hand.sort()
         self.waits = [waits_of(tuple(hand), True) for hand in self.hands]
         self.claimable = [waits[0] | _call_kinds(tuple(hand))
                           for waits, hand in zip(self.waits, self.hands, strict=True)]
