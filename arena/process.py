@@ -215,6 +215,9 @@ class BotProcess:
         self._sleep = trio.CancelScope()
         self._members = [self.pid]
         self._generation = -1
+        # The CPU clocks of the members listed in _clocked.
+        self._clocked: list[int] = []
+        self._clocks: list[int] = []
         self._stats = _StatReader()
         self._closed = False
 
@@ -222,20 +225,28 @@ class BotProcess:
     def returncode(self) -> int | None:
         return self.popen.poll()
 
-    async def send(self, data: bytes) -> None:
+    def write(self, data: bytes | memoryview) -> int:
+        """Write what the pipe takes now, without waiting; the number of bytes
+        written (all of a small message, unless the bot left its input
+        unread).  A closed pipe is a crash."""
+        try:
+            return _write_some(_open_fd(self.stdin), data)
+        except (trio.ClosedResourceError, OSError) as exc:
+            raise CrashFault(f"stdin closed ({exc.__class__.__name__})") from None
+
+    async def send(self, data: bytes | memoryview) -> None:
         """Write all of ``data``; a closed pipe is a crash.
 
         What the pipe takes at once is written without yielding; only a full
         pipe makes it wait, and that wait is its only checkpoint.  Cancelled
         there, part of ``data`` may be written already (the caller faults the
         bot: its stream is cut)."""
-        try:
-            written = _write_some(_open_fd(self.stdin), data)
-            while written < len(data):
+        view = memoryview(data)
+        while view := view[self.write(view):]:
+            try:
                 await trio.lowlevel.wait_writable(_open_fd(self.stdin))
-                written += _write_some(_open_fd(self.stdin), memoryview(data)[written:])
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            raise CrashFault(f"stdin closed ({exc.__class__.__name__})") from None
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                raise CrashFault(f"stdin closed ({exc.__class__.__name__})") from None
 
     async def receive(self) -> bytes:
         """Read the next chunk of stdout; end of file is a crash.
@@ -283,10 +294,13 @@ class BotProcess:
         to the nanosecond: one ``clock_gettime`` of each process's CPU clock,
         a tenth of :meth:`cpu_seconds`' cost.  Unlike it, it does not count
         children already reaped."""
+        if self._find_members() is not self._clocked:
+            self._clocked = self._members
+            self._clocks = [_process_cpu_clock(pid) for pid in self._members]
         total = 0
-        for pid in self._find_members():
+        for clock in self._clocks:
             try:
-                total += time.clock_gettime_ns(_process_cpu_clock(pid))
+                total += time.clock_gettime_ns(clock)
             except OSError:  # gone since the last scan
                 continue
         return total / 1e9

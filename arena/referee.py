@@ -17,14 +17,14 @@ loop itself is :func:`arena.games.loop.turns`, shared with every sync playout.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import trio
 
 from arena.client import BotClient, BotInfo, Clock, TimeControl
 from arena.faults import BotFault
-from arena.games.base import Game, State
+from arena.games.base import Game, State, seat_view
 from arena.games.loop import Step, Turn, turns
 from arena.process import BotProcess, BotSpec, start_bot_process
 from arena.records import FaultRecord, GameRecord, GameResult, StepTimes, forfeit_places
@@ -97,6 +97,9 @@ class _Table:
         self.ignored = [0] * len(entrants)
         self.actions: list[Step] = []
         self.times: list[StepTimes] = []
+        # state.events[i].to_dict(), each made once: for every seat's
+        # requests and for the record.
+        self._event_dicts: list[dict[str, Any]] = []
 
     async def fault(self, seat: int, exc: BotFault) -> None:
         entrant = self.entrants[seat]
@@ -109,14 +112,23 @@ class _Table:
         self.faults.append(FaultRecord(seat, entrant.spec.name, exc.kind, str(exc), tail,
                                        step=len(self.actions)))
 
-    def new_events(self, seat: int) -> list[dict[str, Any]]:
-        events = self.state.events
-        start = self.cursors[seat]
-        self.cursors[seat] = len(events)
-        return [e.to_dict() for e in events[start:] if e.visible_to(seat)]
+    def event_dicts(self) -> list[dict[str, Any]]:
+        """Every event so far, as a dict (shared: treat it as frozen)."""
+        dicts, events = self._event_dicts, self.state.events
+        if len(dicts) < len(events):
+            dicts.extend(event.to_dict() for event in events[len(dicts):])
+        return dicts
 
-    async def decide(self, seat: int, decisions: dict[int, str],
-                     times: dict[int, list[int]]) -> None:
+    def new_events(self, seat: int) -> list[Mapping[str, Any]]:
+        """The events ``seat`` may see that it has not been sent yet."""
+        dicts = self.event_dicts()
+        start = self.cursors[seat]
+        self.cursors[seat] = len(dicts)
+        return seat_view(dicts[start:], seat)
+
+    async def decide(self, seat: int, decisions: dict[int, str]) -> list[int] | None:
+        """Ask ``seat`` (or play its default action once it faulted); its
+        move's [wall, CPU] microseconds, or None when the bot did not decide."""
         state = self.state
         legal = state.legal_actions(seat)
         client = self.entrants[seat].client
@@ -124,25 +136,30 @@ class _Table:
             try:
                 index = await client.request(state.observation(seat), legal,
                                              self.new_events(seat), self.clocks[seat])
-                decisions[seat] = legal[index]
-                return
             except BotFault as exc:
                 await self.fault(seat, exc)
-            finally:
-                times[seat] = [round(t * 1e6) for t in client.last_move]
+            else:
+                decisions[seat] = legal[index]
+                wall, cpu = client.last_move
+                return [round(wall * 1e6), round(cpu * 1e6)]
         decisions[seat] = state.default_action(seat)
+        return None
 
     async def decide_all(self, turn: Turn) -> None:
         """Ask every deciding seat of ``turn`` at once; record the step's move times."""
-        times: dict[int, list[int]] = {}
-        if len(turn.seats) == 1:
-            await self.decide(turn.seats[0], turn.decisions, times)
-        else:
-            async with trio.open_nursery() as nursery:
-                for seat in turn.seats:
-                    nursery.start_soon(self.decide, seat, turn.decisions, times)
-        self.times.append([None if seat in self.faulted else times.get(seat)
-                           for seat in turn.seats])
+        seats = turn.seats
+        if len(seats) == 1:
+            self.times.append([await self.decide(seats[0], turn.decisions)])
+            return
+        times: list[list[int] | None] = [None] * len(seats)
+
+        async def decide(i: int) -> None:
+            times[i] = await self.decide(seats[i], turn.decisions)
+
+        async with trio.open_nursery() as nursery:
+            for i in range(len(seats)):
+                nursery.start_soon(decide, i)
+        self.times.append(times)
 
 
 async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_number: int,
@@ -183,7 +200,7 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
             entrant.client.ignored = 0
         table.tails[seat] += entrant.stderr_tail()
     record = GameRecord(
-        actions=table.actions, events=[e.to_dict() for e in state.events], reveal=reveal,
+        actions=table.actions, events=list(table.event_dicts()), reveal=reveal,
         times=table.times, stderr=table.tails,
         bot_info=[{"name": e.info.name, "version": e.info.version, "author": e.info.author}
                   for e in entrants],

@@ -129,6 +129,10 @@ class MessageReader:
         if data:
             self._inbox.append(data)
 
+    def pending(self) -> bool:
+        """Whether bytes are queued that :meth:`next_message` has not consumed."""
+        return bool(self._inbox) or self._unpacker.tell() != self._fed
+
     def next_message(self) -> dict[str, Any] | None:
         """The next complete message, or None when the queued bytes hold no
         more.  Raises :class:`ProtocolViolation` as soon as the bytes break a
@@ -209,6 +213,8 @@ class MessageReader:
     def _check_depth(self, value: dict[str, Any], start: int, end: int) -> None:
         """Check the nesting of the message parsed from stream bytes ``start:end``."""
         limit = self.limits.max_depth
+        if limit >= 1 and not any(map(_IS_CONTAINER, map(type, value.values()))):
+            return  # a map of scalars (a bot's reply): one deep
         data, offset = self._slice, self._slice_start
         if data is not None and start >= offset:
             # No copy when the message is the whole slice (one message per read).
