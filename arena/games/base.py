@@ -375,6 +375,9 @@ class State(ABC):
     def _scores(self) -> list[float]:
         """Final score of each seat; called only once the game is over."""
 
+    #: True when the game overrides :meth:`_to_move_seen_by` (saves a call per observation).
+    _private_to_move: ClassVar[bool] = False
+
     def _to_move_seen_by(self, seat: int | None) -> list[int]:
         """The deciding seats that ``seat`` (``None``: a spectator) may know of,
         the envelope's ``to_move``.  Default: all of them.  A game in which
@@ -426,6 +429,15 @@ class State(ABC):
         """Apply one decision per deciding seat; raise :class:`IllegalActionError`
         (and change nothing) if a seat is missing, extra, or its action illegal."""
         deciding = self.deciding_seats()
+        if len(deciding) == 1 == len(actions):  # the common case, checked without a loop
+            seat = deciding[0]
+            legal = self._legal_cache.get(seat) or self.legal_actions(seat)
+            if actions.get(seat) in legal:
+                try:
+                    self._apply(actions)
+                finally:
+                    self._legal_cache.clear()
+                return
         if len(actions) != len(deciding):
             raise IllegalActionError(
                 f"decisions for seats {sorted(actions)} but seats {list(deciding)} decide")
@@ -462,7 +474,8 @@ class State(ABC):
         observation["game"] = self.game.name
         observation["seat"] = seat
         observation["players"] = self.num_players
-        observation["to_move"] = self._to_move_seen_by(seat)
+        observation["to_move"] = (self._to_move_seen_by(seat) if self._private_to_move
+                                  else [*self.deciding_seats()])
         return observation
 
     @final

@@ -40,6 +40,9 @@ class Turn:
         self.decisions: dict[int, Action] = {}
 
     def step(self) -> Step:
+        if len(self.seats) == 1:  # nearly every step: no comprehension frame
+            seat = self.seats[0]
+            return [[seat, self.decisions[seat]]]
         return [[seat, self.decisions[seat]] for seat in self.seats]
 
 
