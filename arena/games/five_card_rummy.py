@@ -134,14 +134,17 @@ class Pool:
         self.ranks = ranks
         self.w_bits = w_bits
         #: (suit, rank bitmask) of the suits with three cards or more.
-        self.long_suits = long_suits = [(suit, mask) for suit, mask in enumerate(suits)
-                                        if mask.bit_count() >= 3]
+        self.long_suits: list[tuple[int, int]] = []
         has = FIVE_RANKS if _RUNS[5][ranks] else 0
-        for _, mask in long_suits:
-            if _RUNS[3][mask]:
-                has |= RUN
-            if mask.bit_count() >= 5:
-                has |= FIVE_SUITED
+        for suit in range(4):
+            mask = suits[suit]
+            size = mask.bit_count()
+            if size >= 3:
+                self.long_suits.append((suit, mask))
+                if _RUNS[3][mask]:
+                    has |= RUN
+                if size >= 5:
+                    has |= FIVE_SUITED
         #: (winning cards, hand cards) of each rank present, and the ranks with
         #: two cards or more, ascending; only the straights need them when no
         #: rank repeats.
