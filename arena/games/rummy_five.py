@@ -466,6 +466,15 @@ class RummyFiveState(State):
             "hand": (), "drawn": None, "catch_barred": (),
         }
 
+    _private_to_move = True
+
+    def _to_move_seen_by(self, seat: int | None) -> list[int]:
+        """A claim window asks only the seats that could claim the discard, so
+        who else is asked is private: a seat sees only itself, a spectator no one."""
+        if self.phase != CLAIM:
+            return [*self._deciding]
+        return [seat] if seat in self._deciding else []
+
     def _observation(self, seat: int | None) -> Observation:
         """The game's fields of the rules page (the base adds the envelope).  A
         spectator (``None``) gets all but ``hand``, ``drawn`` and

@@ -885,3 +885,23 @@ def test_public_decisions_of_a_window_are_the_announced_claim(seed: int, n: int)
         announced = [(e.data["seat"], e.kind) for e in state.events[before:]
                      if e.kind == "claim" or (e.kind == "win" and e.data["how"] == "catch")]
         assert [(s, "claim" if a != "catch" else "win") for s, a in public] == announced
+
+
+def test_a_claim_window_keeps_private_who_else_is_asked() -> None:
+    """A window asks only seats able to claim: each asked seat sees only itself in
+    ``to_move``, a spectator no one (being asked tells what a hand holds)."""
+    windows = 0
+    for seed in range(40):
+        state, rng = make_game("rummy-five", 4).new_state(seed), random.Random(seed)
+        while not state.is_terminal():
+            deciding = state.deciding_seats()
+            if state.observation(None)["phase"] == "claim":
+                windows += len(deciding) > 1
+                assert state.observation(None)["to_move"] == []
+                for seat in range(4):
+                    seen = state.observation(seat)["to_move"]
+                    assert seen == ([seat] if seat in deciding else [])
+            else:
+                assert state.observation(None)["to_move"] == list(deciding)
+            state.apply_actions({s: rng.choice(state.legal_actions(s)) for s in deciding})
+    assert windows > 0  # some windows asked several seats at once
