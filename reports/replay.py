@@ -267,8 +267,9 @@ def timeline(game: StoredGame, record: GameRecord, viewer: int | None,
             lines = [line for k in range(start + 1, end + 1) for line in replayed.events[k]]
             observation = replayed.observations[end][0 if viewer is None else 1 + viewer]
             if end < len(steps) and not _decides(steps[end], viewer):
-                observation = {**observation,
-                               "to_move": _known_deciders(steps[end], public, hidden)}
+                known = _known_deciders(steps[end], public, hidden)
+                observation = {**observation, "to_move": [
+                    seat for seat in observation["to_move"] if seat in known]}
         positions.append(Position(
             range(max(start, 0), end), moves, [text for to, text in lines if to is None],
             [text for to, text in lines if to is not None and viewer in to], observation))
