@@ -488,15 +488,15 @@ def fault_kinds_of(counts: Mapping[str, int],
 def _replay_pages(site: Site, env: Environment, store: Store, games: Sequence[StoredGame],
                   replayed: set[int], tournaments: Sequence[dict[str, Any]],
                   common: dict[str, Any]) -> None:
-    """Replay pages of the ``replayed`` games (:func:`reports.replay.write_replays`); the
-    last render's replay pages no longer chosen are deleted."""
+    """Replay pages of the ``replayed`` games (:func:`reports.replay.write_replays`),
+    rewritten only when their inputs changed; the last render's replay pages no
+    longer chosen are deleted."""
     for game in games:
         if game.id in replayed:
-            site.track(f"game-{game.id}.html")
             for seat in range(len(game.seats)):
                 site.track(seat_file(game.id, seat))
     write_replays(env.get_template("game.html"), store, site.out_dir, games, replayed,
-                  tournaments, common)
+                  tournaments, common, fresh=site.fresh)
 
 
 # -- page data ----------------------------------------------------------------------------

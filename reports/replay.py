@@ -42,7 +42,7 @@ import json
 import shutil
 import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,17 +120,25 @@ class ReplayData:
 def write_replays(template: Template, store: Store, out_dir: Path,
                   games: Sequence[StoredGame], replayed: set[int],
                   tournaments: Sequence[dict[str, Any]], common: dict[str, Any], *,
-                  seat_views: bool = True) -> None:
+                  seat_views: bool = True,
+                  fresh: Callable[[str, Any], bool] | None = None) -> None:
     """Write ``game-<id>.html`` (and with ``seat_views`` its seat files) into
     ``out_dir`` for every game of ``games`` whose id is in ``replayed``, each
     linking to its tournament's previous and next replayed game; ``common`` is
-    the context every page gets."""
+    the context every page gets.  A page for which ``fresh(name, inputs)`` says
+    the copy on disk came from the same inputs is left as it is (a stored game
+    never changes, so only its links and its tournament's facts can)."""
     todo = list(_neighbours([g for g in games if g.id in replayed]))
+    names = {t["id"]: f"#{t['id']} {t['game']}" for t in tournaments}
+    protections = {t["id"]: (t["config"] or {}).get("protections") for t in tournaments}
+    if fresh is not None:
+        todo = [(game, previous, following) for game, previous, following in todo
+                if not fresh(f"game-{game.id}.html", (
+                    game, previous, following, names.get(game.tournament_id),
+                    protections.get(game.tournament_id), seat_views))]
     if todo:
         for asset in ASSETS:
             shutil.copyfile(TEMPLATES / asset, out_dir / asset)
-    names = {t["id"]: f"#{t['id']} {t['game']}" for t in tournaments}
-    protections = {t["id"]: (t["config"] or {}).get("protections") for t in tournaments}
     for start in range(0, len(todo), RECORD_BATCH):
         chunk = todo[start : start + RECORD_BATCH]
         records = dict(store.records([game.id for game, _, _ in chunk]))

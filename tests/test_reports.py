@@ -444,3 +444,18 @@ def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path
         f"tournament-{tid}-4.html", *(bot_page(bot) for bot in "abc")}
     assert [int(row[0]) for row in table(out / f"tournament-{tid}-4.html", "games")[1:]] == [
         max(game.id for game in store.games())]
+
+
+def test_replay_pages_are_rewritten_only_when_their_inputs_change(played: Played,
+                                                                  tmp_path: Path) -> None:
+    store, out, old = Store(played.url), tmp_path / "site", 1_000_000_000
+    render_report(store, out, bootstrap=BOOTSTRAP, max_replays=4)
+    pages = sorted(path.name for path in out.glob("game-*.html"))
+    assert len(pages) == 4
+    for path in out.glob("*"):
+        os.utime(path, (old, old))
+    render_report(store, out, bootstrap=BOOTSTRAP, max_replays=4)
+    assert [p for p in pages if (out / p).stat().st_mtime != old] == []
+    render_report(store, out, bootstrap=BOOTSTRAP, max_replays=5)  # a fifth: new links
+    rewritten = {p.name for p in out.glob("game-*.html") if p.stat().st_mtime != old}
+    assert len(rewritten) >= 1 and len(rewritten) < 5
