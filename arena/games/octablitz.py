@@ -274,26 +274,30 @@ class OctablitzState(State):
         #: Consecutive deal wins of the General (0 while there is none).
         self.streak = 0
         self.over = False
-        self._deck = game.deck()
-        first = deck_tools.first_hand_deck(options["deck"], self._deck, self.rng)
+        #: The deck as kinds: shuffling kinds deals the same cards as names.
+        self._deck = tuple(INDEX[name] for name in game.deck())
+        stacked = options["deck"]
+        first = ([INDEX[name] for name in stacked] if stacked is not None
+                 else deck_tools.shuffled(self._deck, self.rng))
         self._start_deal(0, first)
 
     # -- dealing --------------------------------------------------------------
-    def _start_deal(self, leader: int, deck_top_first: Sequence[str]) -> None:
+    def _start_deal(self, leader: int, deck_top_first: Sequence[int]) -> None:
         n = self.num_players
         self.deal_no += 1
         dealt, rest = deck_tools.deal(deck_top_first, n, self.hand_size, leader)
         assert not rest, "octablitz deals every card"
-        self.hands: list[list[str]] = [sort_cards(hand) for hand in dealt]
+        self.hands: list[list[str]] = []
         self.sizes = [self.hand_size] * n
         self.counts: list[list[int]] = []
         #: levels[seat][c]: bitmask of the kinds the seat holds at least c times.
         self.levels: list[list[int]] = []
-        for hand in dealt:
+        for kinds in dealt:
+            kinds.sort()
+            self.hands.append([NAMES[kind] for kind in kinds])
             counts = [0] * NUM_KINDS
             levels = [0] * 6
-            for card in hand:
-                kind = INDEX[card]
+            for kind in kinds:
                 counts[kind] += 1
                 levels[counts[kind]] |= 1 << kind
             self.counts.append(counts)
