@@ -81,13 +81,24 @@ def by_seat(chooses: Sequence[Choose]) -> Choose:
     return lambda state, seat: chooses[seat](state, seat)
 
 
+def as_sent(value: Any) -> Any:
+    """``value`` as a bot decodes it from the wire: tuples become lists (an
+    engine may hand out tuples; msgpack and JSON carry arrays)."""
+    if isinstance(value, dict):
+        return {key: as_sent(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_sent(item) for item in value]
+    return value
+
+
 def bot_choose(bot: BotChoose) -> Choose:
     """A :data:`Choose` from a bot's ``choose(observation, legal) -> index``
-    (the SDK's signature): the bot sees only its observation, as in the arena,
-    and an index out of range is an :class:`IllegalActionError`."""
+    (the SDK's signature): the bot sees only its observation, in the shape it
+    would decode from the wire, and an index out of range is an
+    :class:`IllegalActionError`."""
     def choose(state: State, seat: int) -> Action:
         legal = list(state.legal_actions(seat))
-        index = bot(state.observation(seat), legal)
+        index = bot(as_sent(state.observation(seat)), legal)
         if not 0 <= index < len(legal):
             raise IllegalActionError(f"seat {seat} chose index {index} of {len(legal)}")
         return legal[index]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import State
+from arena.games.loop import as_sent
 
 RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"
 
@@ -17,8 +18,8 @@ Pick = Callable[[int, dict[str, Any], list[str]], int]
 
 
 def sent(value: Any) -> Any:
-    """``value`` as a bot receives it, through JSON: tuples arrive as lists."""
-    return json.loads(json.dumps(value))
+    """``value`` as a bot receives it: tuples arrive as lists."""
+    return as_sent(value)
 
 
 def json_blocks(page: str) -> list[Any]:
