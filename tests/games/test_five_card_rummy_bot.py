@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena.games.loop import as_sent
 from sample_bots.five_card_rummy_heuristic import choose
 from tests.playout import average_place, duplicate_results, win_share
 
@@ -26,7 +27,7 @@ def test_the_rules_page_example_is_the_bot_playing() -> None:
     for _ in range(9):
         (seat,) = state.deciding_seats()
         legal = list(state.legal_actions(seat))
-        played.append(legal[choose(state.observation(seat), legal)])
+        played.append(legal[choose(as_sent(state.observation(seat)), legal)])
         state.apply_action(played[-1])
     assert played == ["draw stock", "discard Ks", "take discard", "discard 3d", "take discard",
                       "discard 6s", "draw stock", "discard 2c", "take discard"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from arena.games.five_or_less import FiveOrLess
+from arena.games.loop import as_sent
 from sample_bots.five_or_less_heuristic import choose
 from tests.playout import average_place, duplicate_results, win_share
 
@@ -29,8 +30,9 @@ def test_heuristic_answers_every_decision_kind() -> None:
         (seat,) = state.deciding_seats()
         legal = state.legal_actions(seat)
         phases.add(state.phase)
-        index = choose(state.observation(seat), legal) if seat == 0 else rng.randrange(len(legal))
+        seen = as_sent(state.observation(seat))
+        index = choose(seen, list(legal)) if seat == 0 else rng.randrange(len(legal))
         assert 0 <= index < len(legal)
-        assert choose(state.observation(seat), legal) == index or seat != 0  # deterministic
+        assert choose(seen, list(legal)) == index or seat != 0  # deterministic
         state.apply_action(legal[index])
     assert {"turn", "draw"} <= phases

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from arena.games import make_game
+from arena.games.loop import as_sent
 from sample_bots.octablitz_heuristic import choose
 from tests.playout import average_place, duplicate_results, pair_share, win_share
 
@@ -28,6 +29,6 @@ def test_heuristic_always_answers_a_legal_index() -> None:
         while not state.is_terminal():
             (seat,) = state.deciding_seats()
             legal = state.legal_actions(seat)
-            index = choose(state.observation(seat), list(legal))
+            index = choose(as_sent(state.observation(seat)), list(legal))
             assert 0 <= index < len(legal)
             state.apply_action(legal[index] if seat % 2 else rng.choice(legal))

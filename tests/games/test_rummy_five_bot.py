@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.games import make_game
+from arena.games.loop import as_sent
 from sample_bots.rummy_five_heuristic import choose
 from tests.playout import average_place, duplicate_results, win_share
 
@@ -23,5 +24,5 @@ def test_heuristic_beats_random_three_players() -> None:
 def test_heuristic_is_deterministic() -> None:
     state = make_game("rummy-five", 2).new_state(4)
     seat = state.deciding_seats()[0]
-    observation, legal = state.observation(seat), state.legal_actions(seat)
-    assert choose(observation, legal) == choose(observation, list(legal))
+    observation, legal = as_sent(state.observation(seat)), list(state.legal_actions(seat))
+    assert choose(observation, legal) == choose(as_sent(state.observation(seat)), legal)
