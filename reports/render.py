@@ -37,6 +37,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from arena.faults import FAULT_LABELS
+from arena.match_stats import MatchSummary, summarize
 from arena.ratings import PROVISIONAL_GAMES, RatedPool, Rating
 from arena.storage import Store, StoredGame
 from reports.charts import RatingChart, rating_chart
@@ -135,6 +136,14 @@ class Section:
 
     def cell(self, bot: str, opponent: str) -> PairScore | None:
         return self.pairs.get((bot, opponent))
+
+    def matches(self) -> list[tuple[str, str, MatchSummary]]:
+        """Each pair that met, the higher-rated bot first, as fastchess prints a
+        match: W/D/L, score, Elo and nElo with 95% errors, LOS."""
+        bots = self.bots
+        return [(bot, opponent, summarize(score.wins, score.draws, score.losses))
+                for i, bot in enumerate(bots) for opponent in bots[i + 1:]
+                if (score := self.pairs.get((bot, opponent))) is not None and score.total]
 
 
 @dataclass(frozen=True)
@@ -570,6 +579,11 @@ def percent(share: float) -> str:
     return f"{math.floor(100 * share + 0.5)}%"
 
 
+def match_number(value: float) -> str:
+    """An Elo figure or error of a match, as fastchess prints it ("inf" when unbounded)."""
+    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
 def shade(los: float | None) -> str:
     """A CSS class for a likelihood of superiority: how sure the row bot is better
     (``win2`` / ``win``: at least 99% / 95%) or worse (``loss``, ``loss2``)."""
@@ -598,7 +612,7 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(json=_to_json, value=format_value, percent=percent,
-                       shade=shade, bot_page=bot_page)
+                       shade=shade, bot_page=bot_page, match_number=match_number)
     env.globals.update(provisional_games=PROVISIONAL_GAMES, time_sample_games=TIME_SAMPLE_GAMES,
                        time_sample_moves=TIME_SAMPLE_MOVES, seating_shown=SEATING_SHOWN)
     return env

@@ -11,9 +11,18 @@ from typing import Any
 
 import pytest
 
+from arena.match_stats import summarize
 from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places
 from arena.storage import Store, StoredGame
-from reports.render import DEFAULT_REPLAYS, bot_page, render_report, replay_context, replay_ids
+from reports.render import (
+    DEFAULT_REPLAYS,
+    bot_page,
+    match_number,
+    percent,
+    render_report,
+    replay_context,
+    replay_ids,
+)
 from reports.site import MANIFEST
 from tests.arena_db import Played
 
@@ -459,3 +468,21 @@ def test_replay_pages_are_rewritten_only_when_their_inputs_change(played: Played
     render_report(store, out, bootstrap=BOOTSTRAP, max_replays=5)  # a fifth: new links
     rewritten = {p.name for p in out.glob("game-*.html") if p.stat().st_mtime != old}
     assert len(rewritten) >= 1 and len(rewritten) < 5
+
+
+def test_pairs_are_printed_as_fastchess_prints_a_match(
+        arena: tuple[Store, dict[str, list[int]], Path]) -> None:
+    _, _, out = arena
+    header, *rows = table(out / "head-to-head.html", "pairs-five-or-less")
+    assert header == ["bot", "opponent", "games", "W-D-L", "score", "Elo", "nElo", "LOS"]
+    by_pair = {(row[0], row[1]): row for row in rows}
+    assert set(by_pair) == {("A", "B"), ("A", "C"), ("B", "C")} or \
+        set(by_pair) == {("B", "A"), ("A", "C"), ("B", "C")}
+    for row in rows:
+        wins, draws, losses = map(int, row[3].split("-"))
+        m = summarize(wins, draws, losses)
+        assert row[2] == str(wins + draws + losses) and row[4] == f"{m.score:.3f}"
+        assert row[5] == f"{match_number(m.elo)} ± {m.elo_error:.1f}"
+        assert row[6] == f"{match_number(m.nelo)} ± {m.nelo_error:.1f}"
+        assert row[7] == percent(m.los)
+    assert by_pair["A", "C"][3] == "3-0-0" and by_pair["A", "C"][5].startswith("+inf")
