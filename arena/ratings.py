@@ -227,16 +227,11 @@ class Rating:
 
     def format(self) -> str:
         """``+123 [+80, +170]``; ``> +600`` / ``< -450`` for a one-sided bound; an open side
-        of a finite estimate as ``+inf`` / ``-inf``; ``+0 (reference)`` for the one bot
-        the others' bounds are measured from; ``unrated`` when nothing is known."""
+        of a finite estimate as ``+inf`` / ``-inf``; ``unrated`` when nothing is known."""
         if math.isinf(self.estimate) and self.bounded in ("lower", "upper"):
             return f"> {_signed(self.lower)}" if self.estimate > 0 else f"< {_signed(self.upper)}"
         if not math.isfinite(self.estimate):
             return "unrated"
-        if self.lower == self.estimate == self.upper:
-            # The pool's only finitely rated bot: the reference the others' bounds are
-            # measured from (its rating against itself is exactly 0), not a measurement.
-            return f"{_signed(self.estimate)} (reference)"
         return f"{_signed(self.estimate)} [{_signed(self.lower)}, {_signed(self.upper)}]"
 
 

@@ -339,14 +339,6 @@ def test_format() -> None:
     assert Rating("a", 700, 550, math.inf, 30).format() == "+700 [+550, +inf]"
 
 
-def test_the_only_finite_bot_is_shown_as_the_reference() -> None:
-    """Two bots, one never lost: the winner is the reference the loser's bound is
-    measured from, not a zero-width interval."""
-    ratings = {r.player: r for r in rate([[("a", 1), ("b", 2)]] * 10, bootstrap=50)}
-    assert ratings["a"].format() == "+0 (reference)"
-    assert ratings["b"].format().startswith("< -")
-
-
 def grouped(games: list[Game], copies: int, own_groups: bool = False) -> list[RatableGame]:
     """Every game ``copies`` times, the copies one duplicate group (or each its own)."""
     return [RatableGame(tuple(game), None if own_groups else index)
