@@ -408,7 +408,7 @@ def test_bot_page(real_site: Path) -> None:
     (times,) = table(real_site / bot_page("a"), "times")[2:]
     assert times[0] == "five" and int(times[1]) == 6 and int(times[2]) > 0
     wall = [float(value) for value in times[3:7]]
-    assert wall == sorted(wall) and wall[0] > 0  # p50 <= p90 <= p99 <= max
+    assert wall == sorted(wall) and wall[-1] > 0  # p50 <= p90 <= p99 <= max (shown to 0.1 ms)
 
 
 def test_default_replays_are_the_recent_and_the_faulted() -> None:
