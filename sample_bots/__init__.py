@@ -1,6 +1,9 @@
 """Sample bots.  Each is a module run as ``python -m sample_bots.<module>``.
 
-:data:`HEURISTICS` names each game's heuristic bot; ``random_bot`` plays any game.
+:data:`HEURISTICS` names each game's heuristic bot (``--strength P --seed S``
+weakens it, see :mod:`sample_bots.strength`); :data:`SEARCH` the games' search
+bots (determinised Monte Carlo, see :mod:`sample_bots.search`); ``random_bot``
+plays any game.
 
 Running a bot imports this package first, so it imports nothing of the arena's
 runtime (no trio, no ``arena.process``): a bot starts as fast as the SDK allows.
@@ -23,6 +26,11 @@ HEURISTICS = {
     "five-card-rummy": "five_card_rummy_heuristic",
     "rummy-five": "rummy_five_heuristic",
     "octablitz": "octablitz_heuristic",
+}
+
+SEARCH = {
+    "furious-five": "furious_five_search",
+    "five": "five_search",
 }
 
 

@@ -23,7 +23,7 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-from protocol import run
+from sample_bots.strength import run_weakened
 
 RANKS = "A23456789TJQK"
 SUITS = "cdhs"
@@ -212,4 +212,4 @@ def choose(observation: dict[str, Any], legal: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    run(choose, name="five-card-rummy-heuristic", version="1", author="Five Arena")
+    run_weakened(choose, name="five-card-rummy-heuristic", version="1", author="Five Arena")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from protocol import run
+from sample_bots.strength import run_weakened
 
 RANKS = "A23456789TJQK"
 SUITS = "cdhs"
@@ -128,4 +128,4 @@ def should_end(observation: dict[str, Any], mean: float, spread: float) -> bool:
 
 
 if __name__ == "__main__":
-    run(choose, name="five-heuristic", version="1", author="Five Arena")
+    run_weakened(choose, name="five-heuristic", version="1", author="Five Arena")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol import run
+from sample_bots.strength import run_weakened
 
 RANKS = "A23456789TJQK"
 SUITS = "cdhs"
@@ -164,4 +164,4 @@ def _choose_pick(observation: dict[str, Any], legal: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    run(choose, name="five-or-less-heuristic", version="1", author="Five Arena")
+    run_weakened(choose, name="five-or-less-heuristic", version="1", author="Five Arena")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol import run
+from sample_bots.strength import run_weakened
 
 #: Take a table card worth at most this many points, else draw from the deck.
 TAKE_AT_MOST = 6
@@ -60,4 +60,4 @@ def choose(observation: dict[str, Any], legal: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    run(choose, name="greedy-furious-five", version="1", author="Five Arena")
+    run_weakened(choose, name="greedy-furious-five", version="1", author="Five Arena")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol import run
+from sample_bots.strength import run_weakened
 
 RANKS = "sABCJKL"
 SUITS = "br"
@@ -85,4 +85,4 @@ def choose(observation: dict[str, Any], legal: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    run(choose, name="octablitz-heuristic", version="1", author="Five Arena")
+    run_weakened(choose, name="octablitz-heuristic", version="1", author="Five Arena")

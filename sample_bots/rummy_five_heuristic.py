@@ -18,7 +18,7 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
-from protocol import run
+from sample_bots.strength import run_weakened
 
 SUITS = "br"
 RANKS = "sABCJKL"
@@ -101,7 +101,7 @@ def choose(observation: dict[str, Any], legal: list[str]) -> int:
     if observation["phase"] == "claim":
         return 0  # pass: no Run/Set
     seat = observation["seat"]
-    trio = observation["exposed"][seat]
+    trio = list(observation["exposed"][seat])  # a tuple in-process, a list on the wire
     royals = not observation["called"][seat]
     unseen = _unseen(observation)
     best_index, best_value = 0, -1.0
@@ -123,4 +123,4 @@ def choose(observation: dict[str, Any], legal: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    run(choose, name="rummy-five-heuristic", version="1", author="Five Arena")
+    run_weakened(choose, name="rummy-five-heuristic", version="1", author="Five Arena")
