@@ -24,6 +24,7 @@ into comparable pools first (same game, options and time control).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -337,9 +338,34 @@ def rate_pool(games: Sequence[Game], *, bootstrap: int = 200, seed: int = 0,
             pool.players, point.values * ELO_PER_NAT, lower * ELO_PER_NAT,
             upper * ELO_PER_NAT, pool.games, best, worst, strict=True)
     ]
+    if anchor is None:
+        ratings = _open_lone_reference(ratings)
     order = sorted(range(len(ratings)), key=lambda i: _rank_key(ratings[i]))
     los = _los(samples, point.component)[np.ix_(order, order)]
     return RatedPool(tuple(ratings[i] for i in order), los, anchor, bootstrap)
+
+
+def _open_lone_reference(ratings: list[Rating]) -> list[Rating]:
+    """When one bot beat every other (or lost to every other) every time, it is the
+    only finitely rated bot, so the mean of the finite ratings pins it at exactly 0
+    with a zero-width interval, a value that measures nothing.  Then centre between
+    it and the nearest of the others instead: it gets a one-sided bound (``> +70``)
+    and the others' bounds move by the same amount (``< -70``)."""
+    finite = [r for r in ratings if math.isfinite(r.estimate)]
+    others = [r for r in ratings if r not in finite]
+    if len(finite) != 1 or not others:
+        return ratings
+    if all(r.estimate == -math.inf and math.isfinite(r.upper) for r in others):
+        shift = -max(r.upper for r in others) / 2
+        lone = dataclasses.replace(finite[0], estimate=math.inf, lower=shift, upper=math.inf)
+    elif all(r.estimate == math.inf and math.isfinite(r.lower) for r in others):
+        shift = -min(r.lower for r in others) / 2
+        lone = dataclasses.replace(finite[0], estimate=-math.inf, lower=-math.inf, upper=shift)
+    else:
+        return ratings
+    return [lone if r is finite[0] else
+            dataclasses.replace(r, lower=r.lower + shift, upper=r.upper + shift)
+            for r in ratings]
 
 
 def _rank_key(r: Rating) -> tuple[bool, float, float, float, str]:

@@ -250,8 +250,10 @@ def test_single_decisive_game() -> None:
     # The reference (equal in size, games and all) is the first bot: a.
     ratings = fit_elo([win("a", "b")])
     assert ratings == {"a": 0.0, "b": -math.inf}
-    (b,) = [r for r in rate([win("a", "b")], bootstrap=10) if r.player == "b"]
-    assert b.upper == pytest.approx(-one_sided_bound(1))  # one game says little: < +636
+    a, b = sorted(rate([win("a", "b")], bootstrap=10), key=lambda r: r.player)
+    # One game says little: a - b > the one-sided bound, shown centred between them.
+    assert b.upper == pytest.approx(-one_sided_bound(1) / 2)
+    assert a.lower - b.upper == pytest.approx(one_sided_bound(1))
 
 
 def test_draw_only_gives_equal_ratings() -> None:
@@ -476,3 +478,12 @@ def test_round_robin_order_follows_total_score(games: list[Game]) -> None:
         elif points[p] > points[q]:
             finite = math.isfinite(ratings[p]) and math.isfinite(ratings[q])
             assert ratings[p] > ratings[q] + 1e-6 if finite else ratings[p] >= ratings[q]
+
+
+def test_two_bots_one_always_winning_get_one_sided_bounds_not_a_fixed_zero() -> None:
+    ratings = {r.player: r for r in rate([[("a", 1), ("b", 2)]] * 10, bootstrap=50)}
+    assert ratings["a"].bounded == "lower" and ratings["b"].bounded == "upper"
+    assert ratings["a"].lower == -ratings["b"].upper > 0  # centred between the two
+    assert ratings["a"].format().startswith("> +") and ratings["b"].format().startswith("< -")
+    losing = {r.player: r for r in rate([[("a", 2), ("b", 1)]] * 10, bootstrap=50)}
+    assert losing["a"].format().startswith("< -") and losing["b"].format().startswith("> +")
