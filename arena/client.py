@@ -190,7 +190,7 @@ class BotClient:
         """Write one message; a bot that stops reading its stdin cannot block
         the table past ``deadline``."""
         with trio.move_on_at(deadline):
-            await self.process.send(wire.pack(message))
+            await self.process.send(self._pack(message))
             return
         raise TimeoutFault("did not read its input before the deadline")
 

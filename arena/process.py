@@ -242,11 +242,11 @@ class BotProcess:
         there, part of ``data`` may be written already (the caller faults the
         bot: its stream is cut)."""
         view = memoryview(data)
-        while view := view[self.write(view):]:
-            try:
+        try:
+            while view := view[self.write(view):]:
                 await trio.lowlevel.wait_writable(_open_fd(self.stdin))
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                raise CrashFault(f"stdin closed ({exc.__class__.__name__})") from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise CrashFault(f"stdin closed ({exc.__class__.__name__})") from None
 
     async def receive(self) -> bytes:
         """Read the next chunk of stdout; end of file is a crash.
