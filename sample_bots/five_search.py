@@ -9,7 +9,7 @@ It plays the action with the best mean value, the value of a hand being the
 chance of outlasting each other player after it (from the points each can
 still take before the limit).
 
-Command line: ``--think SECONDS`` (default 0.5, at most 40% of the move
+Command line: ``--think SECONDS`` (default 0.2, at most 40% of the move
 time), ``--iterations N``, ``--seed S``.
 """
 

@@ -6,7 +6,7 @@ action out with the greedy bot's policy for every seat, to the end of the
 round or a horizon of :data:`HORIZON` decisions, where a round still going is
 judged by the hand totals.  It plays the action with the best mean chips.
 
-Command line: ``--think SECONDS`` (default 0.5, at most 40% of the move
+Command line: ``--think SECONDS`` (default 0.2, at most 40% of the move
 time), ``--iterations N``, ``--seed S``.
 """
 

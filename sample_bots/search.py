@@ -41,8 +41,10 @@ from arena.games import game_class
 from arena.games.base import Action, GameError, State
 from protocol import Bot, Request, run
 
-#: Share of the free move time a decision may use (the rest is the margin).
+#: Share of the free move time a decision may plan to use (the rest is the margin).
 MOVE_SHARE = 0.4
+#: Share of it after which a search gives up, rollouts unfinished, for the heuristic.
+HARD_SHARE = 0.7
 #: Determinisations drawn before giving up on one position.
 ATTEMPTS = 30
 #: The opponents' latest actions that weigh a determinisation (see SearchBot.replay).
@@ -193,7 +195,7 @@ class Settings:
     SECONDS``, ``--iterations N``, ``--seed S``)."""
 
     #: Most seconds per decision; never more than MOVE_SHARE of the free move time.
-    think: float = 0.5
+    think: float = 0.2
     #: Most determinisations per decision (each rolls out every legal action).
     iterations: int = 1000
     seed: int = 0
@@ -272,6 +274,10 @@ class SearchBot(Bot):
                 self.read(history, event, when)
         return history
 
+    def candidates(self, legal: Sequence[Action], fallback: int) -> list[int]:
+        """The legal actions worth searching.  Default: all."""
+        return list(range(len(legal)))
+
     def start(self, hand_start: Mapping[str, Any]) -> History:
         """An empty history from the ``hand_start`` event."""
         raise NotImplementedError
@@ -337,13 +343,16 @@ class SearchBot(Bot):
             return 0
         start = time.monotonic()
         fallback = self.heuristic(request.observation, legal)
+        if len(self.candidates(legal, fallback)) < 2:
+            return fallback
         try:
             history = self.parse(self.events)
         except Unsupported as why:
             self.fallbacks[str(why)] += 1
             return fallback
-        budget = min(self.settings.think, MOVE_SHARE * _move_seconds(request.time))
-        index = self.search(history, legal, fallback, start + budget)
+        move = _move_seconds(request.time)
+        budget = min(self.settings.think, MOVE_SHARE * move)
+        index = self.search(history, legal, fallback, start + budget, start + HARD_SHARE * move)
         if index is None:
             self.fallbacks["no determinisation"] += 1
             return fallback
@@ -359,22 +368,24 @@ class SearchBot(Bot):
 
     # -- the search ---------------------------------------------------------------
     def search(self, history: History, legal: Sequence[Action], fallback: int,
-               deadline: float) -> int | None:
+               deadline: float, hard: float) -> int | None:
         """Index of the best action by paired rollouts until ``deadline``, the
-        iteration cap or a clear leader; None if no position could be built.
-        Actions clearly behind the leader stop being rolled out."""
+        iteration cap or a clear leader; None if no position could be built,
+        or not even one round of rollouts by ``hard``.  Actions clearly behind
+        the leader stop being rolled out."""
         seats = self.virtual_seats(history)
         me = seats[self.seat]
         self.real = {virtual: seat for seat, virtual in seats.items()}
-        values: dict[int, list[float]] = {i: [] for i in range(len(legal))}
+        values: dict[int, list[float]] = {i: [] for i in self.candidates(legal, fallback)}
         rounds = 0
         while rounds < self.settings.iterations:
-            state = self.position(history, seats, legal)
+            state = self.position(history, seats, legal, hard)
             if state is None:
                 break
             row = {}
             for i in values:
-                if rounds and time.monotonic() > deadline:
+                now = time.monotonic()
+                if now > hard or (rounds and now > deadline):
                     break
                 after = state.clone()
                 after.apply_action(legal[i])
@@ -394,9 +405,9 @@ class SearchBot(Bot):
         return _best(values, fallback)
 
     def position(self, history: History, seats: Mapping[int, int],
-                 legal: Sequence[Action]) -> State | None:
+                 legal: Sequence[Action], hard: float = float("inf")) -> State | None:
         """A determinised state at this decision, or None when ATTEMPTS deals
-        each made some past action illegal.
+        each made some past action illegal (or ``hard`` has passed).
 
         A deal that explains the opponents' recent actions the way
         :meth:`likely` expects is likelier: one with ``m`` unexpected actions
@@ -409,6 +420,8 @@ class SearchBot(Bot):
         best: tuple[int, State] | None = None
         tried = 0
         for _ in range(ATTEMPTS):
+            if time.monotonic() > hard:
+                break
             try:
                 options["deck"] = stack_deck(history, self.seat, deck, self.rng, self.deal_to)
                 state = game_type(len(seats), options).new_state(self.rng.getrandbits(32))

@@ -1,0 +1,123 @@
+"""Elo gap of each game's search bot over its heuristic bot, within the default time control.
+
+    python bench/search_gap.py [--games 32] [--game NAME ...] [--think 0.1] [-j 2]
+
+For each game with a search bot (``sample_bots.SEARCH``): a real ``arena
+tournament`` (subprocess bots in the sandbox, the default time control: 1 s a
+move, 10 s of bank) into a temporary SQLite database, heads-up, search bot
+against heuristic bot on duplicate deals (every deal played twice, seats
+swapped).  From the stored games: the pentanomial Elo of the search bot with
+its 95% interval (``arena.match_stats``, pairs of one deal), faults, the
+search bot's slowest move, and whether the gap reaches the +100 bar.
+
+``--think`` is the search bot's time per move (its default is 0.2 s); the
+bench uses 0.1 s by default to fit the run in a few minutes on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.match_stats import MatchSummary, Pentanomial, summarize_pairs
+from arena.storage import Store, StoredGame
+from sample_bots import HEURISTICS, SEARCH, command
+
+BAR = 100.0
+SEARCH_NAME, HEURISTIC_NAME = "search", "heuristic"
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One game's match: the search bot's figures and how it kept to its clock."""
+
+    summary: MatchSummary
+    faults: int
+    slowest_ms: float
+    seconds: float
+
+
+def play_match(game: str, games: int, think: float, parallel: int, seed: int,
+               folder: Path) -> list[StoredGame]:
+    """Run the ``arena tournament`` of one game and return its stored games."""
+    db = f"sqlite:///{folder}/{game}.db"
+    search = f"{command(SEARCH[game])} --think {think} --seed {seed}"
+    done = subprocess.run(
+        ["arena", "tournament", "-g", game, "-k", "2", "-n", str(games), "--seed", str(seed),
+         "-j", str(parallel), "--db", db,
+         "-b", f"{SEARCH_NAME}={search}", "-b", f"{HEURISTIC_NAME}={command(HEURISTICS[game])}"],
+        check=False, capture_output=True, text=True)
+    if done.returncode not in (0, 3):  # 3: some bot faulted, counted below
+        sys.exit(f"arena tournament failed ({done.returncode}):\n{done.stderr}")
+    return list(Store(db).games())
+
+
+def pairs(games: Sequence[StoredGame]) -> Pentanomial:
+    """The search bot's points per deal, both seatings (games without result left out)."""
+    by_deal: dict[int, list[float]] = {}
+    for game in games:
+        if game.no_result:
+            continue
+        mine = game.places[game.seats.index(SEARCH_NAME)]
+        theirs = game.places[game.seats.index(HEURISTIC_NAME)]
+        points = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+        by_deal.setdefault(game.number // 2, []).append(points)
+    return Pentanomial.of([(p[0], p[1]) for p in by_deal.values() if len(p) == 2])
+
+
+def slowest_move_ms(folder: Path, game: str, games: Sequence[StoredGame]) -> float:
+    """The search bot's longest move (wall time) over every stored game."""
+    store = Store(f"sqlite:///{folder}/{game}.db")
+    slowest = 0
+    for stored in games:
+        record = store.record(stored.id)
+        if record is None:
+            continue
+        seat = stored.seats.index(SEARCH_NAME)
+        for step, times in zip(record.actions, record.times, strict=True):
+            for (decider, _action), move in zip(step, times, strict=True):
+                if move is not None and decider == seat:
+                    slowest = max(slowest, move[0])
+    return slowest / 1000
+
+
+def measure(game: str, games: int, think: float, parallel: int, seed: int,
+            folder: Path) -> Gap:
+    start = time.monotonic()
+    stored = play_match(game, games, think, parallel, seed, folder)
+    faults = sum(len(g.faults) for g in stored)
+    return Gap(summarize_pairs(pairs(stored)), faults, slowest_move_ms(folder, game, stored),
+               time.monotonic() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=32, help="games per game type (even)")
+    parser.add_argument("--game", action="append", choices=sorted(SEARCH), help="only these games")
+    parser.add_argument("--think", type=float, default=0.1, help="search seconds per move")
+    parser.add_argument("-j", "--parallel", type=int, default=2, help="streams at once")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    print(f"{'game':14}{'games':>6}{'W-D-L':>10}{'Elo gap':>9}{'95% interval':>18}"
+          f"{'faults':>7}{'slowest':>9}{'time':>7}  bar +{BAR:.0f}")
+    with tempfile.TemporaryDirectory() as name:
+        for game in args.game or list(SEARCH):
+            gap = measure(game, args.games - args.games % 2, args.think, args.parallel,
+                          args.seed, Path(name))
+            s = gap.summary
+            low, high = s.elo - s.elo_error, s.elo + s.elo_error
+            verdict = "ok" if s.elo >= BAR else "BELOW"
+            print(f"{game:14}{s.wins + s.draws + s.losses:>6}"
+                  f"{f'{s.wins}-{s.draws}-{s.losses}':>10}{s.elo:>+9.0f}"
+                  f"  [{low:>+6.0f}, {high:>+6.0f}]{gap.faults:>7}{gap.slowest_ms:>7.0f}ms"
+                  f"{gap.seconds:>6.0f}s  {verdict}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
