@@ -28,6 +28,7 @@ reply is a protocol fault), and yields to the other tables at every read
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 from collections.abc import Mapping, Sequence
@@ -106,6 +107,8 @@ class Clock:
 
     def __post_init__(self) -> None:
         self.bank = self.control.bank
+        self._message: dict[str, Any] = {}
+        self._message_bank = math.nan
 
     def spend(self, elapsed: float) -> None:
         """Take the time beyond the free move time from the bank (down to 0)."""
@@ -114,8 +117,12 @@ class Clock:
             self.bank = self.bank - beyond if beyond < self.bank else 0.0
 
     def as_message(self) -> dict[str, Any]:
-        return {"move_ms": int(self.control.move * 1000), "bank_ms": int(self.bank * 1000),
-                "clock": self.control.clock}
+        """The request's ``time`` (the same dict while the bank is unchanged)."""
+        if self._message_bank != self.bank:
+            self._message = {"move_ms": int(self.control.move * 1000),
+                             "bank_ms": int(self.bank * 1000), "clock": self.control.clock}
+            self._message_bank = self.bank
+        return self._message
 
 
 class MoveTimer:
@@ -233,9 +240,10 @@ class BotClient:
             if (sent := process.write(data)) < len(data):  # the pipe is full
                 await process.send(memoryview(data)[sent:])
             written = True
-            reply = await self._await_reply(request_id)
+            index = (await self._await_reply(request_id)).get("index")
             if not process.timed_out:
-                return _action_index(reply, legal)
+                return index if type(index) is int and 0 <= index < len(legal) else \
+                    _action_index(index, legal)
         except CrashFault:
             if not process.timed_out:
                 raise
@@ -268,11 +276,14 @@ class BotClient:
         """Read until the reply to ``request_id`` arrives: an ``action`` that
         echoes it exactly (an integer, not 17.0 or "17"); ignore every other
         message."""
-        parse_next, reader, process = self._parse_next, self.reader, self.process
+        reader, process = self.reader, self.process
         while True:
-            # _next_message, inlined: one coroutine less to pass through per wait.
-            while (message := parse_next()) is None:
-                reader.push(await process.receive())
+            # _next_message and _parse_next, inlined: the hot path.
+            try:
+                while (message := reader.next_message()) is None:
+                    reader.push(await process.receive())
+            except wire.ProtocolViolation as exc:
+                raise ProtocolFault(str(exc)) from None
             reply_id = message.get("id")
             if (type(reply_id) is int and reply_id == request_id
                     and message["type"] == wire.ACTION):
@@ -301,8 +312,8 @@ class BotClient:
         await trio.lowlevel.checkpoint()
 
 
-def _action_index(reply: dict[str, Any], legal: Sequence[str]) -> int:
-    index = reply.get("index")
+def _action_index(index: object, legal: Sequence[str]) -> int:
+    """``index`` if it is a valid index into ``legal``; else IllegalActionFault."""
     if not isinstance(index, int) or isinstance(index, bool):
         raise IllegalActionFault(f"action index {index!r} is not an integer")
     if not 0 <= index < len(legal):

@@ -93,17 +93,18 @@ class _ProcessTable:
 
     def __init__(self) -> None:
         self.children: dict[int, list[int]] = {}
-        self.scanned = -SCAN_INTERVAL
+        #: When (``time.monotonic()``) the next scan is due.
+        self.due = 0.0
         #: Counts scans, so a bot recomputes its tree only after a new one.
         self.generation = 0
 
     def rescan(self, force: bool = False) -> None:
         now = time.monotonic()
-        if force or now - self.scanned >= SCAN_INTERVAL:
+        if force or now >= self.due:
             self.children = {}
             for pid, parent in _scan_parents().items():
                 self.children.setdefault(parent, []).append(pid)
-            self.scanned = now
+            self.due = now + SCAN_INTERVAL
             self.generation += 1
 
     def descendants(self, root: int, skip: int = 0) -> list[int]:
@@ -215,9 +216,9 @@ class BotProcess:
         self._sleep = trio.CancelScope()
         self._members = [self.pid]
         self._generation = -1
-        # The CPU clocks of the members listed in _clocked.
-        self._clocked: list[int] = []
+        # The CPU clocks of the members, as of scan number _clocks_generation.
         self._clocks: list[int] = []
+        self._clocks_generation = -1
         self._stats = _StatReader()
         self._closed = False
 
@@ -294,9 +295,9 @@ class BotProcess:
         to the nanosecond: one ``clock_gettime`` of each process's CPU clock,
         a tenth of :meth:`cpu_seconds`' cost.  Unlike it, it does not count
         children already reaped."""
-        if self._find_members() is not self._clocked:
-            self._clocked = self._members
-            self._clocks = [_process_cpu_clock(pid) for pid in self._members]
+        if time.monotonic() >= _TABLE.due or self._clocks_generation != _TABLE.generation:
+            self._clocks = [_process_cpu_clock(pid) for pid in self._find_members()]
+            self._clocks_generation = _TABLE.generation
         total = 0
         for clock in self._clocks:
             try:

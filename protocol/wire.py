@@ -54,6 +54,8 @@ class Limits:
 
     def __init__(self, max_message_bytes: int = 64 * 1024, max_container_len: int = 4096,
                  max_str_len: int = 16 * 1024, max_depth: int = 16) -> None:
+        if max_depth < 1:
+            raise ValueError("max_depth must be at least 1: a message is a map")
         self.max_message_bytes = max_message_bytes
         self.max_container_len = max_container_len
         self.max_str_len = max_str_len
@@ -112,6 +114,8 @@ class MessageReader:
         self._slice: bytes | memoryview | None = None
         self._slice_start = 0
         self._walk = _HeaderWalk(limits)
+        # Whether the reader checks the depth itself (else msgpack does).
+        self._checks_depth = limits.max_depth < MSGPACK_MAX_DEPTH
         self._unpacker = msgpack.Unpacker(
             raw=False,
             strict_map_key=False,
@@ -159,13 +163,13 @@ class MessageReader:
                 raise ProtocolViolation(f"malformed msgpack: {exc}") from None
             start = self._message_start
             end = self._message_start = unpacker.tell()
-            self.last_size = end - start
-            if end - start > self.limits.max_message_bytes:
+            self.last_size = size = end - start
+            if size > self.limits.max_message_bytes:
                 raise self._too_large()
             if type(value) is not dict or type(value.get("type")) is not str:
                 raise _not_a_message(value)
-            if self.limits.max_depth < MSGPACK_MAX_DEPTH:
-                self._check_depth(value, start, end)
+            if self._checks_depth and any(map(_IS_CONTAINER, map(type, value.values()))):
+                self._check_depth(value, start, end)  # (a map of scalars is one deep)
             return value
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
@@ -213,8 +217,6 @@ class MessageReader:
     def _check_depth(self, value: dict[str, Any], start: int, end: int) -> None:
         """Check the nesting of the message parsed from stream bytes ``start:end``."""
         limit = self.limits.max_depth
-        if limit >= 1 and not any(map(_IS_CONTAINER, map(type, value.values()))):
-            return  # a map of scalars (a bot's reply): one deep
         data, offset = self._slice, self._slice_start
         if data is not None and start >= offset:
             # No copy when the message is the whole slice (one message per read).

@@ -208,3 +208,11 @@ async def test_every_request_yields_to_the_other_tables() -> None:
             await ask(client)
         assert ticks - before >= 50
         nursery.cancel_scope.cancel()
+
+
+async def test_the_first_move_of_a_lone_bot_records_its_cpu_time() -> None:
+    async with connected(BotSpec("spin", f"{sys.executable} {SPENDER} spin 0.02")) as client:
+        for _ in range(2):
+            await ask(client)
+            wall, cpu = client.last_move
+            assert 0.02 <= cpu <= wall + 0.001
