@@ -31,6 +31,7 @@ import signal
 import subprocess
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -111,16 +112,52 @@ class _ProcessTable:
         """``root`` and its descendants as of the last scan, less the first
         ``skip`` generations."""
         children = self.children
-        found, stack = [], [(root, 0)]
-        while stack:
-            pid, depth = stack.pop()
-            if depth >= skip:
-                found.append(pid)
-            stack.extend((child, depth + 1) for child in children.get(pid, ()))
-        return found
+        return _descendants(root, skip, lambda pid: children.get(pid, ()))
 
 
 _TABLE = _ProcessTable()
+
+
+def _descendants(root: int, skip: int, children_of: Callable[[int], Iterable[int]]
+                 ) -> list[int]:
+    """``root`` and its descendants, less the first ``skip`` generations."""
+    found, stack = [], [(root, 0)]
+    while stack:
+        pid, depth = stack.pop()
+        if depth >= skip:
+            found.append(pid)
+        stack.extend((child, depth + 1) for child in children_of(pid))
+    return found
+
+
+def _tree_now(root: int, skip: int = 0) -> list[int]:
+    """``root`` and its descendants now, less the first ``skip`` generations:
+    walked down from ``root`` through each process's list of children (a few
+    reads), or, where the kernel has no such lists, from a new shared scan of
+    every process."""
+    if _HAS_CHILDREN_LISTS:
+        return _descendants(root, skip, _children_now)
+    _TABLE.rescan(force=True)
+    return _TABLE.descendants(root, skip)
+
+
+def _children_now(pid: int) -> list[int]:
+    """The children of every thread of ``pid`` (/proc/PID/task/TID/children)."""
+    children: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:  # gone
+        return children
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", "rb") as file:
+                children += map(int, file.read().split())
+        except OSError:
+            continue
+    return children
+
+
+_HAS_CHILDREN_LISTS = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
 
 def _scan_parents() -> dict[int, int]:
@@ -308,12 +345,17 @@ class BotProcess:
 
     def _find_members(self, refresh: bool = False) -> list[int]:
         """The bot's processes: found by a shared scan of /proc at most once a
-        second (or now, with ``refresh``), so a child counts from when it is
-        found.  Under bubblewrap its own two processes (which only wait) are
-        left out."""
-        _TABLE.rescan(force=refresh)
+        second (or now, with ``refresh``: :func:`_tree_now`), so a child counts
+        from when it is found.  Under bubblewrap its own two processes (which
+        only wait) are left out."""
+        skip = 2 if self.sandbox.kind == "bwrap" else 0
+        if refresh:
+            self._members = _tree_now(self.pid, skip)
+            self._generation = _TABLE.generation
+            self._clocks_generation = -1
+            return self._members
+        _TABLE.rescan()
         if self._generation != _TABLE.generation:
-            skip = 2 if self.sandbox.kind == "bwrap" else 0
             self._members = _TABLE.descendants(self.pid, skip)
             self._generation = _TABLE.generation
         return self._members
@@ -395,8 +437,7 @@ class BotProcess:
         every process carrying this bot's environment marker."""
         victims = [self.pid]
         if self.sandbox.kind != "bwrap" and self.popen.poll() is None:
-            _TABLE.rescan(force=True)
-            victims = _TABLE.descendants(self.pid)
+            victims = _tree_now(self.pid)
         for pid in victims:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
