@@ -138,8 +138,8 @@ class MoveTimer:
     start and the end.
     """
 
-    __slots__ = ("allowance", "clock", "cpu_mode", "now", "read_cpu", "start", "start_cpu",
-                 "wall_deadline")
+    __slots__ = ("allowance", "clock", "cpu_mode", "looked", "now", "read_cpu", "start",
+                 "start_cpu", "wall_deadline")
 
     def __init__(self, clock: Clock, process: BotProcess) -> None:
         self.clock = clock
@@ -150,6 +150,7 @@ class MoveTimer:
         self.allowance = allowance = clock.control.move + clock.bank
         self.start = start = now()
         self.start_cpu = read_cpu()
+        self.looked = False
         #: No move lasts past this, whatever the clock.
         self.wall_deadline = start + (WALL_BACKSTOP_FACTOR * allowance + 1 if cpu_mode
                                       else allowance)
@@ -158,7 +159,11 @@ class MoveTimer:
         """When to look again at whether the bot is out of time."""
         if not self.cpu_mode:
             return self.wall_deadline
-        left = self.allowance - (self.read_cpu() - self.start_cpu)
+        if self.looked:
+            left = self.allowance - (self.read_cpu() - self.start_cpu)
+        else:  # asked at the start (by the watchdog): nothing used yet
+            self.looked = True
+            left = self.allowance
         return min(self.wall_deadline, self.now() + max(CPU_CHECK_SECONDS, left))
 
     def out_of_time(self) -> bool:
