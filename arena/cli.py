@@ -224,7 +224,8 @@ def _add_parallel_flags(parser: argparse.ArgumentParser) -> None:
                              "(default: CPU count)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="worker processes on this machine, a local Dask cluster "
-                             "(default: one per CPU, at most --parallel; 1 plays in this process)")
+                             "(default: one per two CPUs, at most --parallel; "
+                             "1 plays in this process)")
     parser.add_argument("--cluster", metavar="tcp://HOST:PORT", default=None,
                         help="play on the workers of this running Dask scheduler "
                              "(see the README)")

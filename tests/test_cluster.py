@@ -50,7 +50,8 @@ def test_units_chunk_every_stream_and_interleave_them() -> None:
         sorted((s.table, g) for s, games in todo for g in games)
     assert all(0 < len(u.games) <= 4 for u in chunks)
     assert [u.stream for u in chunks[:len(todo)]] == [s for s, _ in todo]
-    assert UNIT_GAMES >= 1 and local_layout(8, cpus=2) == (2, 4) and local_layout(1, 4) == (1, 1)
+    assert UNIT_GAMES >= 1 and local_layout(8, cpus=2) == (1, 8) and local_layout(1, 4) == (1, 1)
+    assert local_layout(8, cpus=8) == (4, 2) and local_layout(3, cpus=16) == (3, 1)
 
 
 def test_tournament_on_local_cluster_stores_exactly_the_schedule(
@@ -133,7 +134,8 @@ def test_tournament_on_a_running_dask_scheduler_and_worker(tmp_path: Path) -> No
 
 
 def test_ctrl_c_stops_a_local_cluster_run_in_one_line(tmp_path: Path) -> None:
-    argv = [sys.executable, "-m", "arena.cli", *tournament_args(tmp_path, "-j", "2")]
+    argv = [sys.executable, "-m", "arena.cli",
+            *tournament_args(tmp_path, "-j", "2", "--workers", "2")]
     argv[argv.index("-n") + 1] = "200"
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)

@@ -4,6 +4,7 @@ JSON in and out, what a seat and a spectator may see, and no trio in reports."""
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import subprocess
 import sys
@@ -55,6 +56,17 @@ def test_a_record_round_trips_through_json_and_storage_bytes() -> None:
     again = GameRecord.from_json(json.loads(json.dumps(record.to_json())))
     assert again == record
     assert GameRecord.unpack(record.pack()) == record
+
+
+def test_a_record_pickles_as_its_stored_bytes() -> None:
+    """What a Dask worker sends back: the packed bytes, not the object graph;
+    storing the record read back does not pack it again."""
+    record = played("furious-five", 3, 11)
+    sent = pickle.dumps(record)
+    assert len(sent) < len(record.pack()) + 200
+    received = pickle.loads(sent)
+    assert received == record
+    assert received.pack() is received.pack() and received.pack() == record.pack()
 
 
 def test_a_record_stored_by_older_code_reads_with_defaults() -> None:

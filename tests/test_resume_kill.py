@@ -23,7 +23,7 @@ GAMES_PER_TABLE = 24
 
 def arena_argv(db: Path, command: str, parallel: int, resume: bool) -> list[str]:
     argv = [sys.executable, "-m", "arena.cli", "tournament", "--db", f"sqlite:///{db}",
-            "-j", str(parallel)]
+            "-j", str(parallel), "--workers", str(parallel)]  # 2: a local Dask cluster
     if resume:
         return [*argv, "--resume", "1"]
     bots = [f"-b=r{i}={command}" for i in range(BOTS)]
