@@ -875,4 +875,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # ``python -m arena.cli``: run main of the module ``arena.cli``, not of this copy
+    # (``__main__``), so that it catches the UserError that arena.cli_admin raises.
+    from arena import cli
+
+    sys.exit(cli.main())

@@ -10,6 +10,7 @@ Errors are :class:`arena.cli.UserError` (one line on stderr, exit 2).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
@@ -78,6 +79,17 @@ def cmd_rules(_args: argparse.Namespace) -> int:
     return 0
 
 
+def emit(lines: Iterable[str]) -> None:
+    """Print ``lines``; a reader that stops early (``| head``) ends the output quietly."""
+    try:
+        for line in lines:
+            print(line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would complain once more when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _stored(url: str) -> Store:
     """The existing database at ``url`` (a mistyped file is an error)."""
     try:
@@ -92,8 +104,7 @@ def cmd_tournaments(args: argparse.Namespace) -> int:
     tournaments = _stored(args.db).tournaments()
     if not tournaments:
         print(f"arena: no tournaments in {args.db}", file=sys.stderr)
-    for line in tournament_lines(tournaments):
-        print(line)
+    emit(tournament_lines(tournaments))
     return 0
 
 
@@ -126,8 +137,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     games = select_games(store, tournaments, args.tournament, args.bot, args.limit)
     if not games:
         print("arena: no stored games match", file=sys.stderr)
-    for game in games:
-        print(game_line(game))
+    emit(map(game_line, games))
     return 0
 
 
@@ -164,8 +174,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.seat is not None and not 0 <= args.seat < len(game.seats):
         raise UserError(f"--seat must be from 0 to {len(game.seats) - 1} "
                         f"(game {game.id} has {len(game.seats)} seats), not {args.seat}")
-    for line in replay_lines(game, record, args.seat):
-        print(line)
+    emit(replay_lines(game, record, args.seat))
     return 0
 
 
@@ -183,21 +192,24 @@ def replay_lines(game: StoredGame, record: GameRecord, seat: int | None) -> Iter
     replayed = replay(game, record)
     if replayed is None:
         yield "(this record does not replay on this code's engines: decisions and events only)"
+    before = None
     for position in timeline(game, record, seat, replayed):
-        yield "start" if not position.moves else \
-            f"step {position.steps.start}: " + "; ".join(map(
-                lambda move: _move_text(move, names), position.moves))
+        yield "start" if not position.moves else f"step {position.steps.start}: " + "; ".join(
+            _move_text(move, names, seat) for move in position.moves)
         yield from (f"  * {line}" for line in position.log)
         yield from (f"  * (to you) {line}" for line in position.private)
         if position.observation is not None:
-            yield from (f"  {line}" for line in observation_lines(position.observation, names))
+            yield from (f"  {line}" for line in observation_lines(position.observation, names,
+                                                                  before))
+            before = position.observation
     yield from result_lines(game)
 
 
-def _move_text(move: list[Any], names: list[str]) -> str:
+def _move_text(move: list[Any], names: list[str], viewer: int | None) -> str:
     seat, text = move[0], move[1]
     by_arena = " [played by the arena: the seat had faulted]" if len(move) > 2 else ""
-    return f"{seat_label(seat, names)} {text if text is not None else '(hidden)'}{by_arena}"
+    return (f"{seat_label(seat, names, viewer)} {text if text is not None else '(hidden)'}"
+            f"{by_arena}")
 
 
 def result_lines(game: StoredGame) -> list[str]:

@@ -31,10 +31,7 @@ def value_text(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
-        if all(isinstance(item, (str, int, float)) for item in value):
-            return " ".join(map(str, value))
-        return " ".join(f"[{value_text(item)}]" if isinstance(item, (list, tuple))
-                        else value_text(item) for item in value)
+        return " ".join(_item_text(item) for item in value)
     if isinstance(value, Mapping):
         return ", ".join(f"{key} {value_text(item)}" for key, item in value.items())
     if isinstance(value, str):
@@ -42,9 +39,20 @@ def value_text(value: Any) -> str:
     return json.dumps(value)
 
 
-def observation_lines(observation: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+def _item_text(item: Any) -> str:
+    """A list's item: containers bracketed, so that lists of them read apart."""
+    if isinstance(item, (list, tuple)):
+        return f"[{value_text(item)}]"
+    if isinstance(item, Mapping):
+        return f"{{{value_text(item)}}}"
+    return value_text(item)
+
+
+def observation_lines(observation: Mapping[str, Any], names: Sequence[str],
+                      since: Mapping[str, Any] | None = None) -> list[str]:
     """One viewer's observation: whose turn, a line per seat (its cards, its
-    per-seat fields, the viewer's hand), then the table's other fields."""
+    per-seat fields, the viewer's hand), then the table's other fields; with
+    ``since`` (the observation before) only those that changed."""
     viewer = observation.get("seat")
     sizes = observation.get("hand_sizes") or []
     per_seat = [name for name in SEAT_FIELDS.get(str(observation.get("game")), ())
@@ -59,7 +67,8 @@ def observation_lines(observation: Mapping[str, Any], names: Sequence[str]) -> l
     if viewer is not None and "hand" in observation:
         lines.append(f"  your hand: {value_text(observation['hand'])}")
     facts = [f"{key} {value_text(value)}" for key, value in observation.items()
-             if key not in ENVELOPE and key not in CONSTANT and key not in per_seat]
+             if key not in ENVELOPE and key not in CONSTANT and key not in per_seat
+             and (since is None or key not in since or since[key] != value)]
     lines += textwrap.wrap("; ".join(facts), WIDTH, initial_indent="  ",
                            subsequent_indent="  ")
     return lines
