@@ -36,7 +36,8 @@ def version_text() -> str:
     return f"arena {number} (database schema {HEAD_REVISION})"
 
 
-def add_commands(parser: argparse.ArgumentParser, sub: Any) -> None:
+def add_commands(parser: argparse.ArgumentParser,
+                 sub: argparse._SubParsersAction[Any]) -> None:
     """Add ``--version`` to ``parser`` and this module's commands to ``sub``
     (the parser's subparsers)."""
     parser.add_argument("--version", action="version", version=version_text())
@@ -63,7 +64,8 @@ def add_commands(parser: argparse.ArgumentParser, sub: Any) -> None:
     s.set_defaults(run=cmd_show)
 
     d = sub.add_parser("delete", help="delete a tournament and its games")
-    d.add_argument("--tournament", "-t", type=int, metavar="ID", required=True)
+    d.add_argument("--tournament", "-t", type=int, metavar="ID", required=True,
+                   help="the tournament to delete (see 'arena tournaments')")
     d.add_argument("--yes", action="store_true", help="do not ask (needed without a terminal)")
     d.add_argument("--db", default=DEFAULT_URL, help=db_help)
     d.set_defaults(run=cmd_delete)
@@ -90,18 +92,10 @@ def emit(lines: Iterable[str]) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _stored(url: str) -> Store:
-    """The existing database at ``url`` (a mistyped file is an error)."""
-    try:
-        return open_store(url, existing=True)
-    except UserError as exc:
-        raise UserError(f"{exc} (the games' rules and options: 'arena rules')") from None
-
-
 # -- arena tournaments -----------------------------------------------------------
 
 def cmd_tournaments(args: argparse.Namespace) -> int:
-    tournaments = _stored(args.db).tournaments()
+    tournaments = open_store(args.db, existing=True).tournaments()
     if not tournaments:
         print(f"arena: no tournaments in {args.db}", file=sys.stderr)
     emit(tournament_lines(tournaments))
@@ -127,7 +121,10 @@ def tournament_lines(tournaments: Iterable[dict[str, Any]]) -> list[str]:
 def cmd_games(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, not {args.limit}")
-    store = _stored(args.db)
+    try:
+        store = open_store(args.db, existing=True)
+    except UserError as exc:  # 'arena games' listed the games' rules before
+        raise UserError(f"{exc} (the games' rules and options: 'arena rules')") from None
     tournaments = store.tournaments()
     if args.tournament is not None and args.tournament not in {t["id"] for t in tournaments}:
         raise UserError(f"no tournament {args.tournament} in {args.db} "
@@ -166,7 +163,7 @@ def game_line(game: StoredGame) -> str:
 # -- arena show ------------------------------------------------------------------
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = _stored(args.db)
+    store = open_store(args.db, existing=True)
     game = store.game(args.game_id)
     record = store.record(args.game_id) if game is not None else None
     if game is None or record is None:
@@ -225,7 +222,7 @@ def result_lines(game: StoredGame) -> list[str]:
 # -- arena delete ----------------------------------------------------------------
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    store = _stored(args.db)
+    store = open_store(args.db, existing=True)
     stored = store.tournament(args.tournament)
     if stored is None:
         raise UserError(f"no tournament {args.tournament} in {args.db} "

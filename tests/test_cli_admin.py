@@ -4,7 +4,6 @@ and PostgreSQL), the version, and a demo run twice."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -134,7 +133,8 @@ def test_bad_input_is_one_line(played: Played, arena: Arena, tmp_path: Path) -> 
                          (("games", "--bot", "nobody", "--db", played.url), "nobody"),
                          (("games", "-t", "999", "--db", played.url), "no tournament 999"),
                          (("games", "--limit", "0", "--db", played.url), "--limit"),
-                         (("tournaments", "--db", missing), "arena rules"),
+                         (("tournaments", "--db", missing), "no database file"),
+                         (("games", "--db", missing), "arena rules"),
                          (("delete", "-t", "999", "--yes", "--db", played.url), "999"),
                          (("delete", "-t", "1", "--db", played.url), "--yes")]:
         assert_one_line_error(arena(*args), needle)
@@ -175,10 +175,11 @@ def test_delete_removes_a_tournament_and_everything_under_it(
         arena: Arena) -> None:
     url = new_database(request.getfixturevalue("postgres_url")) if backend == "postgresql" \
         else f"sqlite:///{tmp_path / 'arena.db'}"
+    # Seat 0 decides first, so the bad bot crashes (a fault to delete) in every game.
     bad = f"bad={sys.executable} {Path(__file__).parent / 'bots' / 'bad_bot.py'} crash 0"
     for _ in range(2):
         proc = arena("play", "-g", "five", "-o", "max_hands=1", "--sandbox", "none",
-                     "--seed", "4", "--db", url, f"ok={RANDOM}", bad)
+                     "--seed", "4", "--db", url, bad, f"ok={RANDOM}")
         assert proc.returncode == 3, proc.stderr
     store = Store(url)
     assert store.claim(1, "0/0", "me", 60) and store.claim(2, "0/0", "me", 60)
@@ -192,7 +193,8 @@ def test_delete_removes_a_tournament_and_everything_under_it(
 
 def test_delete_asks_on_a_terminal(played: Played, arena: Arena, tmp_path: Path) -> None:
     path = tmp_path / "arena.db"
-    shutil.copy(played.path, path)
+    with sqlite3.connect(played.path) as source, sqlite3.connect(path) as copy:
+        source.backup(copy)  # with what is still in the write-ahead log
     url, jokers = f"sqlite:///{path}", played.tournaments["jokers"]
     for answer, status, said in (("n", 1, "nothing deleted"), ("y", 0, "deleted tournament")):
         terminal = Terminal(["delete", "-t", str(jokers), "--db", url])

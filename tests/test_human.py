@@ -3,11 +3,15 @@ subprocess bots; the game is stored like any other."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from arena.cli import main
 from arena.storage import Store
 from tests.terminal import Terminal
 
@@ -64,11 +68,21 @@ def test_end_of_input_resigns() -> None:
     assert "(end of input)" in proc.stdout and "resigned" in proc.stderr
 
 
-def test_bad_human_seats_are_one_line_errors() -> None:
+def test_bad_human_seats_are_one_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
     for args in (["--human", "2", RANDOM], ["--human", "-1", RANDOM],
                  ["--human", "0", "--json", RANDOM]):
-        proc = subprocess.run([sys.executable, "-m", "arena.cli", "play", "-g", "five", *args],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=60)
-        assert proc.returncode == 2 and "--human" in proc.stderr, proc.stderr
-        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+        with pytest.raises(SystemExit) as exit_:
+            main(["play", "-g", "five", *args])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and "--human" in err, err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_ctrl_c_at_the_prompt_stops_without_storing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    terminal = Terminal([*GAME, "--db", url])
+    assert terminal.read_until(PROMPT) == PROMPT
+    terminal.proc.send_signal(signal.SIGINT)  # what the terminal sends on Ctrl-C
+    assert terminal.finish() == 130
+    assert "arena: interrupted" in terminal.shown and "Traceback" not in terminal.shown
+    assert list(Store(url).games()) == []
