@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -32,13 +33,13 @@ from tqdm import tqdm
 
 from arena.client import CLOCKS, TimeControl
 from arena.cluster import ClusterError, local_layout, open_client
-from arena.games import game_class, game_names, make_game
+from arena.games import game_class, make_game
 from arena.games.base import GameError
 from arena.match_stats import SPRT_MODELS, SequentialTest, Sprt, summarize_pairs
 from arena.process import BotSpec
 from arena.progress import Progress
 from arena.records import GameResult
-from arena.referee import play_single_game
+from arena.referee import EntrantFactory, play_single_game
 from arena.sandbox import (
     SANDBOX_CHOICES,
     Limits,
@@ -61,6 +62,7 @@ from arena.tournament import (
     ConfigError,
     Plan,
     create_tournament,
+    find_tournament,
     match_test,
     run_match,
     run_tournament,
@@ -303,7 +305,7 @@ def _sandbox_of(args: argparse.Namespace, db_url: str | None) -> Sandbox:
 
 
 def _add_game_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", "-g", required=True, help="game name (see 'arena games')")
+    parser.add_argument("--game", "-g", required=True, help="game name (see 'arena rules')")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                         help="game option, repeatable (e.g. rounds=5, deck=Ah,2c,...)")
 
@@ -328,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "are at most --max-tables, else a balanced choice; with "
                                    "--challenger, a gauntlet: every table seats one "
                                    "challenger and k-1 other bots. See docs/formats.md.")
-    _add_entrant_flags(t, "game name (see 'arena games')", "an entrant, repeatable")
+    _add_entrant_flags(t, "game name (see 'arena rules')", "an entrant, repeatable")
     t.add_argument("--table-size", "-k", type=int, default=2, help="players per table (default 2)")
     t.add_argument("--games", "-n", type=int, default=None,
                    help="games per table, a multiple of the table size (default 2 x table size)")
@@ -357,7 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "until a sequential probability ratio test accepts H0 "
                                    "(elo <= elo0) or H1 (elo >= elo1), or --max-pairs pairs "
                                    "are played. See docs/formats.md.")
-    _add_entrant_flags(m, "game name (see 'arena games'), for two players",
+    _add_entrant_flags(m, "game name (see 'arena rules'), for two players",
                        "one of the two bots (give -b twice); Elo is the first one's")
     defaults = Sprt()
     m.add_argument("--elo0", type=float, default=defaults.elo0,
@@ -395,6 +397,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--db", default=None, help="also store the game in this database")
+    p.add_argument("--human", type=int, default=None, metavar="SEAT",
+                   help="you take seat SEAT at the terminal (the bots fill the other seats "
+                        "in order); no time limit for you, q resigns")
     _add_time_flags(p)
     _add_sandbox_flags(p)
 
@@ -424,20 +429,13 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--tournament", "-t", type=int, default=None, metavar="ID",
                    help="only this tournament's games")
 
-    sub.add_parser("games", help="list the games and their options")
+    from arena.cli_admin import add_commands
+
+    add_commands(parser, sub)  # rules, tournaments, games, show, delete, --version
     return parser
 
 
 # -- commands ------------------------------------------------------------------
-
-def cmd_games(_args: argparse.Namespace) -> int:
-    for name in game_names():
-        cls = game_class(name)
-        print(f"{name} ({cls.min_players}-{cls.max_players} players, "
-              f"{cls.score_order} score is better)")
-        for spec in cls.all_option_specs():
-            print(f"  {spec.name}={spec.default!s:<8} {spec.doc}")
-    return 0
 
 
 async def _until_signal(plan: Plan, store: Store, tournament_id: int, run: Execution,
@@ -590,7 +588,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         with execution(args) as run:
             return _run_plan(store, plan, args.resume, run, sandbox)
     if not args.game:
-        raise UserError("--game is required (see 'arena games')")
+        raise UserError("--game is required (see 'arena rules')")
     bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
     games = args.games if args.games is not None else 2 * args.table_size
     check_seed(args.seed)
@@ -633,7 +631,7 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
     """A new match's store, plan and sandbox from the command line (UserError,
     ConfigError or GameError before anything is stored)."""
     if not args.game:
-        raise UserError("--game is required (see 'arena games')")
+        raise UserError("--game is required (see 'arena rules')")
     bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
     if len(bots) != 2:
         raise UserError(f"a match needs exactly two bots (-b A=COMMAND -b B=COMMAND), "
@@ -694,9 +692,21 @@ def match_verdict(plan: Plan, tournament_id: int, test: SequentialTest,
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    bots = [parse_bot(text, i) for i, text in enumerate(args.bots + args.more_bots)]
+    texts = args.bots + args.more_bots
+    human = args.human
+    if human is not None and not 0 <= human <= len(texts):
+        raise UserError(f"--human must be a seat from 0 to {len(texts)} (the bots take the "
+                        f"other seats), not {human}")
+    if human is not None and args.json:
+        raise UserError("--json cannot be combined with --human (the terminal is yours)")
+    seats = [seat for seat in range(len(texts) + (human is not None)) if seat != human]
+    bots = [parse_bot(text, seat) for seat, text in zip(seats, texts, strict=True)]
     if not bots:
         raise UserError("no bots given")
+    if human is not None:
+        from arena.human import HUMAN
+
+        bots.insert(human, HUMAN)
     names = [b.name for b in bots]
     if len(set(names)) != len(names):
         raise UserError("two bots have the same name; name them NAME=COMMAND")
@@ -709,7 +719,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     sandbox = _sandbox_of(args, args.db)
     announce(sandbox)
     try:
-        result = trio.run(play_single_game, game, seed, bots, control, sandbox)
+        result = trio.run(play_single_game, game, seed, bots, control, sandbox,
+                          _human_seat(human, names))
     except BaseException as exc:
         if not is_interrupt(exc):
             raise
@@ -728,6 +739,15 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"arena: bot {fault.bot!r} (seat {fault.seat}) {fault.kind}: {fault.detail}",
               file=sys.stderr)
     return EXIT_FAULT if result.faults else 0
+
+
+def _human_seat(seat: int | None, names: Sequence[str]) -> dict[int, EntrantFactory]:
+    """The entrant factory of the person's seat (``arena play --human``), if any."""
+    if seat is None:
+        return {}
+    from arena.human import HumanEntrant
+
+    return {seat: functools.partial(HumanEntrant, names=names)}
 
 
 def _store_play(store: Store, game: str, options: dict[str, Any], full_options: dict[str, Any],
@@ -799,8 +819,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     with execution(args) as run:
         for plan in demo_plans(args.games, sandbox):
             plan.validate()
-            tid = create_tournament(store, plan)
-            print(f"demo: {plan.game}: {', '.join(b.name for b in plan.bots)}",
+            # A demo run before (same settings) stored this plan: finish it, or reuse it.
+            stored = find_tournament(store, plan)
+            if stored is not None and stored["games_done"] >= plan.total_games:
+                print(f"demo: {plan.game}: tournament {stored['id']} is stored already",
+                      file=sys.stderr)
+                continue
+            tid = create_tournament(store, plan) if stored is None else stored["id"]
+            print(f"demo: {plan.game}: {', '.join(b.name for b in plan.bots)}"
+                  f"{'' if stored is None else f' (resuming tournament {tid})'}",
                   file=sys.stderr)
             status = _run_plan(store, plan, tid, run, sandbox)
             if status not in (0, EXIT_FAULT):
@@ -830,14 +857,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "play": cmd_play,
             "report": cmd_report,
-            "demo": cmd_demo, "games": cmd_games, "sandbox-check": cmd_sandbox_check,
+            "demo": cmd_demo, "sandbox-check": cmd_sandbox_check,
             "export": cmd_export}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        # Commands registered elsewhere (arena/cli_admin.py) set their function as ``run``.
+        return (COMMANDS.get(args.command) or args.run)(args)
     except (UserError, ConfigError, GameError, StorageError, SandboxError, ClusterError) as exc:
         _fail(str(exc))
     except BaseException as exc:
@@ -848,4 +876,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # ``python -m arena.cli``: run main of the module ``arena.cli``, not of this copy
+    # (``__main__``), so that it catches the UserError that arena.cli_admin raises.
+    from arena import cli
+
+    sys.exit(cli.main())

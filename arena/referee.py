@@ -17,8 +17,8 @@ loop itself is :func:`arena.games.loop.turns`, shared with every sync playout.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 import trio
 
@@ -32,6 +32,21 @@ from arena.sandbox import Sandbox
 from protocol import wire
 
 
+class SeatClient(Protocol):
+    """Who plays a seat, as the referee asks it: a bot process's
+    :class:`BotClient`, or a person at the terminal (:mod:`arena.human`)."""
+
+    #: Unsolicited messages ignored so far.
+    ignored: int
+    #: The last move's (wall, CPU) seconds.
+    last_move: tuple[float, float]
+
+    async def request(self, observation: dict[str, Any], legal: Sequence[str],
+                      events: Sequence[Mapping[str, Any]], clock: Clock) -> int: ...
+
+    async def notify(self, message: dict[str, Any], timeout: float) -> None: ...
+
+
 class Entrant:
     """One bot at a table: its process and protocol client, started lazily."""
 
@@ -43,10 +58,10 @@ class Entrant:
         self.nursery = nursery
         self.sandbox = sandbox
         self.process: BotProcess | None = None
-        self.client: BotClient | None = None
+        self.client: SeatClient | None = None
         self.info = BotInfo()
 
-    async def ensure_started(self) -> BotClient:
+    async def ensure_started(self) -> SeatClient:
         """A connected client: start, handshake and announce the match if needed."""
         if self.client is not None:
             return self.client
@@ -217,14 +232,24 @@ def match_start_message(game: Game, games: int) -> dict[str, Any]:
             "players": game.num_players, "games": games}
 
 
+#: Makes a seat's entrant from (spec, control, match_start, nursery, sandbox):
+#: :class:`Entrant` for a bot.
+EntrantFactory = Callable[[BotSpec, TimeControl, dict[str, Any], trio.Nursery, Sandbox | None],
+                          Entrant]
+
+
 async def play_single_game(game: Game, seed: int, specs: Sequence[BotSpec],
-                           control: TimeControl, sandbox: Sandbox | None = None) -> GameResult:
+                           control: TimeControl, sandbox: Sandbox | None = None,
+                           factories: Mapping[int, EntrantFactory] | None = None) -> GameResult:
     """A one-game match: start ``specs[seat]`` for each seat (confined by
     ``sandbox``, default :func:`arena.process.default_sandbox`), play, end the
-    match.  Every bot is stopped before this returns, also on cancellation."""
+    match.  ``factories`` makes the entrant of some seats (a person's, say).
+    Every bot is stopped before this returns, also on cancellation."""
     match_start = match_start_message(game, 1)
+    makers = factories or {}
     async with trio.open_nursery() as nursery:
-        entrants = [Entrant(spec, control, match_start, nursery, sandbox) for spec in specs]
+        entrants = [makers.get(seat, Entrant)(spec, control, match_start, nursery, sandbox)
+                    for seat, spec in enumerate(specs)]
         try:
             return await play_game(game, seed, entrants, 0, control)
         finally:

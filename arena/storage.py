@@ -717,6 +717,32 @@ class Store:
             row = session.get(RecordRow, game_id)
             return GameRecord.unpack(row.data) if row is not None else None
 
+    def game(self, game_id: int) -> StoredGame | None:
+        """One stored game (as :meth:`scan_games` reads it), or None."""
+        found = next(self.scan_games(after=game_id - 1, batch=1), None)
+        return found if found is not None and found.id == game_id else None
+
+    def delete_tournament(self, tournament_id: int) -> int:
+        """Delete a tournament and everything stored under it (its games with
+        their faults and records, its tables and claims) in one transaction;
+        the number of games deleted.  The bots stay registered."""
+        tables = select(TableRow.id).where(TableRow.tournament_id == tournament_id)
+        games = select(GAMES.c.id).where(GAMES.c.table_id.in_(tables))
+
+        def work(session: Session) -> int:
+            connection = session.connection()
+            for child in (FAULTS, RECORDS):
+                connection.execute(delete(child).where(child.c.game_id.in_(games)))
+            deleted = connection.execute(delete(GAMES).where(GAMES.c.table_id.in_(tables)))
+            connection.execute(delete(CLAIMS).where(CLAIMS.c.tournament_id == tournament_id))
+            connection.execute(delete(TableRow).where(TableRow.tournament_id == tournament_id))
+            connection.execute(delete(TournamentRow).where(TournamentRow.id == tournament_id))
+            return int(deleted.rowcount)
+
+        count = self._write(work)
+        self._tables = {key: row for key, row in self._tables.items() if key[0] != tournament_id}
+        return count
+
     def records(self, game_ids: Sequence[int], batch: int = 500
                 ) -> Iterator[tuple[int, GameRecord]]:
         """(game id, record) for many games, fetched ``batch`` at a time."""

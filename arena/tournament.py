@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import random
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -191,6 +192,20 @@ def create_tournament(store: Store, plan: Plan) -> int:
     tables = [[plan.bots[i].name for i in table] for table in plan.tables()]
     return store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games,
                                    kind=plan.format.kind)
+
+
+def find_tournament(store: Store, plan: Plan) -> dict[str, Any] | None:
+    """The newest stored tournament (:meth:`Store.tournament`) of exactly this
+    plan: same kind and configuration, so the same tables and deals; None if
+    there is none.  Resuming it, rather than creating another, never stores
+    one plan's games twice."""
+    wanted = json.loads(json.dumps(plan.to_config()))
+    for stored in reversed(store.tournaments()):
+        config = {key: value for key, value in (stored["config"] or {}).items()
+                  if key != "protections"}  # added by the run (Store.set_protections)
+        if stored["kind"] == plan.format.kind and config == wanted:
+            return stored
+    return None
 
 
 OnGame = Callable[[GameResult], None]

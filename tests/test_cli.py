@@ -267,8 +267,8 @@ def test_an_interrupt_while_waiting_for_the_lock_exits_with_the_resume_line(
         assert conn.execute("select count(*) from games").fetchone()[0] == 12
 
 
-def test_games_lists_every_game_with_options() -> None:
-    proc = arena("games")
+def test_rules_lists_every_game_with_options() -> None:
+    proc = arena("rules")
     assert proc.returncode == 0
     for name in ("furious-five", "max_turns", "deck"):
         assert name in proc.stdout
