@@ -108,8 +108,9 @@ def _fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
 
 # -- argument helpers ----------------------------------------------------------
 
-def parse_bot(text: str, index: int) -> BotSpec:
-    """``name=command`` or a bare command (named after its last word)."""
+def parse_bot(text: str, index: int | None) -> BotSpec:
+    """``name=command`` or a bare command (named after its program or script,
+    then ``-index`` unless ``index`` is None)."""
     match = _NAMED.match(text)
     name, command = (match.group(1), match.group(2)) if match else (None, text)
     if not command.strip():
@@ -123,7 +124,7 @@ def parse_bot(text: str, index: int) -> BotSpec:
         raise UserError(f"bot {text!r} has an empty command")
     check_runnable(name or text, argv)
     if name is None:
-        name = f"{_default_name(argv)}-{index}"
+        name = _default_name(argv) + ("" if index is None else f"-{index}")
     return BotSpec(name, command)
 
 
@@ -422,6 +423,26 @@ def build_parser() -> argparse.ArgumentParser:
                    dest="formats", help="csv, json or pgn (repeat; default: all three)")
     x.add_argument("--tournament", "-t", type=int, default=None, metavar="ID",
                    help="only this tournament's games")
+
+    k = sub.add_parser("check-bot", help="check a bot against the random bot before it plays "
+                                         "for rating",
+                       description="Plays the bot against the sample random bot in every seat "
+                                   "of a few duplicate deals of each game and reports its "
+                                   "handshake, faults, protocol hygiene, move times and memory. "
+                                   "Exit status 0 if it passed, 3 if not. See docs/check-bot.md.")
+    k.add_argument("--game", "-g", action="append", required=True, metavar="GAME",
+                   help="a game to check it in, repeatable (see 'arena games')")
+    k.add_argument("--bot", "-b", required=True, metavar="NAME=COMMAND",
+                   help="the bot: NAME=COMMAND, or a COMMAND (named after its program)")
+    k.add_argument("--games", "-n", type=int, default=None, metavar="N",
+                   help="games per game, a multiple of its table size (default: 2 deals in "
+                        "every seat rotation)")
+    k.add_argument("--db", default=None,
+                   help="also store the check (a tournament of kind 'check', counted in no "
+                        "rating) in this database")
+    k.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    _add_time_flags(k)
+    _add_sandbox_flags(k)
 
     sub.add_parser("games", help="list the games and their options")
     return parser
@@ -812,6 +833,26 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_FAULT if faulted else 0
 
 
+def cmd_check_bot(args: argparse.Namespace) -> int:
+    from arena.check_bot import check_bot, check_plan
+
+    spec = parse_bot(args.bot, None)
+    games = list(dict.fromkeys(args.game))
+    control = _time_control(args)
+    sandbox = _sandbox_of(args, args.db)
+    for game in games:  # bad input fails before anything is stored or started
+        check_plan(spec, game, control, sandbox, args.games).validate()
+    store = open_store(args.db) if args.db else None
+    announce(sandbox)
+    report = check_bot(spec, games, control=control, sandbox=sandbox,
+                       games_per_type=args.games, parallel=os.cpu_count() or 1, store=store)
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        print("\n".join(report.text()))
+    return 0 if report.passed else EXIT_FAULT
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from reports.export import FORMATS, export
 
@@ -830,7 +871,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "play": cmd_play,
             "report": cmd_report,
             "demo": cmd_demo, "games": cmd_games, "sandbox-check": cmd_sandbox_check,
-            "export": cmd_export}
+            "export": cmd_export, "check-bot": cmd_check_bot}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

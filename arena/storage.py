@@ -78,6 +78,9 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 DEFAULT_URL = "sqlite:///arena.db"
+#: The kind of the tournaments ``arena check-bot`` stores: their games count in
+#: no leaderboard or rating.
+CHECK_KIND = "check"
 #: How long one SQLite write waits for another process's lock before it gives up.
 BUSY_TIMEOUT_MS = 2000
 #: Seconds between attempts of a write that waits for the database's lock.
@@ -681,6 +684,18 @@ class Store:
                 "status": row.status, "total_games": row.total_games, "games_done": done,
                 "created": row.created.isoformat() if row.created else "",
                 "tables": [t.bots for t in sorted(row.tables, key=lambda t: t.number)]}
+
+    def checks(self, label: str) -> list[dict[str, Any]]:
+        """The stored ``arena check-bot`` reports of bot ``label`` (tournaments of
+        kind :data:`CHECK_KIND`), latest first: each its report (config ``check``)
+        with ``tournament_id``, ``created`` and ``status``."""
+        with Session(self.engine) as session:
+            rows = session.scalars(select(TournamentRow).where(TournamentRow.kind == CHECK_KIND)
+                                   .order_by(TournamentRow.id.desc())).all()
+            return [{**row.config["check"], "tournament_id": row.id, "status": row.status,
+                     "created": row.created.isoformat() if row.created else ""}
+                    for row in rows if isinstance((row.config or {}).get("check"), dict)
+                    and row.config["check"].get("bot") == label]
 
     def done_games(self, tournament_id: int) -> set[tuple[int, int]]:
         """(table number, game number) of every stored game of a tournament."""
