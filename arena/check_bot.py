@@ -34,7 +34,7 @@ from arena.games import game_class
 from arena.process import BotSpec, default_sandbox
 from arena.records import GameResult, seat_move_times
 from arena.referee import BotRun, Entrant
-from arena.sandbox import Sandbox
+from arena.sandbox import Sandbox, resolve
 from arena.schedule import Stream
 from arena.storage import CHECK_KIND, Store
 from arena.tournament import Plan, create_tournament, play_streams
@@ -153,17 +153,21 @@ class CheckReport:
 
 def check_bot(spec: BotSpec, games: Sequence[str], *, control: TimeControl | None = None,
               sandbox: Sandbox | None = None, games_per_type: int | None = None,
-              parallel: int = 1, seed: int = 1, store: Store | None = None) -> CheckReport:
+              parallel: int = 1, seed: int = 1, options: dict[str, Any] | None = None,
+              store: Store | None = None) -> CheckReport:
     """Check ``spec`` in each of ``games`` (see the module's docstring).
 
     ``games_per_type``: games per game, a multiple of its table size (default
-    :data:`DEFAULT_GROUPS` duplicate groups); ``parallel`` seat rotations play
-    at once.  Raises ConfigError or GameError for a game or a number it cannot
-    play, before any bot starts.  With ``store``, each game's check is stored
-    once all are played (an interrupted check stores nothing)."""
+    :data:`DEFAULT_GROUPS` duplicate groups); ``options`` apply to every game;
+    ``parallel`` seat rotations play at once.  Raises ConfigError or GameError
+    for a game, option or number it cannot play, before any bot starts.  With
+    ``store``, each game's check is stored once all are played (an interrupted
+    check stores nothing)."""
     control = control or TimeControl()
-    sandbox = sandbox or default_sandbox()
-    plans = [check_plan(spec, game, control, sandbox, games_per_type, seed) for game in games]
+    if sandbox is None:  # the store's database is never shown to a bot
+        sandbox = resolve("auto", hidden=store.private_paths()) if store else default_sandbox()
+    plans = [check_plan(spec, game, control, sandbox, games_per_type, seed, options)
+             for game in games]
     for plan in plans:
         plan.validate()
     played = trio.run(_play, plans, sandbox, parallel)
@@ -177,7 +181,8 @@ def check_bot(spec: BotSpec, games: Sequence[str], *, control: TimeControl | Non
 
 
 def check_plan(spec: BotSpec, game: str, control: TimeControl, sandbox: Sandbox,
-               games_per_type: int | None, seed: int = 1) -> Plan:
+               games_per_type: int | None, seed: int = 1,
+               options: dict[str, Any] | None = None) -> Plan:
     """One table: the bot (index 0) and random bots, every seat rotation."""
     from sample_bots import command
 
@@ -187,6 +192,7 @@ def check_plan(spec: BotSpec, game: str, control: TimeControl, sandbox: Sandbox,
     opponents = tuple(BotSpec(name, command(OPPONENT_MODULE)) for name in names)
     return Plan(game=game, bots=(spec, *opponents), table_size=size,
                 games_per_table=games_per_type or DEFAULT_GROUPS * size, seed=seed,
+                options=dict(options or {}),
                 control=control, sandbox=sandbox.kind, limits=sandbox.limits,
                 pass_env=sandbox.pass_env)
 

@@ -434,6 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a game to check it in, repeatable (see 'arena games')")
     k.add_argument("--bot", "-b", required=True, metavar="NAME=COMMAND",
                    help="the bot: NAME=COMMAND, or a COMMAND (named after its program)")
+    k.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="game option for every game checked, repeatable")
     k.add_argument("--games", "-n", type=int, default=None, metavar="N",
                    help="games per game, a multiple of its table size (default: 2 deals in "
                         "every seat rotation)")
@@ -839,13 +841,15 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     spec = parse_bot(args.bot, None)
     games = list(dict.fromkeys(args.game))
     control = _time_control(args)
+    options = parse_options(args.option)
     sandbox = _sandbox_of(args, args.db)
     for game in games:  # bad input fails before anything is stored or started
-        check_plan(spec, game, control, sandbox, args.games).validate()
+        check_plan(spec, game, control, sandbox, args.games, options=options).validate()
     store = open_store(args.db) if args.db else None
     announce(sandbox)
     report = check_bot(spec, games, control=control, sandbox=sandbox,
-                       games_per_type=args.games, parallel=os.cpu_count() or 1, store=store)
+                       games_per_type=args.games, parallel=os.cpu_count() or 1,
+                       options=options, store=store)
     if args.json:
         print(json.dumps(report.to_json()))
     else:

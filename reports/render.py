@@ -233,7 +233,8 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
 
     played = {row.bot for s in sections for row in s.board} | set(checks.latest)
     pages.add("index.html", "index.html", active="leaderboard", sections=sections,
-              total_games=len(games), tournaments=len(tournaments), bots=registered,
+              total_games=len(rated), checks=len(checks.tournament_ids),
+              tournaments=len(tournaments) - len(checks.tournament_ids), bots=registered,
               pages={bot: bot_page(bot) for bot in played})
     pages.add("head-to-head.html", "head_to_head.html", active="h2h", sections=sections)
     pages.add("tournaments.html", "tournaments.html", active="tournaments",
