@@ -21,7 +21,7 @@ in its config (``check``); no leaderboard or rating counts these games.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -276,7 +276,7 @@ def summarize(plan: Plan, results: dict[int, GameResult], runs: Sequence[BotRun]
     return check
 
 
-def _move_times(name: str, results: Any) -> list[list[int]]:
+def _move_times(name: str, results: Iterable[GameResult]) -> list[list[int]]:
     """The bot's [wall, CPU] microseconds of every move it made."""
     times: list[list[int]] = []
     for result in results:
@@ -285,7 +285,7 @@ def _move_times(name: str, results: Any) -> list[list[int]]:
     return times
 
 
-def _hello(name: str, results: Any) -> dict[str, str]:
+def _hello(name: str, results: Iterable[GameResult]) -> dict[str, str]:
     """What the bot said about itself in its handshake (the first game that has it)."""
     for result in results:
         info = result.bot_info[result.bots.index(name)]

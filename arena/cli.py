@@ -1,9 +1,10 @@
-"""The ``arena`` command: tournament, play, report, demo, games.
+"""The ``arena`` command: tournament, play, report, demo, games, check-bot.
 
 Exit status: 0; 2 for bad input, with one line on stderr (``arena: error:
 ...``) and nothing stored changed; 3 when a bot faulted (``arena play``, and
 ``arena tournament`` and ``arena demo`` when any bot faulted in the tournament:
-one line per fault or per faulting bot on stderr); 130 after Ctrl-C (or
+one line per fault or per faulting bot on stderr) or failed ``arena
+check-bot`` (its report says why); 130 after Ctrl-C (or
 SIGTERM/SIGHUP), once every finished game is stored and every bot is killed.
 """
 
@@ -432,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Exit status 0 if it passed, 3 if not. See docs/check-bot.md.")
     k.add_argument("--game", "-g", action="append", required=True, metavar="GAME",
                    help="a game to check it in, repeatable (see 'arena games')")
-    k.add_argument("--bot", "-b", required=True, metavar="NAME=COMMAND",
+    k.add_argument("--bot", "-b", action="append", required=True, metavar="NAME=COMMAND",
                    help="the bot: NAME=COMMAND, or a COMMAND (named after its program)")
     k.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="game option for every game checked, repeatable")
@@ -838,7 +839,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_check_bot(args: argparse.Namespace) -> int:
     from arena.check_bot import check_bot, check_plan
 
-    spec = parse_bot(args.bot, None)
+    if len(args.bot) != 1:
+        raise UserError(f"check-bot checks one bot (give -b once), not {len(args.bot)}")
+    spec = parse_bot(args.bot[0], None)
     games = list(dict.fromkeys(args.game))
     control = _time_control(args)
     options = parse_options(args.option)

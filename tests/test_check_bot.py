@@ -165,6 +165,7 @@ def assert_json_shape(report: dict) -> None:
     (["-g", "five", "-b", f"{PY} {HERE / 'no_such_bot.py'}"], ["does not exist"]),
     (["-g", "five", "-n", "3", "-b", RANDOM], ["multiple of the table size (2)"]),
     (["-g", "five", "-o", "colour=red", "-b", RANDOM], ["colour"]),
+    (["-g", "five", "-b", RANDOM, "-b", RANDOM], ["one bot"]),
 ])
 def test_bad_input_is_one_line_and_stores_nothing(args: list[str], needles: list[str],
                                                   tmp_path: Path) -> None:
