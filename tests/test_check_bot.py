@@ -17,6 +17,7 @@ from arena.client import TimeControl
 from arena.process import BotSpec
 from arena.storage import CHECK_KIND, Store
 from arena.tournament import Plan, create_tournament, run_tournament
+from reports.export import export
 from reports.render import bot_page, render_report
 from tests.test_cli import RANDOM, arena, assert_one_line_error
 
@@ -143,6 +144,8 @@ def test_db_stores_checks_that_no_leaderboard_counts(tmp_path: Path) -> None:
     latest = mine[mine.index('id="checks"'):mine.index('id="faults"')]
     assert "passed" in latest and "failed" not in latest and "tournament-3.html" in latest
     assert "No faults." in mine  # the failed check's crashes count nowhere
+    (pgn,) = export(store, tmp_path / "export", formats=["pgn"])
+    assert pgn.read_text().count("[ArenaGame ") == 2  # the rated games' pairs only
 
 
 def assert_json_shape(report: dict) -> None:
