@@ -1,9 +1,10 @@
-"""The ``arena`` command: tournament, play, report, demo, games.
+"""The ``arena`` command: tournament, play, report, demo, games, check-bot.
 
 Exit status: 0; 2 for bad input, with one line on stderr (``arena: error:
 ...``) and nothing stored changed; 3 when a bot faulted (``arena play``, and
 ``arena tournament`` and ``arena demo`` when any bot faulted in the tournament:
-one line per fault or per faulting bot on stderr); 130 after Ctrl-C (or
+one line per fault or per faulting bot on stderr) or failed ``arena
+check-bot`` (its report says why); 130 after Ctrl-C (or
 SIGTERM/SIGHUP), once every finished game is stored and every bot is killed.
 """
 
@@ -110,8 +111,9 @@ def _fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
 
 # -- argument helpers ----------------------------------------------------------
 
-def parse_bot(text: str, index: int) -> BotSpec:
-    """``name=command`` or a bare command (named after its last word)."""
+def parse_bot(text: str, index: int | None) -> BotSpec:
+    """``name=command`` or a bare command (named after its program or script,
+    then ``-index`` unless ``index`` is None)."""
     match = _NAMED.match(text)
     name, command = (match.group(1), match.group(2)) if match else (None, text)
     if not command.strip():
@@ -125,7 +127,7 @@ def parse_bot(text: str, index: int) -> BotSpec:
         raise UserError(f"bot {text!r} has an empty command")
     check_runnable(name or text, argv)
     if name is None:
-        name = f"{_default_name(argv)}-{index}"
+        name = _default_name(argv) + ("" if index is None else f"-{index}")
     return BotSpec(name, command)
 
 
@@ -428,6 +430,28 @@ def build_parser() -> argparse.ArgumentParser:
                    dest="formats", help="csv, json or pgn (repeat; default: all three)")
     x.add_argument("--tournament", "-t", type=int, default=None, metavar="ID",
                    help="only this tournament's games")
+
+    k = sub.add_parser("check-bot", help="check a bot against the random bot before it plays "
+                                         "for rating",
+                       description="Plays the bot against the sample random bot in every seat "
+                                   "of a few duplicate deals of each game and reports its "
+                                   "handshake, faults, protocol hygiene, move times and memory. "
+                                   "Exit status 0 if it passed, 3 if not. See docs/check-bot.md.")
+    k.add_argument("--game", "-g", action="append", required=True, metavar="GAME",
+                   help="a game to check it in, repeatable (see 'arena rules')")
+    k.add_argument("--bot", "-b", action="append", required=True, metavar="NAME=COMMAND",
+                   help="the bot: NAME=COMMAND, or a COMMAND (named after its program)")
+    k.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="game option for every game checked, repeatable")
+    k.add_argument("--games", "-n", type=int, default=None, metavar="N",
+                   help="games per game, a multiple of its table size (default: 2 deals in "
+                        "every seat rotation)")
+    k.add_argument("--db", default=None,
+                   help="also store the check (a tournament of kind 'check', counted in no "
+                        "rating) in this database")
+    k.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    _add_time_flags(k)
+    _add_sandbox_flags(k)
 
     from arena.cli_admin import add_commands
 
@@ -840,6 +864,30 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_FAULT if faulted else 0
 
 
+def cmd_check_bot(args: argparse.Namespace) -> int:
+    from arena.check_bot import check_bot, check_plan
+
+    if len(args.bot) != 1:
+        raise UserError(f"check-bot checks one bot (give -b once), not {len(args.bot)}")
+    spec = parse_bot(args.bot[0], None)
+    games = list(dict.fromkeys(args.game))
+    control = _time_control(args)
+    options = parse_options(args.option)
+    sandbox = _sandbox_of(args, args.db)
+    for game in games:  # bad input fails before anything is stored or started
+        check_plan(spec, game, control, sandbox, args.games, options=options).validate()
+    store = open_store(args.db) if args.db else None
+    announce(sandbox)
+    report = check_bot(spec, games, control=control, sandbox=sandbox,
+                       games_per_type=args.games, parallel=os.cpu_count() or 1,
+                       options=options, store=store)
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        print("\n".join(report.text()))
+    return 0 if report.passed else EXIT_FAULT
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from reports.export import FORMATS, export
 
@@ -858,7 +906,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "play": cmd_play,
             "report": cmd_report,
             "demo": cmd_demo, "sandbox-check": cmd_sandbox_check,
-            "export": cmd_export}
+            "export": cmd_export, "check-bot": cmd_check_bot}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -180,6 +180,18 @@ def _read_stat(pid: int) -> list[bytes] | None:
     return data[data.rfind(b")") + 2 :].split()
 
 
+def _peak_rss_kb(pid: int) -> int | None:
+    """VmHWM of /proc/PID/status in KiB (None: gone, a zombie, or a kernel thread)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as file:
+            for line in file:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def _cpu_of(stat: list[bytes]) -> float:
     """CPU of one process (all its threads) and of the children it reaped."""
     return sum(int(stat[i]) for i in (11, 12, 13, 14)) / _TICKS
@@ -342,6 +354,18 @@ class BotProcess:
             except OSError:  # gone since the last scan
                 continue
         return total / 1e9
+
+    def peak_memory_kb(self) -> int | None:
+        """The bot's peak memory: the sum over its live processes of each one's
+        resident-set high-water mark (VmHWM), in KiB; an upper bound of the
+        tree's peak, exact for a bot of one process.  None once the bot has
+        exited.  A few /proc reads: meant for the bot's end, not every move."""
+        total, found = 0, False
+        for pid in self._find_members(refresh=True):
+            peak = _peak_rss_kb(pid)
+            if peak is not None:
+                total, found = total + peak, True
+        return total if found else None
 
     def _find_members(self, refresh: bool = False) -> list[int]:
         """The bot's processes: found by a shared scan of /proc at most once a

@@ -227,6 +227,17 @@ class GameRecord:
                           reveal=self.reveal, bot_info=self.bot_info)
 
 
+def seat_move_times(record: GameRecord, seats: int) -> list[list[list[int]]]:
+    """Per seat, the [wall, CPU] microseconds of each of its moves in the record (moves
+    without a time, the arena's for a faulted seat, left out)."""
+    per_seat: list[list[list[int]]] = [[] for _ in range(seats)]
+    for step, step_times in zip(record.actions, record.times, strict=False):
+        for (seat, _), spent in zip(step, step_times or (), strict=False):
+            if spent is not None and 0 <= seat < seats:
+                per_seat[seat].append(spent)
+    return per_seat
+
+
 @dataclass
 class GameResult:
     """Everything stored about one finished game: its outcome and its record."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import trio
@@ -47,8 +48,23 @@ class SeatClient(Protocol):
     async def notify(self, message: dict[str, Any], timeout: float) -> None: ...
 
 
+@dataclass
+class BotRun:
+    """One process of a bot, as its :class:`Entrant` saw it: how long it took
+    from being started to answering ``hello`` (None if it never did, then
+    ``failure`` says why), and its peak memory read at its end (None: not
+    measured, e.g. it had exited already)."""
+
+    startup: float | None
+    failure: str = ""
+    peak_memory_kb: int | None = None
+
+
 class Entrant:
-    """One bot at a table: its process and protocol client, started lazily."""
+    """One bot at a table: its process and protocol client, started lazily.
+
+    :attr:`runs` keeps a :class:`BotRun` per process started (two clock reads
+    at its start, a few /proc reads at its end)."""
 
     def __init__(self, spec: BotSpec, control: TimeControl, match_start: dict[str, Any],
                  nursery: trio.Nursery, sandbox: Sandbox | None = None) -> None:
@@ -60,14 +76,21 @@ class Entrant:
         self.process: BotProcess | None = None
         self.client: SeatClient | None = None
         self.info = BotInfo()
+        self.runs: list[BotRun] = []
 
     async def ensure_started(self) -> SeatClient:
         """A connected client: start, handshake and announce the match if needed."""
         if self.client is not None:
             return self.client
-        self.process = await start_bot_process(self.spec, self.nursery, self.sandbox)
-        client = BotClient(self.process)
-        self.info = await client.handshake(self.control.handshake)
+        started = time.monotonic()
+        try:
+            self.process = await start_bot_process(self.spec, self.nursery, self.sandbox)
+            client = BotClient(self.process)
+            self.info = await client.handshake(self.control.handshake)
+        except BotFault as exc:
+            self.runs.append(BotRun(None, f"{exc.kind}: {exc}"))
+            raise
+        self.runs.append(BotRun(time.monotonic() - started))
         await client.notify(self.match_start, self.control.handshake)
         self.client = client
         return client
@@ -79,15 +102,22 @@ class Entrant:
         """Kill the bot (if running); return the stderr tail it left."""
         tail = ""
         if self.process is not None:
+            self._note_memory()
             await self.process.aclose()
             tail = self.process.stderr.take()
         self.process = None
         self.client = None
         return tail
 
+    def _note_memory(self) -> None:
+        """Record the peak memory of the bot's process, once, while it lives."""
+        if self.runs and self.runs[-1].peak_memory_kb is None and self.process is not None:
+            self.runs[-1].peak_memory_kb = self.process.peak_memory_kb()
+
     async def end_match(self) -> None:
         """Tell a healthy bot the match is over, give it a moment, then stop it."""
         if self.client is not None:
+            self._note_memory()
             with trio.move_on_after(1.0):
                 try:
                     await self.client.notify({"type": wire.MATCH_END}, 1.0)

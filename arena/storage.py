@@ -22,7 +22,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -78,6 +78,9 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 DEFAULT_URL = "sqlite:///arena.db"
+#: The kind of the tournaments ``arena check-bot`` stores: their games count in
+#: no leaderboard or rating.
+CHECK_KIND = "check"
 #: How long one SQLite write waits for another process's lock before it gives up.
 BUSY_TIMEOUT_MS = 2000
 #: Seconds between attempts of a write that waits for the database's lock.
@@ -259,6 +262,17 @@ def counted_games(games: Iterable[StoredGame]) -> list[StoredGame]:
     """The games that count for places (average place, first places, head-to-head):
     every game but the no-result ones.  Fault counts still use every game."""
     return [game for game in games if not game.no_result]
+
+
+def stored_check(tournament: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The check report a stored tournament (:meth:`Store.tournament`) of kind
+    :data:`CHECK_KIND` keeps in its config, with its ``tournament_id``,
+    ``created`` and ``status``; None for any other tournament."""
+    check = (tournament.get("config") or {}).get("check")
+    if tournament.get("kind") != CHECK_KIND or not isinstance(check, dict):
+        return None
+    return {**check, "tournament_id": tournament["id"], "created": tournament["created"],
+            "status": tournament["status"]}
 
 
 def sqlite_database(url: str) -> str | None:
@@ -681,6 +695,15 @@ class Store:
                 "status": row.status, "total_games": row.total_games, "games_done": done,
                 "created": row.created.isoformat() if row.created else "",
                 "tables": [t.bots for t in sorted(row.tables, key=lambda t: t.number)]}
+
+    def checks(self, label: str) -> list[dict[str, Any]]:
+        """The stored ``arena check-bot`` reports of bot ``label`` (tournaments of
+        kind :data:`CHECK_KIND`), latest first: see :func:`stored_check`."""
+        with Session(self.engine) as session:
+            rows = session.scalars(select(TournamentRow).where(TournamentRow.kind == CHECK_KIND)
+                                   .order_by(TournamentRow.id.desc())).all()
+            found = (stored_check(self._tournament_dict(session, row)) for row in rows)
+            return [check for check in found if check is not None and check["bot"] == label]
 
     def done_games(self, tournament_id: int) -> set[tuple[int, int]]:
         """(table number, game number) of every stored game of a tournament."""

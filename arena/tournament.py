@@ -27,7 +27,7 @@ import contextlib
 import functools
 import json
 import random
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -186,12 +186,14 @@ class Plan:
         return cls.from_config(config, tables)
 
 
-def create_tournament(store: Store, plan: Plan) -> int:
-    """Register the plan's bots, store the tournament and its tables; its id."""
+def create_tournament(store: Store, plan: Plan, *, kind: str | None = None,
+                      extra: Mapping[str, Any] | None = None) -> int:
+    """Register the plan's bots, store the tournament and its tables; its id.
+    ``kind`` overrides the format's; ``extra`` is added to the stored config."""
     store.register_bots([(b.name, b.command) for b in plan.bots])
     tables = [[plan.bots[i].name for i in table] for table in plan.tables()]
-    return store.create_tournament(plan.game, plan.to_config(), tables, plan.total_games,
-                                   kind=plan.format.kind)
+    return store.create_tournament(plan.game, {**plan.to_config(), **(extra or {})}, tables,
+                                   plan.total_games, kind=kind or plan.format.kind)
 
 
 def find_tournament(store: Store, plan: Plan) -> dict[str, Any] | None:
@@ -236,12 +238,22 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
                                                                 result))
         return
     sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
+    await play_streams(plan, todo, seeds, sandbox, parallel, store_game)
+
+
+async def play_streams(plan: Plan, todo: Sequence[tuple[Stream, Sequence[int]]],
+                       seeds: Sequence[int], sandbox: Sandbox, parallel: int,
+                       on_result: Callable[[int, int, GameResult], Awaitable[None]],
+                       on_entrants: OnEntrants | None = None) -> None:
+    """Play each stream's games (see :func:`play_stream`), ``parallel`` streams at
+    once in this process: ``await on_result(table, game_number, result)``."""
     limiter = trio.CapacityLimiter(max(1, parallel))
 
-    async def run_stream(stream: Stream, games: list[int]) -> None:
+    async def run_stream(stream: Stream, games: Sequence[int]) -> None:
         async with limiter:
             await play_stream(plan, stream, games, seeds, sandbox,
-                              functools.partial(store_game, stream.table))
+                              functools.partial(on_result, stream.table),
+                              on_entrants=on_entrants)
 
     async with trio.open_nursery() as nursery:
         for stream, games in todo:
@@ -345,17 +357,22 @@ async def run_match(plan: Plan, store: Store, tournament_id: int, test: Sequenti
 
 #: Receives each finished game of a stream: ``await on_result(game_number, result)``.
 OnResult = Callable[[int, GameResult], Awaitable[None]]
+#: Receives a stream's entrants (in seat order) once they exist, to read what
+#: they saw of their bots' processes (:attr:`arena.referee.Entrant.runs`) later.
+OnEntrants = Callable[[Stream, Sequence[Entrant]], None]
 
 
 async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: Sequence[int],
                       sandbox: Sandbox, on_result: OnResult, *,
                       may_start: Callable[[int], Awaitable[bool]] | None = None,
-                      slots: trio.CapacityLimiter | None = None) -> None:
+                      slots: trio.CapacityLimiter | None = None,
+                      on_entrants: OnEntrants | None = None) -> None:
     """Play ``games`` (game numbers of ``stream``, in order) on the stream's own
     bot processes, one bot per seat, handing each result to ``on_result``.
 
     Before each game, ``may_start(game_number)`` (if given) may end the stream
-    early; each game holds one of ``slots`` (if given) while it plays.  The bots
+    early; each game holds one of ``slots`` (if given) while it plays;
+    ``on_entrants`` (if given) is shown the stream's entrants.  The bots
     are started for these games and killed when they end; on cancellation they
     are killed at once and the game in flight is dropped.
     """
@@ -364,6 +381,8 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
     async with trio.open_nursery() as nursery:
         entrants = [Entrant(plan.bots[i], plan.control, match_start, nursery, sandbox)
                     for i in stream.seating]
+        if on_entrants is not None:
+            on_entrants(stream, entrants)
         finished = False
         try:
             for game_number in games:

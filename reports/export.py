@@ -10,10 +10,11 @@ games as PGN so that Ordo or BayesElo can cross-check the ratings.
   the Seven Tag Roster (``White`` the lower seat; ``Result`` from their places, the
   better ``1-0`` or ``0-1``, equal ``1/2-1/2``; ``Round`` ``<game id>.<seat>-<seat>``),
   then ``ArenaGame`` (the game's id) and ``ArenaGameType``; the movetext is the result.
-  Games without a result and pairs of seats held by one bot are left out, as the ratings
-  leave them out.  The arena weighs each pair of a table of ``n`` players
-  ``1 / (n - 1)``; PGN cannot, so where tables have different sizes Ordo's figures differ
-  from the arena's (with one table size the estimates agree, up to Ordo's offset).
+  Games without a result, games of bot checks (``arena check-bot``) and pairs of seats
+  held by one bot are left out, as the ratings leave them out.  The arena weighs each
+  pair of a table of ``n`` players ``1 / (n - 1)``; PGN cannot, so where tables have
+  different sizes Ordo's figures differ from the arena's (with one table size the
+  estimates agree, up to Ordo's offset).
 
 Games are read in batches (:meth:`Store.scan_games`) and written as they come, so any
 number of games exports in bounded memory.
@@ -30,7 +31,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
-from arena.storage import Store, StoredGame
+from arena.storage import CHECK_KIND, Store, StoredGame
 
 FORMATS = ("csv", "json", "pgn")
 FILES = {"csv": "results.csv", "json": "results.json", "pgn": "pairs.pgn"}
@@ -179,7 +180,14 @@ def pgn_string(text: str) -> str:
 
 
 class _Pgn(_Writer):
+    def __init__(self, out: IO[str], tournaments: list[dict[str, Any]],
+                 names: dict[int, str]) -> None:
+        super().__init__(out, tournaments, names)
+        self.checks = {t["id"] for t in tournaments if t["kind"] == CHECK_KIND}
+
     def add(self, game: StoredGame) -> None:
+        if game.tournament_id in self.checks:
+            return
         event = f"Five Arena {self.names.get(game.tournament_id, game.tournament_id)}"
         self.out.writelines(pgn_games(game, event))
 

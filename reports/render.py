@@ -39,7 +39,7 @@ from markupsafe import Markup, escape
 from arena.faults import FAULT_LABELS
 from arena.match_stats import MatchSummary, summarize
 from arena.ratings import PROVISIONAL_GAMES, RatedPool, Rating
-from arena.storage import Store, StoredGame
+from arena.storage import Store, StoredGame, stored_check
 from reports.charts import RatingChart, rating_chart
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
 from reports.replay import seat_file, write_replays
@@ -223,15 +223,18 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
     kinds = fault_kinds(games)
     figures = Figures(bootstrap)
     controls = {t["id"]: time_control(t["config"]) for t in tournaments}
-    sections = [section(pool, figures, kinds, versions) for pool in split_pools(games, controls)]
+    checks = latest_checks(tournaments)
+    rated = [game for game in games if game.tournament_id not in checks.tournament_ids]
+    sections = [section(pool, figures, kinds, versions) for pool in split_pools(rated, controls)]
     replayed = replay_ids(games, max_replays)
     common = {"kinds": kinds, "labels": FAULT_LABELS,
               "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
     pages = _Pages(site, env, common)
 
-    played = {row.bot for s in sections for row in s.board}
+    played = {row.bot for s in sections for row in s.board} | set(checks.latest)
     pages.add("index.html", "index.html", active="leaderboard", sections=sections,
-              total_games=len(games), tournaments=len(tournaments), bots=registered,
+              total_games=len(rated), checks=len(checks.tournament_ids),
+              tournaments=len(tournaments) - len(checks.tournament_ids), bots=registered,
               pages={bot: bot_page(bot) for bot in played})
     pages.add("head-to-head.html", "head_to_head.html", active="h2h", sections=sections)
     pages.add("tournaments.html", "tournaments.html", active="tournaments",
@@ -239,9 +242,10 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
     by_tournament = _group(games, lambda g: g.tournament_id)
     for tournament in tournaments:
         own = by_tournament.get(tournament["id"], [])
+        ranked = bool(own) and tournament["id"] not in checks.tournament_ids
         _tournament_pages(pages, tournament, own, replayed, page_rows,
-                          board=board(own, figures, versions, kinds) if own else ())
-    _bot_pages(pages, store, games, sections, replayed, versions)
+                          board=board(own, figures, versions, kinds) if ranked else ())
+    _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest)
     _replay_pages(site, env, store, games, replayed, tournaments, common)
     site.finish()
 
@@ -441,8 +445,10 @@ def _number(value: Any) -> str:
 
 def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
                sections: Sequence[Section], replayed: set[int],
-               versions: Mapping[str, str]) -> None:
-    """A page per bot that played; move times are read only for pages that changed."""
+               versions: Mapping[str, str], checks: Mapping[str, list[dict[str, Any]]]
+               ) -> None:
+    """A page per bot that played (``games``: the rated ones) or was checked (its
+    latest ``checks``); move times are read only for pages that changed."""
     samples = time_samples(games)
     examples = fault_examples(games)
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -451,10 +457,10 @@ def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
             for kind, count in row.tally.faults.items():
                 counts[row.bot][kind] += count
     stale: dict[str, dict[str, Any]] = {}
-    for bot in sorted({row.bot for s in sections for row in s.board}):
+    for bot in sorted({row.bot for s in sections for row in s.board} | set(checks)):
         sampled = {game: ids for (who, game), ids in samples.items() if who == bot}
         context = {"active": "leaderboard", "bot": bot, "version": versions.get(bot, ""),
-                   "pools": bot_pools(bot, sections),
+                   "pools": bot_pools(bot, sections), "checks": checks.get(bot, []),
                    "faults": fault_kinds_of(counts[bot], examples.get(bot, {}), replayed)}
         if not pages.fresh(bot_page(bot), (context, sampled)):
             stale[bot] = context
@@ -464,6 +470,27 @@ def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
     for bot, context in stale.items():
         own: dict[str, MoveTimes] = {game: t for (who, game), t in times.items() if who == bot}
         pages.write(bot_page(bot), "bot.html", {**context, "times": sorted(own.items())})
+
+
+@dataclass(frozen=True)
+class Checks:
+    """The stored ``arena check-bot`` reports: which tournaments are checks (their
+    games count in no leaderboard or rating), and per bot its latest check of
+    each game, latest first."""
+
+    tournament_ids: frozenset[int]
+    latest: Mapping[str, list[dict[str, Any]]]
+
+
+def latest_checks(tournaments: Iterable[Mapping[str, Any]]) -> Checks:
+    """The :class:`Checks` among stored ``tournaments``."""
+    found = [check for t in tournaments if (check := stored_check(t)) is not None]
+    latest: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for check in sorted(found, key=lambda c: -c["tournament_id"]):
+        latest[check["bot"]].setdefault(check["game"], {
+            **check, "created_text": format_time(check["created"])})
+    return Checks(frozenset(c["tournament_id"] for c in found),
+                  {bot: list(by_game.values()) for bot, by_game in latest.items()})
 
 
 def bot_pools(bot: str, sections: Sequence[Section]) -> tuple[BotPool, ...]:
@@ -540,6 +567,10 @@ def config_items(tournament: dict[str, Any]) -> list[tuple[str, str]]:
         items.append(("Table size", " / ".join(map(str, sizes))))
     for key, value in config.items():
         if key in ("game", "protections"):  # protections: a notice of their own
+            continue
+        if key == "check" and isinstance(value, dict):  # on the bot's page in full
+            items.append(("Check", "passed" if value.get("passed") else
+                          "failed: " + "; ".join(map(str, value.get("reasons", [])))))
             continue
         if key == "bots" and isinstance(value, list):
             text = "; ".join(f"{b.get('name')}: {b.get('command')}" for b in value

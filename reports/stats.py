@@ -21,7 +21,7 @@ from arena.games import game_class
 from arena.games.base import OptionError, OptionSpec
 from arena.match_stats import los_decisive
 from arena.ratings import PoolKey, RatedPool, Rating, pools, ratable_games, rate_pool
-from arena.records import GameRecord
+from arena.records import seat_move_times
 from arena.storage import Store, StoredGame
 
 #: A bot page's move times come from its most recent games per game type: enough for
@@ -373,17 +373,6 @@ def move_times(store: Store, games: Mapping[int, StoredGame],
             if bot in wanted[game_id]:
                 times[bot, game.game].extend(seat_times)
     return {key: _percentiles(len(ids), times.get(key, [])) for key, ids in samples.items()}
-
-
-def seat_move_times(record: GameRecord, seats: int) -> list[list[list[int]]]:
-    """Per seat, the [wall, CPU] microseconds of each of its moves in the record (moves
-    without a time, the arena's for a faulted seat, left out)."""
-    per_seat: list[list[list[int]]] = [[] for _ in range(seats)]
-    for step, step_times in zip(record.actions, record.times, strict=False):
-        for (seat, _), spent in zip(step, step_times or (), strict=False):
-            if spent is not None and 0 <= seat < seats:
-                per_seat[seat].append(spent)
-    return per_seat
 
 
 def _percentiles(games: int, times: list[list[int]]) -> MoveTimes:
