@@ -181,7 +181,9 @@ async def test_the_ladder_orders_bots_of_known_strength_and_new_ones_play_first(
                 strengths[name] = strength
                 joined[name] = len(store.tournament(tid)["tables"])  # type: ignore[index]
 
-    await run_ladder(plan, store, tid, lambda: entrants, parallel=2, max_groups=GROUPS,
+    # Four games at once on two cores: each group starts its own bots, and two groups
+    # in flight keep the cores busy while one group's bots start.
+    await run_ladder(plan, store, tid, lambda: entrants, parallel=4, max_groups=GROUPS,
                      on_game=on_game)
 
     games = list(store.games(tid))
