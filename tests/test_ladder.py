@@ -220,9 +220,9 @@ async def test_resume_first_finishes_the_unfinished_tables(tmp_path: Path) -> No
 
 # -- arena ladder --------------------------------------------------------------------------
 
-def ladder_argv(db: Path, bots: Sequence[str], *more: str) -> list[str]:
+def ladder_argv(db: Path, bots: Sequence[str], *more: str, workers: int = 1) -> list[str]:
     return [sys.executable, "-m", "arena.cli", "ladder", "--db", f"sqlite:///{db}",
-            "-j", "2", "--workers", "1", "--sandbox", "none", *more,
+            "-j", "2", "--workers", str(workers), "--sandbox", "none", *more,
             *(f"-b=r{i}={bot}" for i, bot in enumerate(bots))]
 
 
@@ -258,12 +258,13 @@ def test_stop_mid_run_then_resume_plays_every_game_once(tmp_path: Path, stop: in
     assert wait_gone(marker) == []
 
 
-def test_ladder_rerenders_the_report_and_adds_entrants_on_resume(tmp_path: Path) -> None:
+def test_ladder_on_dask_rerenders_the_report_and_adds_entrants_on_resume(
+        tmp_path: Path) -> None:
     db, out = tmp_path / "arena.db", tmp_path / "report"
     bots = [command("random_bot")] * 2
     run = subprocess.run(ladder_argv(db, bots, "-g", "furious-five", "-o", "rounds=1",
                                      "--max-groups", "3", "--report-every", "2",
-                                     "--out", str(out)),
+                                     "--out", str(out), workers=2),
                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stderr.count("arena: report: ") >= 2  # every 2 games, and at the end
