@@ -553,12 +553,14 @@ def _mark_failed(store: Store, tournament_id: int) -> None:
 
 
 def _storage_error(exc: BaseException) -> BaseException:
-    """A StorageError that trio wrapped in exception groups, unwrapped so that it
-    is reported in one line; any other exception as it is."""
+    """A StorageError (or a ladder's ConfigError: an entrant renamed mid-run) that
+    trio wrapped in exception groups, unwrapped so that it is reported in one line;
+    any other exception as it is."""
     leaves = [exc]
     while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
         leaves = list(leaves[0].exceptions)
-    return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], StorageError) else exc
+    one_line = len(leaves) == 1 and isinstance(leaves[0], StorageError | ConfigError)
+    return leaves[0] if one_line else exc
 
 
 def _report_tournament(store: Store, plan: Plan, tournament_id: int, done_before: int,

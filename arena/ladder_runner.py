@@ -104,7 +104,9 @@ class LadderTables:
         active: dict[str, BotSpec] = {}
         for bot in self.entrants():
             known = self.known.get(bot.name, bot)
-            if bot.name in active or known.command != bot.command:
+            if bot.name in active:
+                raise ConfigError(f"bot name {bot.name!r} is used twice")
+            if known.command != bot.command:
                 raise ConfigError(f"bot {bot.name!r} plays in ladder {self.tournament_id} as "
                                   f"{known.command!r}; a changed program needs a new name")
             active[bot.name] = bot

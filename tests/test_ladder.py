@@ -315,3 +315,16 @@ def test_a_ladder_is_not_resumed_as_a_tournament(tmp_path: Path,
     with pytest.raises(SystemExit):
         main(["tournament", "--db", url, "--resume", "1"])
     assert "resume it with 'arena ladder --resume 1'" in capsys.readouterr().err
+
+
+async def test_an_entrant_renamed_to_another_program_stops_the_ladder(tmp_path: Path) -> None:
+    bots = [BotSpec(f"r{i}", command("random_bot")) for i in range(2)]
+    plan = ladder_plan(bots)
+    store = Store(f"sqlite:///{tmp_path / 'ladder.db'}")
+    tid = create_ladder(store, plan)
+    renamed = [bots[0], BotSpec("r1", command("greedy_furious_five"))]
+    with pytest.raises(BaseExceptionGroup) as raised:
+        await run_ladder(plan, store, tid, lambda: renamed, parallel=2, max_groups=1)
+    (error,) = raised.value.exceptions
+    assert isinstance(error, ConfigError) and "a changed program needs a new name" in str(error)
+    assert store.tournament(tid)["tables"] == []  # type: ignore[index]
