@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -36,11 +36,13 @@ from arena.client import CLOCKS, TimeControl
 from arena.cluster import ClusterError, local_layout, open_client
 from arena.games import game_class, make_game
 from arena.games.base import GameError
+from arena.ladder_runner import Entrants, create_ladder, run_ladder
 from arena.match_stats import SPRT_MODELS, SequentialTest, Sprt, summarize_pairs
 from arena.process import BotSpec
 from arena.progress import Progress
 from arena.records import GameResult
 from arena.referee import EntrantFactory, play_single_game
+from arena.rerender import Rerender
 from arena.sandbox import (
     SANDBOX_CHOICES,
     Limits,
@@ -49,7 +51,7 @@ from arena.sandbox import (
     path_arguments,
     resolve,
 )
-from arena.schedule import DEFAULT_MAX_TABLES, Gauntlet, Match, RoundRobin, balance
+from arena.schedule import DEFAULT_MAX_TABLES, Gauntlet, Ladder, Match, RoundRobin, balance
 from arena.storage import (
     DEFAULT_URL,
     StorageError,
@@ -81,6 +83,11 @@ MAX_SEED = 2**63 - 1
 MAX_PARALLEL = 1024
 #: Default of ``arena match --max-pairs``.
 DEFAULT_MAX_PAIRS = 5000
+#: The most tables ``arena ladder --max-groups`` accepts, and games ``--report-every``.
+MAX_GROUPS = 10_000_000
+#: Default of ``arena ladder --report-minutes``; the most it accepts (a week).
+DEFAULT_REPORT_MINUTES = 10.0
+MAX_REPORT_MINUTES = 10080.0
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -288,6 +295,13 @@ def _add_sandbox_flags(parser: argparse.ArgumentParser) -> None:
                              "repeatable (bots get a cleared environment)")
 
 
+def _add_run_flags(parser: argparse.ArgumentParser) -> None:
+    """Where games run, their time control and the sandbox (tournament, ladder)."""
+    _add_parallel_flags(parser)
+    _add_time_flags(parser)
+    _add_sandbox_flags(parser)
+
+
 def resolve_sandbox(choice: str, limits: Limits, pass_env: Sequence[str],
                     db_url: str | None) -> Sandbox:
     """The sandbox for this run.  The database (the default one too) is never
@@ -352,9 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="resume tournament ID from the database: its stored tables and "
                         "settings (other flags but --db, --parallel, --workers, --cluster "
                         "are ignored)")
-    _add_parallel_flags(t)
-    _add_time_flags(t)
-    _add_sandbox_flags(t)
+    _add_run_flags(t)
 
     m = sub.add_parser("match", help="two bots in pairs of games until an SPRT decides",
                        description="Two bots play pairs of games (one deal, seats swapped) "
@@ -389,6 +401,36 @@ def build_parser() -> argparse.ArgumentParser:
                         "(other flags but --db and --parallel are ignored)")
     _add_time_flags(m)
     _add_sandbox_flags(m)
+
+    lad = sub.add_parser("ladder", help="keep playing duplicate groups as entrants come and go",
+                         description="A continuous ladder: table after table, each one "
+                                     "duplicate group (one deal, every seat rotation), the "
+                                     "table picked from the entrants active now so that new "
+                                     "entrants play first, nobody waits long and pairs meet "
+                                     "equally often; until stopped (Ctrl-C) or --max-groups. "
+                                     "See docs/formats.md.")
+    _add_entrant_flags(lad, "game name (see 'arena games')",
+                       "an entrant, repeatable (with --resume: the entrants from now on; "
+                       "default: every entrant stored)")
+    lad.add_argument("--seats", "-k", type=int, default=2, help="players per table (default 2)")
+    lad.add_argument("--seed", type=int, default=1,
+                     help="seed of the tables' deals and picks (default 1)")
+    lad.add_argument("--max-groups", type=int, default=None, metavar="N",
+                     help="stop once the ladder has N tables (default: run until stopped)")
+    lad.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
+    lad.add_argument("--out", default=DEFAULT_REPORT_DIR, help="report folder")
+    lad.add_argument("--report-every", type=int, default=0, metavar="N",
+                     help="re-render the report every N games (default 0: not by count)")
+    lad.add_argument("--report-minutes", type=float, default=DEFAULT_REPORT_MINUTES,
+                     metavar="M", help=f"re-render the report every M minutes (default "
+                                       f"{DEFAULT_REPORT_MINUTES:g}; 0: not by time)")
+    lad.add_argument("--no-report", action="store_true",
+                     help="render no report (by default: as it goes, and at the end)")
+    lad.add_argument("--resume", type=int, metavar="ID",
+                     help="resume ladder ID: its unfinished tables first, then new ones; its "
+                          "stored settings (of the other flags only -b, --db, --out, the report "
+                          "and parallel flags and --max-groups count)")
+    _add_run_flags(lad)
 
     p = sub.add_parser("play", help="play one game between bots and print the result")
     _add_game_flags(p)
@@ -462,11 +504,9 @@ def build_parser() -> argparse.ArgumentParser:
 # -- commands ------------------------------------------------------------------
 
 
-async def _until_signal(plan: Plan, store: Store, tournament_id: int, run: Execution,
-                        progress: Progress, sandbox: Sandbox,
-                        test: SequentialTest | None) -> int | None:
-    """Run the tournament (the match, given its ``test``); on SIGTERM or SIGHUP
-    stop it as Ctrl-C would.  Returns the signal number that stopped it, or None."""
+async def _until_signal(work: Callable[[], Awaitable[None]]) -> int | None:
+    """Run ``work()`` (a tournament, a match, a ladder); on SIGTERM or SIGHUP stop
+    it as Ctrl-C would.  Returns the signal number that stopped it, or None."""
     stopped: int | None = None
     async with trio.open_nursery() as nursery:
         async def watch() -> None:
@@ -478,26 +518,19 @@ async def _until_signal(plan: Plan, store: Store, tournament_id: int, run: Execu
                     return
 
         nursery.start_soon(watch)
-        if test is None:
-            await run_tournament(plan, store, tournament_id, parallel=run.parallel,
-                                 on_game=progress, sandbox=sandbox, client=run.client)
-        else:
-            await run_match(plan, store, tournament_id, test, parallel=run.parallel,
-                            on_game=progress, sandbox=sandbox)
+        await work()
         nursery.cancel_scope.cancel()
     return stopped
 
 
-def _run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
-              sandbox: Sandbox, test: SequentialTest | None = None) -> int:
-    done = len(store.done_games(tournament_id))
-    progress = Progress(plan.total_games, done)
-    started = time.monotonic()
+def _play_until_stopped(store: Store, tournament_id: int, sandbox: Sandbox,
+                        progress: Progress, work: Callable[[], Awaitable[None]]) -> int | None:
+    """Run ``work()`` on trio for a stored tournament, its status kept up to date;
+    the signal that stopped it (Ctrl-C, SIGTERM, SIGHUP), or None once it ends."""
     try:
         store.set_status(tournament_id, "running")
         store.set_protections(tournament_id, sandbox.describe())
-        stopped = trio.run(_until_signal, plan, store, tournament_id, run, progress, sandbox,
-                           test)
+        stopped = trio.run(_until_signal, work)
     except BaseException as exc:
         if not is_interrupt(exc):
             progress.close()
@@ -509,6 +542,24 @@ def _run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
         # One bounded attempt: a Ctrl-C must not wait for another process's lock.
         with contextlib.suppress(StorageError):
             store.set_status(tournament_id, "interrupted", wait=False)
+    return stopped
+
+
+def _run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
+              sandbox: Sandbox, test: SequentialTest | None = None) -> int:
+    done = len(store.done_games(tournament_id))
+    progress = Progress(plan.total_games, done)
+    started = time.monotonic()
+
+    async def work() -> None:
+        if test is None:
+            await run_tournament(plan, store, tournament_id, parallel=run.parallel,
+                                 on_game=progress, sandbox=sandbox, client=run.client)
+        else:
+            await run_match(plan, store, tournament_id, test, parallel=run.parallel,
+                            on_game=progress, sandbox=sandbox)
+
+    if _play_until_stopped(store, tournament_id, sandbox, progress, work) is not None:
         stored = len(store.done_games(tournament_id))
         command = "match" if isinstance(plan.format, Match) else "tournament"
         print(f"arena: interrupted; {stored}/{plan.total_games} games stored; resume with "
@@ -525,12 +576,14 @@ def _mark_failed(store: Store, tournament_id: int) -> None:
 
 
 def _storage_error(exc: BaseException) -> BaseException:
-    """A StorageError that trio wrapped in exception groups, unwrapped so that it
-    is reported in one line; any other exception as it is."""
+    """A StorageError (or a ladder's ConfigError: an entrant renamed mid-run) that
+    trio wrapped in exception groups, unwrapped so that it is reported in one line;
+    any other exception as it is."""
     leaves = [exc]
     while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
         leaves = list(leaves[0].exceptions)
-    return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], StorageError) else exc
+    one_line = len(leaves) == 1 and isinstance(leaves[0], StorageError | ConfigError)
+    return leaves[0] if one_line else exc
 
 
 def _report_tournament(store: Store, plan: Plan, tournament_id: int, done_before: int,
@@ -583,12 +636,12 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
     for bot in plan.bots:
         check_runnable(bot.name, bot.argv())
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
-    announce(sandbox)
     return store, plan, sandbox
 
 
 #: Which command resumes a stored tournament of each kind.
-RESUMED_BY = {"tournament": "tournament", "gauntlet": "tournament", "match": "match"}
+RESUMED_BY = {"tournament": "tournament", "gauntlet": "tournament", "match": "match",
+              "ladder": "ladder"}
 
 
 def describe_schedule(plan: Plan) -> str:
@@ -609,6 +662,7 @@ def describe_schedule(plan: Plan) -> str:
 def cmd_tournament(args: argparse.Namespace) -> int:
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "tournament")
+        announce(sandbox)
         with execution(args) as run:
             return _run_plan(store, plan, args.resume, run, sandbox)
     if not args.game:
@@ -637,6 +691,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     run = Execution(args.parallel)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "match")
+        announce(sandbox)
         test = match_test(plan, store.games(args.resume))
     else:
         store, plan, sandbox = new_match(args)
@@ -649,6 +704,98 @@ def cmd_match(args: argparse.Namespace) -> int:
         for line in match_verdict(plan, tid, test, played):
             print(line)
     return status
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    _check_ladder_flags(args)
+    bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
+    if args.resume is not None:
+        store, plan, sandbox = resume_plan(args, "ladder")
+        entrants = list(bots or plan.bots)
+        _check_ladder_entrants(plan, args.resume, entrants)
+        folder = None if args.no_report else report_folder(args.out)
+    else:
+        if not args.game:
+            raise UserError("--game is required (see 'arena games')")
+        check_seed(args.seed)
+        plan = Plan(game=args.game, bots=bots, table_size=args.seats,
+                    games_per_table=args.seats, options=parse_options(args.option),
+                    seed=args.seed, control=_time_control(args), sandbox=args.sandbox,
+                    limits=Limits.parse(args.limit), pass_env=tuple(args.pass_env),
+                    format=Ladder())
+        plan.validate()
+        entrants = list(bots)
+        sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
+        store = open_store(args.db)
+        folder = None if args.no_report else report_folder(args.out)
+    announce(sandbox)
+    with execution(args) as run:
+        tid = args.resume if args.resume is not None else create_ladder(store, plan)
+        # The bot registry will provide this: ``lambda: active_entrants(store, plan.game)``.
+        return _run_ladder(store, plan, tid, run, sandbox, lambda: entrants, folder, args)
+
+
+def _check_ladder_flags(args: argparse.Namespace) -> None:
+    if args.max_groups is not None and not 1 <= args.max_groups <= MAX_GROUPS:
+        raise UserError(f"--max-groups must be from 1 to {MAX_GROUPS}, not {args.max_groups}")
+    if not 0 <= args.report_every <= MAX_GROUPS:
+        raise UserError(f"--report-every must be from 0 to {MAX_GROUPS} games, "
+                        f"not {args.report_every}")
+    if not (math.isfinite(args.report_minutes) and
+            0 <= args.report_minutes <= MAX_REPORT_MINUTES):
+        raise UserError(f"--report-minutes must be from 0 to {MAX_REPORT_MINUTES:g} (a week), "
+                        f"not {args.report_minutes!r}")
+
+
+def _check_ladder_entrants(plan: Plan, tournament_id: int,
+                           entrants: Sequence[BotSpec]) -> None:
+    """UserError if a resumed ladder's entrant gives a stored bot's name to
+    another program (that would merge two programs' results)."""
+    stored = {bot.name: bot for bot in plan.bots}
+    for bot in entrants:
+        if bot.name in stored and stored[bot.name].command != bot.command:
+            raise UserError(f"bot {bot.name!r} plays in ladder {tournament_id} as "
+                            f"{stored[bot.name].command!r}; a changed program needs a new name")
+
+
+def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sandbox: Sandbox,
+                entrants: Entrants, folder: Path | None, args: argparse.Namespace) -> int:
+    """Play the ladder until stopped or ``--max-groups``, re-rendering its report."""
+    done = len(store.done_games(tournament_id))
+    groups = args.max_groups
+    progress = Progress(groups * plan.table_size if groups else None, done)
+    reports = None if folder is None else Rerender(
+        store, folder, games=args.report_every, minutes=args.report_minutes,
+        say=progress.write)
+    started = time.monotonic()
+    print(f"arena: ladder {tournament_id}: {plan.game}, tables of {plan.table_size}, "
+          f"{done} games stored so far", file=sys.stderr)
+
+    def on_game(result: GameResult) -> None:
+        progress(result)
+        if reports is not None:
+            reports.count()
+
+    async def work() -> None:
+        async with trio.open_nursery() as nursery:
+            if reports is not None:
+                nursery.start_soon(reports.keep_fresh)
+            await run_ladder(plan, store, tournament_id, entrants, parallel=run.parallel,
+                             max_groups=groups, on_game=on_game, sandbox=sandbox,
+                             client=run.client, on_wait=progress.write)
+            nursery.cancel_scope.cancel()
+
+    stopped = _play_until_stopped(store, tournament_id, sandbox, progress, work)
+    if reports is not None:
+        reports.render()
+    if stopped is not None:
+        again = f" --max-groups {groups}" if groups else ""
+        print(f"arena: interrupted; {len(store.done_games(tournament_id))} games stored; "
+              f"resume with 'arena ladder --resume {tournament_id} --db {store.url}{again}'",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    store.set_status(tournament_id, "finished")
+    return _report_tournament(store, plan, tournament_id, done, time.monotonic() - started)
 
 
 def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
@@ -903,7 +1050,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "play": cmd_play,
+COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "ladder": cmd_ladder,
+            "play": cmd_play,
             "report": cmd_report,
             "demo": cmd_demo, "sandbox-check": cmd_sandbox_check,
             "export": cmd_export, "check-bot": cmd_check_bot}

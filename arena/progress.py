@@ -31,9 +31,10 @@ def _duration(seconds: float) -> str:
 
 
 class Progress:
-    """Fed one finished game at a time (``progress(result)``); :meth:`close` at the end."""
+    """Fed one finished game at a time (``progress(result)``); :meth:`close` at the end.
+    ``total`` None: an open-ended run (a ladder), counted without percent or ETA."""
 
-    def __init__(self, total: int, done: int = 0, out: TextIO | None = None,
+    def __init__(self, total: int | None, done: int = 0, out: TextIO | None = None,
                  interactive: bool | None = None, every: float = LINE_EVERY) -> None:
         self.out = out if out is not None else sys.stderr
         self.total = total
@@ -71,10 +72,14 @@ class Progress:
         """The progress line: games done/total, rates, ETA, faults by kind."""
         elapsed = max(time.monotonic() - self.started, 1e-9)
         rate = self.played / elapsed
-        parts = [f"{self.done}/{self.total} games"
-                 f" ({100 * self.done / self.total:.0f}%)" if self.total else "0 games",
-                 f"{rate:.1f} games/s", f"{self.moves / elapsed:,.0f} moves/s"]
-        left = self.total - self.done
+        if self.total is None:
+            count = f"{self.done} games"
+        elif self.total:
+            count = f"{self.done}/{self.total} games ({100 * self.done / self.total:.0f}%)"
+        else:
+            count = "0 games"
+        parts = [count, f"{rate:.1f} games/s", f"{self.moves / elapsed:,.0f} moves/s"]
+        left = (self.total or 0) - self.done
         if left > 0 and rate > 0:
             parts.append(f"ETA {_duration(left / rate)}")
         faults = ", ".join(f"{n} {kind}" for kind, n in sorted(self.faults.items()))

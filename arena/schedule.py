@@ -1,6 +1,7 @@
 """Who meets whom, in which seats, on which deals: the tournament formats.
 
-A format (:class:`RoundRobin`, :class:`Gauntlet`, :class:`Match`) answers one
+A format (:class:`RoundRobin`, :class:`Gauntlet`, :class:`Match`; a
+:class:`Ladder` picks its tables as it plays, see :mod:`arena.ladder`) answers one
 question, behind one small interface (:class:`Format`): which tables of
 ``seats`` bots does a tournament play.  Everything after that is common to all
 formats: every table plays the same deals, each deal once per cyclic seat
@@ -575,6 +576,23 @@ class Match:
         return {"name": "match", "sprt": self.sprt.to_dict()}
 
 
+@dataclass(frozen=True)
+class Ladder:
+    """A continuous ladder: no tables up front; it picks one at a time as it plays
+    (:mod:`arena.ladder`) and stores each as it goes."""
+
+    kind: ClassVar[str] = "ladder"
+
+    def tables(self, names: Sequence[str], seats: int, seed: int) -> list[Table]:
+        return []
+
+    def check(self, names: Sequence[str], seats: int) -> None:
+        pass
+
+    def to_config(self) -> dict[str, Any]:
+        return {"name": "ladder"}
+
+
 def format_from_config(config: dict[str, Any] | None) -> Format:
     """The format a stored tournament recorded (a round robin when it recorded none)."""
     config = config or {}
@@ -584,6 +602,8 @@ def format_from_config(config: dict[str, Any] | None) -> Format:
                         int(config.get("max_tables", DEFAULT_MAX_TABLES)))
     if name == "match":
         return Match(Sprt.from_dict(config["sprt"]))
+    if name == "ladder":
+        return Ladder()
     return RoundRobin(int(config.get("max_tables", DEFAULT_MAX_TABLES)))
 
 

@@ -229,7 +229,7 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
             for stream in plan.streams()]
     todo = [(stream, games) for stream, games in todo if games]
     seeds = plan.deal_seeds()
-    store_game = _game_saver(plan, store, tournament_id, on_game)
+    store_game = game_saver(plan, store, tournament_id, on_game)
     if client is not None:
         from arena.cluster import run_units, units
 
@@ -260,7 +260,7 @@ async def play_streams(plan: Plan, todo: Sequence[tuple[Stream, Sequence[int]]],
             nursery.start_soon(run_stream, stream, games)
 
 
-def _game_saver(plan: Plan, store: Store, tournament_id: int, on_game: OnGame | None
+def game_saver(plan: Plan, store: Store, tournament_id: int, on_game: OnGame | None
                 ) -> Callable[[int, int, GameResult], Awaitable[None]]:
     """``await save(table, game_number, result)``: commit one finished game (on a
     worker thread, one writer at a time, waiting while the database is locked),
@@ -322,7 +322,7 @@ async def run_match(plan: Plan, store: Store, tournament_id: int, test: Sequenti
     started = {number // k for _, number in done}
     changed = trio.Event()
     seeds = plan.deal_seeds()
-    save = _game_saver(plan, store, tournament_id, on_game)
+    save = game_saver(plan, store, tournament_id, on_game)
     slots = trio.CapacityLimiter(max(1, parallel))
 
     async def may_start(number: int) -> bool:

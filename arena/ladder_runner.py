@@ -1,0 +1,207 @@
+"""Running a continuous ladder: pick a table, store it, play its duplicate group; again.
+
+A ladder is a stored tournament of kind ``ladder`` whose tables grow as it
+plays.  Before each table it asks ``entrants()`` who is active now (so entrants
+join and retire while it runs), picks the table (:func:`arena.ladder.pick_table`),
+stores it (:meth:`Store.append_table`), then plays the table's duplicate group:
+its own deal (:func:`arena.ladder.deal_seed`), once per cyclic seat rotation,
+each rotation a stream on its own bot processes (as every tournament table,
+:func:`arena.tournament.play_stream`; on a Dask cluster, as units), each game
+stored under the unique key (table, deal 0, rotation) as it finishes.
+
+A table is stored before its games are played, so after an interruption
+(Ctrl-C, a kill) :func:`run_ladder` first finishes the tables with games
+missing, then picks new ones; a game is never stored twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import trio
+
+from arena.cluster import cluster_slots, run_units, units
+from arena.ladder import LadderState, deal_seed, pick_table, table_rng
+from arena.process import BotSpec
+from arena.records import GameResult
+from arena.sandbox import Sandbox
+from arena.schedule import ConfigError, Ladder
+from arena.storage import Store
+from arena.tournament import OnGame, Plan, game_saver, play_stream
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+#: Who may play now; asked before each table is picked.
+Entrants = Callable[[], Sequence[BotSpec]]
+#: Seconds between two looks at the entrants while too few are active to fill a table.
+ENTRANTS_POLL_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Group:
+    """One ladder table's duplicate group: the table's number, its bots in seat
+    order (rotation 0), its deal seed and the rotations still to play."""
+
+    number: int
+    bots: tuple[BotSpec, ...]
+    seed: int
+    rotations: tuple[int, ...]
+
+    def plan(self, ladder: Plan) -> Plan:
+        """The ladder's settings for this table alone (game ``r`` is rotation ``r``)."""
+        return dataclasses.replace(ladder, bots=self.bots,
+                                   fixed_tables=(tuple(range(len(self.bots))),))
+
+
+def create_ladder(store: Store, plan: Plan) -> int:
+    """Store a new ladder (no tables yet) with the plan's settings and first
+    entrants; its id."""
+    if not isinstance(plan.format, Ladder) or plan.games_per_table != plan.table_size:
+        raise ConfigError("a ladder plays one duplicate group per table (format Ladder)")
+    store.register_bots([(b.name, b.command) for b in plan.bots])
+    return store.create_tournament(plan.game, plan.to_config(), [], 0, kind=Ladder.kind)
+
+
+class LadderTables:
+    """A stored ladder's tables: the picker's state, the bots it has seated (by
+    name), the groups with games missing, and the next table, picked and stored."""
+
+    def __init__(self, plan: Plan, store: Store, tournament_id: int, entrants: Entrants,
+                 on_wait: Callable[[str], None] | None = None) -> None:
+        stored = store.tournament(tournament_id)
+        if stored is None:
+            raise ConfigError(f"no ladder {tournament_id}")
+        self.plan, self.store, self.tournament_id = plan, store, tournament_id
+        self.entrants, self.on_wait = entrants, on_wait
+        self.stored: list[list[str]] = stored["tables"]
+        self.state = LadderState.of(self.stored)
+        self.known = {bot.name: bot for bot in plan.bots}
+
+    def unfinished(self) -> list[Group]:
+        """The stored tables with games still to play, in table order."""
+        done = self.store.done_games(self.tournament_id)
+        k = self.plan.table_size
+        groups = []
+        for number, names in enumerate(self.stored):
+            missing = tuple(r for r in range(k) if (number, r) not in done)
+            if missing:
+                unknown = [name for name in names if name not in self.known]
+                if unknown:
+                    raise ConfigError(f"ladder {self.tournament_id} seats bot {unknown[0]!r}, "
+                                      f"which its configuration does not name")
+                groups.append(Group(number, tuple(self.known[name] for name in names),
+                                    deal_seed(self.plan.seed, number), missing))
+        return groups
+
+    def active(self) -> dict[str, BotSpec]:
+        """The entrants now, by name; ConfigError for a name given twice or a
+        name this ladder knows with another command (a new program needs a new name)."""
+        active: dict[str, BotSpec] = {}
+        for bot in self.entrants():
+            known = self.known.get(bot.name, bot)
+            if bot.name in active:
+                raise ConfigError(f"bot name {bot.name!r} is used twice")
+            if known.command != bot.command:
+                raise ConfigError(f"bot {bot.name!r} plays in ladder {self.tournament_id} as "
+                                  f"{known.command!r}; a changed program needs a new name")
+            active[bot.name] = bot
+        return active
+
+    async def next_group(self) -> Group:
+        """Pick the next table from the entrants active now (waiting while they are
+        too few to fill it) and store it; its group."""
+        k, waited = self.plan.table_size, False
+        while len(active := self.active()) < k:
+            if self.on_wait is not None and not waited:
+                self.on_wait(f"arena: ladder {self.tournament_id}: {len(active)} active "
+                             f"entrant(s), {k} needed for a table: waiting for more")
+            waited = True
+            await trio.sleep(ENTRANTS_POLL_SECONDS)
+        number = self.state.tables
+        names = pick_table(self.state, list(active), k, table_rng(self.plan.seed, number))
+        new = [(name, active[name].command) for name in names if name not in self.known]
+
+        def store_table() -> None:
+            if new:
+                self.store.register_bots(new)
+            self.store.append_table(self.tournament_id, number, names, games=k, commands=new)
+
+        await trio.to_thread.run_sync(store_table, abandon_on_cancel=True)
+        self.known.update((name, active[name]) for name, _ in new)
+        self.state.add(names)
+        return Group(number, tuple(active[name] for name in names),
+                     deal_seed(self.plan.seed, number), tuple(range(k)))
+
+
+async def run_ladder(plan: Plan, store: Store, tournament_id: int, entrants: Entrants, *,
+                     parallel: int, max_groups: int | None = None,
+                     on_game: OnGame | None = None, sandbox: Sandbox | None = None,
+                     client: Client | None = None,
+                     on_wait: Callable[[str], None] | None = None) -> None:
+    """Play ladder ``tournament_id`` until cancelled, or until it has ``max_groups``
+    tables (counting those stored before): first its stored tables' missing games,
+    then new tables, one duplicate group each.
+
+    ``parallel`` games play at once in this process, or, given a Dask ``client``,
+    as units on its workers.  A table is picked when a group slot frees
+    (``parallel`` / table size of them, rounded up), so an entrant added meanwhile
+    is in the very next pick.  Cancellation works as in
+    :func:`arena.tournament.run_tournament`.
+    """
+    tables = LadderTables(plan, store, tournament_id, entrants, on_wait)
+    save = game_saver(plan, store, tournament_id, on_game)
+    if client is None:
+        sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
+        play = functools.partial(_play_here, plan, sandbox, save,
+                                 trio.CapacityLimiter(max(1, parallel)))
+    else:
+        play = functools.partial(_play_on_cluster, client, plan, store.private_paths(), save)
+        parallel = cluster_slots(client)
+    slots = trio.Semaphore(max(1, -(-parallel // plan.table_size)))
+
+    async def play_group(group: Group) -> None:
+        try:
+            await play(group)
+        finally:
+            slots.release()
+
+    async with trio.open_nursery() as nursery:
+        for group in tables.unfinished():
+            await slots.acquire()
+            nursery.start_soon(play_group, group)
+        while max_groups is None or tables.state.tables < max_groups:
+            await slots.acquire()
+            nursery.start_soon(play_group, await tables.next_group())
+
+
+#: Stores one finished game: ``await save(table, game_number, result)``.
+Save = Callable[[int, int, GameResult], Awaitable[None]]
+
+
+async def _play_here(plan: Plan, sandbox: Sandbox, save: Save, slots: trio.CapacityLimiter,
+                     group: Group) -> None:
+    """A group's missing rotations in this process, each on its own bot processes."""
+    table = group.plan(plan)
+    async with trio.open_nursery() as nursery:
+        for stream in table.streams():
+            games = [g for g in stream.games if g in group.rotations]
+            if games:
+                nursery.start_soon(functools.partial(
+                    play_stream, table, stream, games, [group.seed], sandbox,
+                    functools.partial(save, group.number), slots=slots))
+
+
+async def _play_on_cluster(client: Client, plan: Plan, hidden: tuple[str, ...], save: Save,
+                           group: Group) -> None:
+    """A group's missing rotations as units on the cluster's workers."""
+    table = group.plan(plan)
+    todo = [(stream, [g for g in stream.games if g in group.rotations])
+            for stream in table.streams()]
+    await run_units(client, table, units([(s, games) for s, games in todo if games]),
+                    [group.seed], hidden,
+                    lambda _unit, number, result: save(group.number, number, result))
