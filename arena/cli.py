@@ -871,4 +871,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main: arena.cli_bots imports arena.cli, and its
+    # UserError must be the one main catches, not this __main__ copy's.
+    from arena.cli import main as imported_main
+
+    sys.exit(imported_main())

@@ -827,11 +827,12 @@ class Store:
 
     def bots(self) -> list[dict[str, str]]:
         """Every registered bot version by label: name (the label), base, version,
-        command, author."""
+        command, author, and the version it reports in its handshake."""
         with Session(self.engine) as session:
             rows = session.scalars(select(BotRow).order_by(BotRow.name)).all()
             return [{"name": r.name, "base": r.base, "command": r.command,
-                     "version": r.version, "author": r.author} for r in rows]
+                     "version": r.version, "author": r.author, "reported": r.reported}
+                    for r in rows]
 
     def bot_versions(self, base: str | None = None) -> list[BotVersion]:
         """Every bot version (of ``base``, if given), by base name, oldest first."""
