@@ -229,8 +229,10 @@ def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
 
 
 def _copy(source: Path, target: Path) -> None:
-    if target.exists():  # left by an add that stopped before storing its version
-        _remove(target)
+    if target.exists():  # never replace what may be another database's version
+        raise BotError(f"{target} exists already in the bot store (left by an add that "
+                       f"was killed, or another database's bot): remove it, or choose "
+                       f"another --bot-store")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(

@@ -92,8 +92,9 @@ def choose_bots(texts: Sequence[str], store: Store | None, *, versioned: bool = 
             chosen.specs.append(spec)
             continue
         base = spec.name
-        if merge_unnamed and not _NAMED.match(text):
-            base = re.sub(r"[^A-Za-z0-9_.\-]", "_", _default_name(spec.argv()))
+        if not _NAMED.match(text):  # named after its command: a valid bot name
+            unnamed = _default_name(spec.argv()) if merge_unnamed else spec.name
+            base = re.sub(r"[^A-Za-z0-9_.\-]", "_", unnamed)
         version = adhoc_version(store, base, spec.command, chosen.new)
         if version.added is None and version not in chosen.new:
             chosen.new.append(version)

@@ -178,6 +178,18 @@ def test_a_failed_build_stores_nothing(tmp_path: Path, db: str,
     assert run(capsys, "bot", "list", "--db", db)[1].splitlines()[1:] == []
 
 
+def test_a_copy_already_in_the_bot_store_is_never_replaced(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "arena-bots" / "reader" / "1"  # e.g. another database's version
+    other.mkdir(parents=True)
+    (other / "bot.py").write_text("theirs")
+    status, _, err = run(capsys, "bot", "add", str(make_bot(tmp_path / "src")), "--db", db)
+    assert status == 2 and "exists already in the bot store" in err
+    assert [p.name for p in other.iterdir()] == ["bot.py"]
+    assert (other / "bot.py").read_text() == "theirs"
+    assert run(capsys, "bot", "list", "--db", db)[1].splitlines()[1:] == []
+
+
 def test_the_build_runs_in_the_copy_and_its_output_is_kept(
         tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
     source = make_bot(tmp_path / "src", extra="build = \"sh -c 'echo built > made.txt'\"")
