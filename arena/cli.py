@@ -710,9 +710,9 @@ def match_verdict(plan: Plan, tournament_id: int, test: SequentialTest,
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from arena.cli_bots import choose_bots, existing_store
+    from arena.cli_bots import choose_bots, play_store
 
-    known = existing_store(args.db or DEFAULT_URL)
+    known = play_store(args.db)
     entrants = choose_bots(args.bots + args.more_bots, known, versioned=bool(args.db),
                            merge_unnamed=True)
     bots = entrants.specs

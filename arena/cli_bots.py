@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -35,6 +36,7 @@ from arena.sandbox import in_directory
 from arena.storage import (
     DEFAULT_URL,
     BotVersion,
+    StorageError,
     Store,
     StoredGame,
     counted_games,
@@ -111,6 +113,16 @@ def existing_store(url: str) -> Store | None:
             and not Path(database).is_file():
         return None
     return open_store(url, existing=True)
+
+
+def play_store(url: str | None) -> Store | None:
+    """Where ``arena play`` looks bots up: ``--db``, else the default database if it
+    exists and opens (without ``--db`` nothing is stored, so a problem there is none)."""
+    if url is not None:
+        return existing_store(url)
+    with contextlib.suppress(UserError, StorageError):
+        return existing_store(DEFAULT_URL)
+    return None
 
 
 def _argv(spec: BotSpec) -> list[str]:
