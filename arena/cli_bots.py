@@ -143,7 +143,7 @@ def register_commands(sub: argparse._SubParsersAction[Any]) -> None:
                          description="Bots as versioned submissions: see docs/bots.md.")
     bot.set_defaults(handler=cmd_bot)
     commands = bot.add_subparsers(dest="bot_command", required=True,
-                                  parser_class=type(bot))
+                                  metavar="add|list|show|retire", parser_class=type(bot))
     add = commands.add_parser("add", help="store a bot directory (with bot.toml) as a version")
     add.add_argument("directory", metavar="DIR")
     add.add_argument("--bot-store", metavar="DIR", default=None,
