@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import trio
 from tqdm import tqdm
 
+from arena.bots import BotError
 from arena.client import CLOCKS, TimeControl
 from arena.cluster import ClusterError, local_layout, open_client
 from arena.games import game_class, make_game
@@ -64,6 +65,7 @@ from arena.tournament import (
     MAX_GAMES_PER_TABLE,
     ConfigError,
     Plan,
+    bot_config,
     create_tournament,
     find_tournament,
     match_test,
@@ -498,6 +500,9 @@ def build_parser() -> argparse.ArgumentParser:
     from arena.cli_admin import add_commands
 
     add_commands(parser, sub)  # rules, tournaments, games, show, delete, --version
+    from arena.cli_bots import register_commands
+
+    register_commands(sub)  # bot add, list, show, retire
     return parser
 
 
@@ -633,8 +638,10 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
                         f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
     plan = Plan.from_stored(stored)
     plan.validate()
+    from arena.cli_bots import check_spec
+
     for bot in plan.bots:
-        check_runnable(bot.name, bot.argv())
+        check_spec(bot)
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
     return store, plan, sandbox
 
@@ -667,18 +674,23 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             return _run_plan(store, plan, args.resume, run, sandbox)
     if not args.game:
         raise UserError("--game is required (see 'arena rules')")
-    bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
+    from arena.cli_bots import choose_bots, existing_store
+
+    known = existing_store(args.db)
+    entrants = choose_bots(args.bot, known)
+    bots = tuple(entrants.specs)
     games = args.games if args.games is not None else 2 * args.table_size
     check_seed(args.seed)
-    form = (Gauntlet(tuple(args.challenger), args.max_tables) if args.challenger
-            else RoundRobin(args.max_tables))
+    form = (Gauntlet(tuple(map(entrants.label, args.challenger)), args.max_tables)
+            if args.challenger else RoundRobin(args.max_tables))
     plan = Plan(game=args.game, bots=bots, table_size=args.table_size, games_per_table=games,
                 options=parse_options(args.option), seed=args.seed, control=_time_control(args),
                 sandbox=args.sandbox, limits=Limits.parse(args.limit),
                 pass_env=tuple(args.pass_env), format=form)
     plan.validate()
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
-    store = open_store(args.db)
+    store = known or open_store(args.db)
+    entrants.register(store)
     announce(sandbox)
     print(describe_schedule(plan), file=sys.stderr)
     with execution(args) as run:
@@ -803,7 +815,11 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
     ConfigError or GameError before anything is stored)."""
     if not args.game:
         raise UserError("--game is required (see 'arena rules')")
-    bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
+    from arena.cli_bots import choose_bots, existing_store
+
+    known = existing_store(args.db)
+    entrants = choose_bots(args.bot, known)
+    bots = tuple(entrants.specs)
     if len(bots) != 2:
         raise UserError(f"a match needs exactly two bots (-b A=COMMAND -b B=COMMAND), "
                         f"not {len(bots)}")
@@ -823,7 +839,8 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
                 pass_env=tuple(args.pass_env), format=Match(sprt))
     plan.validate()
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
-    store = open_store(args.db)
+    store = known or open_store(args.db)
+    entrants.register(store)
     announce(sandbox)
     return store, plan, sandbox
 
@@ -870,8 +887,11 @@ def cmd_play(args: argparse.Namespace) -> int:
                         f"other seats), not {human}")
     if human is not None and args.json:
         raise UserError("--json cannot be combined with --human (the terminal is yours)")
-    seats = [seat for seat in range(len(texts) + (human is not None)) if seat != human]
-    bots = [parse_bot(text, seat) for seat, text in zip(seats, texts, strict=True)]
+    from arena.cli_bots import choose_bots, play_store
+
+    known = play_store(args.db)
+    entrants = choose_bots(texts, known, versioned=bool(args.db), merge_unnamed=True)
+    bots = list(entrants.specs)
     if not bots:
         raise UserError("no bots given")
     if human is not None:
@@ -879,14 +899,16 @@ def cmd_play(args: argparse.Namespace) -> int:
 
         bots.insert(human, HUMAN)
     names = [b.name for b in bots]
-    if len(set(names)) != len(names):
+    if len(set(names)) != len(names) and not args.db:
         raise UserError("two bots have the same name; name them NAME=COMMAND")
     options = parse_options(args.option)
     game = make_game(args.game, len(bots), options)  # validate before starting bots
     check_seed(args.seed)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(7), "big")
     control = _time_control(args)
-    store = open_store(args.db) if args.db else None
+    store = (known or open_store(args.db)) if args.db else None
+    if store is not None:
+        entrants.register(store)
     sandbox = _sandbox_of(args, args.db)
     announce(sandbox)
     try:
@@ -925,8 +947,7 @@ def _store_play(store: Store, game: str, options: dict[str, Any], full_options: 
                 bots: Sequence[BotSpec], result: GameResult) -> None:
     """Store an ``arena play`` game as a one-game tournament of kind "play"."""
     store.register_bots([(b.name, b.command) for b in bots])
-    config = {"game": game, "options": options,
-              "bots": [{"name": b.name, "command": b.command} for b in bots]}
+    config = {"game": game, "options": options, "bots": [bot_config(b) for b in bots]}
     tid = store.create_tournament(game, config, [[b.name for b in bots]], 1, kind="play")
     try:
         store.save_game(tid, 0, 0, full_options, result)
@@ -1060,9 +1081,11 @@ COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "ladder": cmd_ladd
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        # Commands registered elsewhere (arena/cli_admin.py) set their function as ``run``.
+        # Commands registered elsewhere (arena/cli_admin.py, arena/cli_bots.py) set
+        # their function as ``run``.
         return (COMMANDS.get(args.command) or args.run)(args)
-    except (UserError, ConfigError, GameError, StorageError, SandboxError, ClusterError) as exc:
+    except (UserError, ConfigError, GameError, StorageError, SandboxError, ClusterError,
+            BotError) as exc:
         _fail(str(exc))
     except BaseException as exc:
         if not is_interrupt(exc):

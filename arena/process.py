@@ -53,10 +53,12 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot entrant: a display name and the command line that starts it."""
+    """A bot entrant: a display name (a stored bot's label), the command line that
+    starts it and, for a stored bot, the directory it runs in (read-only)."""
 
     name: str
     command: str
+    directory: str | None = None
 
     def argv(self) -> list[str]:
         return shlex.split(self.command)
@@ -565,7 +567,7 @@ async def start_bot_process(spec: BotSpec, nursery: trio.Nursery,
     """
     sandbox = sandbox or default_sandbox()
     try:
-        launch = sandbox.launch(spec.argv())
+        launch = sandbox.launch(spec.argv(), directory=spec.directory)
     except (SandboxError, ValueError, OSError) as exc:
         raise CrashFault(f"could not start {spec.command!r}: {exc}") from None
     try:

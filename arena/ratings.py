@@ -126,10 +126,11 @@ def duplicate_group(game: object) -> Hashable:
 def ratable_games(games: Iterable[TableResult]) -> list[RatableGame]:
     """The tables to rate, each with its duplicate group (:func:`duplicate_group`): every
     game but those without a result (every seat faulted, so their places say nothing) and
-    those that seat one player twice (a player cannot play itself)."""
+    those of one player only (one bot version in every seat: a player cannot play
+    itself; where it holds some seats of a table, those self-pairs are skipped)."""
     return [RatableGame(tuple(zip(game.seats, game.places, strict=True)), duplicate_group(game))
             for game in games
-            if not game.no_result and len(set(game.seats)) == len(game.seats)]
+            if not game.no_result and len(set(game.seats)) > 1]
 
 
 class PooledGame(Protocol):
@@ -284,14 +285,16 @@ class PairOutcome:
 def pairwise_outcomes(games: Sequence[Game]) -> list[PairOutcome]:
     """Split every table into its pairwise virtual games, weighted ``1 / (n - 1)``.
 
-    Raises ``ValueError`` for an empty table or a player seated twice at one table.
+    Raises ``ValueError`` for an empty table.  A player seated twice at one table
+    (one bot version in two seats) plays no virtual game against itself.
     """
     outcomes = []
     _encode(games)  # the same errors as the fit
     for index, game in enumerate(games):
         weight = 1.0 / (len(game) - 1) if len(game) > 1 else 0.0
         for (a, place_a), (b, place_b) in itertools.combinations(game, 2):
-            outcomes.append(PairOutcome(index, a, b, _score(place_a, place_b), weight))
+            if a != b:
+                outcomes.append(PairOutcome(index, a, b, _score(place_a, place_b), weight))
     return outcomes
 
 
@@ -411,9 +414,7 @@ def _encode(games: Sequence[Game]) -> tuple[dict[str, int], list[_Tables]]:
     for n in np.unique(sizes):
         rows = np.flatnonzero(sizes == n)
         cells = starts[rows][:, None] + np.arange(n)
-        table = _Tables(players[cells], places[cells], groups[rows])
-        _check_players(table, list(index))
-        tables.append(table)
+        tables.append(_Tables(players[cells], places[cells], groups[rows]))
     return index, tables
 
 
@@ -430,17 +431,10 @@ def _group_indices(games: Sequence[Game]) -> IntArray:
     return np.array(numbers, dtype=np.int64)
 
 
-def _check_players(table: _Tables, names: list[str]) -> None:
-    ordered = np.sort(table.players, axis=1)
-    twice = (np.diff(ordered, axis=1) == 0).any(axis=1)
-    if twice.any():
-        seated = [names[i] for i in table.players[np.flatnonzero(twice)[0]]]
-        raise ValueError(f"a player appears more than once in one game: {seated}")
-
-
 def _pair_records(tables: list[_Tables]) -> tuple[IntArray, IntArray, IntArray, FloatArray,
                                                   FloatArray]:
-    """Every virtual game as (group, a, b, points of a, weight) with ``a < b``."""
+    """Every virtual game as (group, a, b, points of a, weight) with ``a < b``; a pair
+    of seats held by one player is none."""
     parts: list[tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]] = []
     for t in tables:
         n = t.players.shape[1]
@@ -450,7 +444,9 @@ def _pair_records(tables: list[_Tables]) -> tuple[IntArray, IntArray, IntArray, 
                              (t.places[:, s] < t.places[:, u]).astype(np.float64))
             score = np.where(i > j, 1.0 - score, score)
             weight = np.full(len(i), 1.0 / (n - 1))
-            parts.append((t.groups, np.minimum(i, j), np.maximum(i, j), weight * score, weight))
+            other = i != j
+            parts.append((t.groups[other], np.minimum(i, j)[other], np.maximum(i, j)[other],
+                          (weight * score)[other], weight[other]))
     if not parts:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty, empty, empty.astype(np.float64), empty.astype(np.float64)

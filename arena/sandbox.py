@@ -152,23 +152,31 @@ class Sandbox:
                      "network); private temporary directory")
         return f"{where}; cleared environment; limits: {self.limits.describe()}"
 
-    def launch(self, argv: Sequence[str], scratch_root: str | None = None) -> Launch:
-        """The command line, environment and directory that start ``argv``."""
+    def launch(self, argv: Sequence[str], scratch_root: str | None = None,
+               directory: str | None = None, *, writable: bool = False) -> Launch:
+        """The command line, environment and directory that start ``argv``; with a
+        ``directory`` (a stored bot's), the bot starts there and sees it
+        read-only (``writable``: read-write, for its build)."""
+        if directory is not None:
+            directory = os.path.abspath(directory)
+            argv = in_directory(argv, directory)
         argv = resolve_argv(argv)
         marker = secrets.token_hex(8)
         env = {**BOT_ENV, MARKER_VAR: marker}
         env.update({k: os.environ[k] for k in self.pass_env if k in os.environ})
         if self.kind == "bwrap":
             env.update(HOME=BWRAP_HOME, TMPDIR=BWRAP_HOME)
-            return Launch(self._bwrap_argv(argv, env), env, "/", None, marker)
+            out = self._bwrap_argv(argv, env, directory, writable)
+            return Launch(out, env, "/", None, marker)
         scratch = _make_scratch(scratch_root)
         env.update(HOME=scratch, TMPDIR=scratch)
         processes = self.limits.processes + _processes_of_user()
         wrapped = ["setpriv", "--pdeathsig", "KILL", "--",
                    "prlimit", *self.limits.prlimit_args(processes), "--", *argv]
-        return Launch(wrapped, env, scratch, scratch, marker)
+        return Launch(wrapped, env, directory or scratch, scratch, marker)
 
-    def _bwrap_argv(self, argv: list[str], env: Mapping[str, str]) -> list[str]:
+    def _bwrap_argv(self, argv: list[str], env: Mapping[str, str], directory: str | None,
+                    writable: bool) -> list[str]:
         out = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
         for key, value in env.items():
@@ -180,6 +188,10 @@ class Sandbox:
         # After the private /tmp, so a program kept under /tmp stays visible.
         paths = program_paths(argv)
         out += _program_mounts(paths, self.hidden)
+        if directory is not None:
+            # Last, so that it is exactly what the bot may (or, building, must) write.
+            out += [*_ancestor_dirs(directory), "--bind" if writable else "--ro-bind",
+                    directory, directory, "--chdir", directory]
         if os.geteuid() == 0:
             _check_world_readable(paths)
             # The kernel exempts root from RLIMIT_NPROC: become nobody, in a user
@@ -372,13 +384,36 @@ def _program_mounts(paths: Iterable[str], hidden: Sequence[str]) -> list[str]:
     for path in sorted(set(binds), key=len):
         if any(_contains(done, path) for done in bound):
             continue
-        for ancestor in _ancestors(path):
-            if ancestor not in made:
-                out += ["--perms", "0755", "--dir", ancestor]
-                made.add(ancestor)
+        out += _ancestor_dirs(path, made)
         out += ["--ro-bind", path, path]
         bound.append(path)
     return out
+
+
+def _ancestor_dirs(path: str, made: set[str] | None = None) -> list[str]:
+    """bwrap options creating ``path``'s ancestors world-traversable (those not in
+    ``made``, which is updated)."""
+    out: list[str] = []
+    for ancestor in _ancestors(path):
+        if made is None or ancestor not in made:
+            out += ["--perms", "0755", "--dir", ancestor]
+            if made is not None:
+                made.add(ancestor)
+    return out
+
+
+def in_directory(argv: Sequence[str], directory: str) -> list[str]:
+    """``argv`` of a command run in ``directory``: its relative program path
+    (``./bot``) and the relative files it names made absolute in ``directory``."""
+    def there(word: str) -> str:
+        path = os.path.join(directory, word)
+        return path if not os.path.isabs(word) and os.path.exists(path) else word
+
+    program = argv[0]
+    if os.sep in program:
+        program = there(program)
+    files = set(path_arguments(argv))
+    return [program, *(there(w) if w in files else w for w in argv[1:])]
 
 
 def _check_world_readable(paths: Iterable[str]) -> None:

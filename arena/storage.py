@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -43,6 +44,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
@@ -91,7 +93,7 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 FIRST_REVISION = "0001"
 #: The newest revision in ``MIGRATIONS`` (a test checks): known without
 #: importing Alembic, which only a database that needs migrating loads.
-HEAD_REVISION = "0002"
+HEAD_REVISION = "0003"
 #: PostgreSQL advisory lock held (for one transaction) while migrating.
 MIGRATION_LOCK_KEY = 0x46495645_4D494752  # "FIVEMIGR"
 #: Execution option: a write transaction (on SQLite, BEGIN IMMEDIATE).
@@ -127,14 +129,29 @@ class Base(DeclarativeBase):
 
 
 class BotRow(Base):
-    """A bot entrant, identified by its name."""
+    """A bot version: one immutable program, identified by its label ``name``
+    (``BASE@VERSION``; a bot stored before versions has version "" and its
+    label is its base name)."""
 
     __tablename__ = "bots"
+    __table_args__ = (Index("uq_bots_base_version", "base", "version", unique=True),)
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     command: Mapped[str] = mapped_column(Text)
     version: Mapped[str] = mapped_column(String(200), default="")
     author: Mapped[str] = mapped_column(String(200), default="")
+    base: Mapped[str] = mapped_column(String(200), index=True)
+    #: sha256 of the content (a directory's files, or an ad-hoc command and its files).
+    fingerprint: Mapped[str] = mapped_column(String(64), default="")
+    #: The stored copy the bot runs in; NULL for an ad-hoc version.
+    directory: Mapped[str | None] = mapped_column(Text, nullable=True)
+    build: Mapped[str] = mapped_column(Text, default="")
+    #: The games its manifest lists; NULL: not declared (ad-hoc).
+    games: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    added: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The version the bot itself reports in its handshake.
+    reported: Mapped[str] = mapped_column(String(200), default="")
 
 
 class TournamentRow(Base):
@@ -230,6 +247,40 @@ class ClaimRow(Base):
 
 GAMES, FAULTS, RECORDS, BOTS, CLAIMS = (cast(Table, row.__table__) for row in (
     GameRow, FaultRow, RecordRow, BotRow, ClaimRow))
+
+
+@dataclass(frozen=True)
+class BotVersion:
+    """A stored bot version (see :class:`BotRow`)."""
+
+    base: str
+    version: str
+    command: str
+    fingerprint: str
+    directory: str | None = None
+    build: str = ""
+    games: list[str] | None = None
+    author: str = ""
+    added: datetime | None = None
+    retired: bool = False
+    reported: str = ""
+
+    @property
+    def label(self) -> str:
+        """How its seats, faults and ratings name it: ``BASE@VERSION``."""
+        return f"{self.base}@{self.version}" if self.version else self.base
+
+
+def _bot_version(row: BotRow) -> BotVersion:
+    return BotVersion(base=row.base, version=row.version, command=row.command,
+                      fingerprint=row.fingerprint, directory=row.directory, build=row.build,
+                      games=row.games, author=row.author, added=row.added,
+                      retired=row.retired, reported=row.reported)
+
+
+def _next_version(session: Session, base: str) -> str:
+    taken = session.scalars(select(BotRow.version).where(BotRow.base == base)).all()
+    return str(max((int(v) for v in taken if v.isdigit()), default=0) + 1)
 
 
 @dataclass(frozen=True)
@@ -462,11 +513,14 @@ def insert_new_in_savepoint(connection: Connection, table: Table,
         return None
 
 
-#: A bot's version and author from a game's handshake, where they changed.
+#: The version a bot reports in a game's handshake, where it changed; its author
+#: where none is known (a manifest's author stays).
 _UPDATE_BOT_INFO = update(BOTS).where(
     BOTS.c.name == bindparam("who"),
-    or_(BOTS.c.version != bindparam("version"), BOTS.c.author != bindparam("author")),
-).values(version=bindparam("version"), author=bindparam("author"))
+    or_(BOTS.c.reported != bindparam("reported_version"),
+        (BOTS.c.author == "") & (bindparam("new_author") != "")),
+).values(reported=bindparam("reported_version"),
+         author=case((BOTS.c.author == "", bindparam("new_author")), else_=BOTS.c.author))
 
 
 class Store:
@@ -514,16 +568,59 @@ class Store:
 
     # -- writes ------------------------------------------------------------
     def register_bots(self, bots: Sequence[tuple[str, str]]) -> None:
-        """Insert or update (name, command) pairs."""
+        """Register (label, command) pairs not registered yet, each as a bot of its
+        own (base name = label); a registered label is left as it is, since a
+        version never changes (versions come from :meth:`add_bot_version`)."""
         def work(session: Session) -> None:
             for name, command in bots:
-                row = session.scalar(select(BotRow).where(BotRow.name == name))
-                if row is None:
-                    session.add(BotRow(name=name, command=command))
-                else:
-                    row.command = command
+                if session.scalar(select(BotRow.id).where(BotRow.name == name)) is None:
+                    session.add(BotRow(name=name, base=name, command=command))
 
         self._write(work)
+
+    def add_bot_version(self, bot: BotVersion) -> tuple[BotVersion, bool]:
+        """Store a new version of ``bot.base`` unless one with its fingerprint is
+        stored: (the stored version, whether it is new).  ``bot.version`` "" is
+        numbered here (1, 2, ... per base name).  StorageError if the version is
+        taken by other content."""
+        def work(session: Session) -> tuple[BotVersion, bool]:
+            same = session.scalars(select(BotRow).where(
+                BotRow.base == bot.base, BotRow.fingerprint == bot.fingerprint)
+                .order_by(BotRow.id)).first()
+            if same is not None:
+                return _bot_version(same), False
+            version = bot.version or _next_version(session, bot.base)
+            label = f"{bot.base}@{version}"
+            if session.scalar(select(BotRow.id).where(BotRow.name == label)) is not None:
+                raise StorageError(f"bot {label} is stored already with other content: "
+                                   f"give the new content a new version")
+            row = BotRow(name=label, base=bot.base, version=version, command=bot.command,
+                         fingerprint=bot.fingerprint, directory=bot.directory,
+                         build=bot.build, games=bot.games, author=bot.author, added=_now())
+            session.add(row)
+            session.flush()
+            return _bot_version(row), True
+
+        return self._write(work)
+
+    def next_bot_version(self, base: str) -> str:
+        """The version number a new version of ``base`` gets if none is given."""
+        with Session(self.engine) as session:
+            return _next_version(session, base)
+
+    def retire_bots(self, base: str, version: str | None = None) -> list[str]:
+        """Retire ``base``'s version (every version when None): the labels retired
+        now (already retired ones are not listed)."""
+        def work(session: Session) -> list[str]:
+            query = select(BotRow).where(BotRow.base == base, BotRow.retired.is_(False))
+            if version is not None:
+                query = query.where(BotRow.version == version)
+            rows = session.scalars(query.order_by(BotRow.id)).all()
+            for row in rows:
+                row.retired = True
+            return [row.name for row in rows]
+
+        return self._write(work)
 
     def create_tournament(self, game: str, config: dict[str, Any], tables: Sequence[Sequence[str]],
                           total_games: int, kind: str = "tournament") -> int:
@@ -635,8 +732,8 @@ class Store:
                  "detail": f.detail, "stderr_tail": f.stderr_tail, "step": f.step}
                 for f in result.faults])
         connection.execute(insert(RECORDS), {"game_id": game_id, "data": data})
-        infos = [{"who": name, "version": info.get("version", ""),
-                  "author": info.get("author", "")}
+        infos = [{"who": name, "reported_version": info.get("version", ""),
+                  "new_author": info.get("author", "")}
                  for name, info in zip(result.bots, result.record.bot_info, strict=False)
                  if info.get("version") or info.get("author")]
         if infos:
@@ -798,10 +895,21 @@ class Store:
                     yield game_id, GameRecord.unpack(data)
 
     def bots(self) -> list[dict[str, str]]:
+        """Every registered bot version by label: name (the label), base, version,
+        command, author, and the version it reports in its handshake."""
         with Session(self.engine) as session:
             rows = session.scalars(select(BotRow).order_by(BotRow.name)).all()
-            return [{"name": r.name, "command": r.command, "version": r.version,
-                     "author": r.author} for r in rows]
+            return [{"name": r.name, "base": r.base, "command": r.command,
+                     "version": r.version, "author": r.author, "reported": r.reported}
+                    for r in rows]
+
+    def bot_versions(self, base: str | None = None) -> list[BotVersion]:
+        """Every bot version (of ``base``, if given), by base name, oldest first."""
+        with Session(self.engine) as session:
+            query = select(BotRow).order_by(BotRow.base, BotRow.id)
+            if base is not None:
+                query = query.where(BotRow.base == base)
+            return [_bot_version(row) for row in session.scalars(query)]
 
     def scan_games(self, tournament_id: int | None = None, *, after: int = 0,
                    batch: int = 5000) -> Iterator[StoredGame]:

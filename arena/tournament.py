@@ -150,7 +150,7 @@ class Plan:
     def to_config(self) -> dict[str, Any]:
         return {"game": self.game, "options": self.options, "table_size": self.table_size,
                 "games_per_table": self.games_per_table, "seed": self.seed,
-                "bots": [{"name": b.name, "command": b.command} for b in self.bots],
+                "bots": [bot_config(b) for b in self.bots],
                 "format": self.format.to_config(),
                 "time": self.control.to_dict(),
                 "sandbox": {"choice": self.sandbox, "limits": asdict(self.limits),
@@ -164,7 +164,8 @@ class Plan:
         return cls(game=config["game"], options=dict(config.get("options", {})),
                    table_size=int(config["table_size"]),
                    games_per_table=int(config["games_per_table"]), seed=int(config["seed"]),
-                   bots=tuple(BotSpec(b["name"], b["command"]) for b in config["bots"]),
+                   bots=tuple(BotSpec(b["name"], b["command"], b.get("directory"))
+                              for b in config["bots"]),
                    control=TimeControl(**time), sandbox=sandbox.get("choice", "auto"),
                    limits=Limits(**sandbox.get("limits", {})),
                    pass_env=tuple(sandbox.get("pass_env", ())),
@@ -184,6 +185,12 @@ class Plan:
             raise ConfigError(f"tournament {stored['id']} seats bot {exc.args[0]!r}, "
                               f"which its configuration does not name") from None
         return cls.from_config(config, tables)
+
+
+def bot_config(bot: BotSpec) -> dict[str, str]:
+    """How a tournament's configuration stores an entrant."""
+    config = {"name": bot.name, "command": bot.command}
+    return config if bot.directory is None else {**config, "directory": bot.directory}
 
 
 def create_tournament(store: Store, plan: Plan, *, kind: str | None = None,

@@ -31,6 +31,8 @@ from sample_bots import HEURISTICS, SEARCH, command
 
 BAR = 100.0
 SEARCH_NAME, HEURISTIC_NAME = "search", "heuristic"
+#: How the games name them: ad-hoc version 1 of each, in a fresh database (docs/bots.md).
+SEARCH_LABEL, HEURISTIC_LABEL = f"{SEARCH_NAME}@1", f"{HEURISTIC_NAME}@1"
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,8 @@ def pairs(games: Sequence[StoredGame]) -> Pentanomial:
     for game in games:
         if game.no_result:
             continue
-        mine = game.places[game.seats.index(SEARCH_NAME)]
-        theirs = game.places[game.seats.index(HEURISTIC_NAME)]
+        mine = game.places[game.seats.index(SEARCH_LABEL)]
+        theirs = game.places[game.seats.index(HEURISTIC_LABEL)]
         points = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
         by_deal.setdefault(game.number // 2, []).append(points)
     return Pentanomial.of([(p[0], p[1]) for p in by_deal.values() if len(p) == 2])
@@ -79,7 +81,7 @@ def slowest_move_ms(folder: Path, game: str, games: Sequence[StoredGame]) -> flo
         record = store.record(stored.id)
         if record is None:
             continue
-        seat = stored.seats.index(SEARCH_NAME)
+        seat = stored.seats.index(SEARCH_LABEL)
         for step, times in zip(record.actions, record.times, strict=True):
             for (decider, _action), move in zip(step, times, strict=True):
                 if move is not None and decider == seat:

@@ -219,7 +219,9 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
     site.copy(STYLESHEET, TEMPLATES / STYLESHEET)
     tournaments = [tournament_summary(t) for t in store.tournaments()]
     registered = store.bots()
-    versions = {bot["name"]: bot["version"] for bot in registered}
+    # A label (BASE@VERSION) names the arena's version; beside it, what the bot reports.
+    versions = {bot["name"]: bot["reported"] for bot in registered}
+    bases = {bot["name"]: bot["base"] for bot in registered}
     kinds = fault_kinds(games)
     figures = Figures(bootstrap)
     controls = {t["id"]: time_control(t["config"]) for t in tournaments}
@@ -245,7 +247,7 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
         ranked = bool(own) and tournament["id"] not in checks.tournament_ids
         _tournament_pages(pages, tournament, own, replayed, page_rows,
                           board=board(own, figures, versions, kinds) if ranked else ())
-    _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest)
+    _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest, bases)
     _replay_pages(site, env, store, games, replayed, tournaments, common)
     site.finish()
 
@@ -445,10 +447,11 @@ def _number(value: Any) -> str:
 
 def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
                sections: Sequence[Section], replayed: set[int],
-               versions: Mapping[str, str], checks: Mapping[str, list[dict[str, Any]]]
-               ) -> None:
+               versions: Mapping[str, str], checks: Mapping[str, list[dict[str, Any]]],
+               bases: Mapping[str, str]) -> None:
     """A page per bot that played (``games``: the rated ones) or was checked (its
-    latest ``checks``); move times are read only for pages that changed."""
+    latest ``checks``), with the versions of its name (``bases``: label to base
+    name); move times are read only for pages that changed."""
     samples = time_samples(games)
     examples = fault_examples(games)
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -461,6 +464,7 @@ def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
         sampled = {game: ids for (who, game), ids in samples.items() if who == bot}
         context = {"active": "leaderboard", "bot": bot, "version": versions.get(bot, ""),
                    "pools": bot_pools(bot, sections), "checks": checks.get(bot, []),
+                   "versions": version_rows(bot, bases, sections),
                    "faults": fault_kinds_of(counts[bot], examples.get(bot, {}), replayed)}
         if not pages.fresh(bot_page(bot), (context, sampled)):
             stale[bot] = context
@@ -509,6 +513,38 @@ def bot_pools(bot: str, sections: Sequence[Section]) -> tuple[BotPool, ...]:
         seats = tuple(sorted(row.tally.seats.items()))
         found.append(BotPool(s, row, opponents, histogram, seats))
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """One version of a bot's base name, in one pool it played in (``pool`` None: none)."""
+
+    bot: str
+    pool: str | None
+    anchor: str | None
+    elo: str
+    games: int
+
+
+def version_rows(bot: str, bases: Mapping[str, str],
+                 sections: Sequence[Section]) -> tuple[VersionRow, ...]:
+    """Every version of ``bot``'s base name (itself included) with its rating in each
+    pool, in the order they were registered; none for a bot without versions."""
+    base = bases.get(bot, bot)
+    labels = [label for label, of in bases.items() if of == base]
+    if labels == [bot] and base == bot:
+        return ()
+    rows = []
+    for label in sorted(labels, key=_version_order):
+        found = [(s, row) for s in sections for row in s.board if row.bot == label]
+        rows += [VersionRow(label, s.title, s.anchor, row.elo, row.tally.games)
+                 for s, row in found] or [VersionRow(label, None, None, "\u2013", 0)]
+    return tuple(rows)
+
+
+def _version_order(label: str) -> tuple[int, str]:
+    version = label.rpartition("@")[2]
+    return (int(version), "") if version.isdigit() else (1 << 62, version)
 
 
 def fault_kinds_of(counts: Mapping[str, int],

@@ -186,7 +186,7 @@ def test_tournament_summarises_faults_and_exits_3(tmp_path: Path) -> None:
     assert proc.returncode == 3, proc.stderr
     assert "Traceback" not in proc.stderr
     summary = [line for line in proc.stderr.splitlines() if line.startswith("arena: bot ")]
-    assert summary == ["arena: bot 'bad' faulted: crash x2; "
+    assert summary == ["arena: bot 'bad@1' faulted: crash x2; "
                        "last stderr line: 'bad_bot: about to crash'"]
 
 

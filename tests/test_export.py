@@ -59,7 +59,7 @@ def test_csv_has_a_row_per_seat(exported: tuple[list[StoredGame], Path]) -> None
             assert (row["bot"], int(row["place"]), float(row["score"])) == (
                 bot, game.places[seat], game.scores[seat])
     crashes = Counter(c["bot"] for c in cells if c["faults"] == "crash")
-    assert crashes == {"crash1": 3, "crash2": 3}
+    assert crashes == {"crash1@1": 3, "crash2@1": 3}  # labels: ad-hoc version 1
     assert json.loads(cells[0]["options"])["max_hands"] == 2
 
 
@@ -90,8 +90,9 @@ def test_pgn_has_a_game_per_pair_of_players(exported: tuple[list[StoredGame], Pa
         assert movetext == values["Result"] in ("1-0", "0-1", "1/2-1/2")
         got[values["White"], values["Black"], values["Result"]] += 1
     assert got == expected and sum(got.values()) == 6 * 3 + 3 * 3
-    assert got["winner", "crash1", "1-0"] + got["crash1", "winner", "0-1"] == 3
-    assert got["crash1", "crash2", "1/2-1/2"] + got["crash2", "crash1", "1/2-1/2"] == 3
+    winner, crash1, crash2 = "winner@1", "crash1@1", "crash2@1"  # labels: ad-hoc version 1
+    assert got[winner, crash1, "1-0"] + got[crash1, winner, "0-1"] == 3
+    assert got[crash1, crash2, "1/2-1/2"] + got[crash2, crash1, "1/2-1/2"] == 3
 
 
 def test_one_tournament_and_one_format(played: Played, tmp_path: Path) -> None:

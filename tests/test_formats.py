@@ -65,11 +65,12 @@ def test_round_robin_plays_a_balanced_schedule_when_combinations_are_too_many(
     assert tournament["config"]["format"] == {"name": "round-robin", "max_tables": 4}
     # The stored tables are the balanced schedule: every bot at 2 tables, pairs 0-1 times.
     schedule = round_robin(6, 3, 4, seed=3)
-    assert tournament["tables"] == [[names[b] for b in table] for table in schedule]
-    assert Counter(b for t in tournament["tables"] for b in t) == {n: 2 for n in names}
+    labels = [f"{name}@1" for name in names]  # each an ad-hoc version (docs/bots.md)
+    assert tournament["tables"] == [[labels[b] for b in table] for table in schedule]
+    assert Counter(b for t in tournament["tables"] for b in t) == {n: 2 for n in labels}
     assert_games_follow_the_tables(tournament, games)
     seats = Counter((name, seat) for g in games for seat, name in enumerate(g.seats))
-    assert seats == {(name, seat): 2 for name in names for seat in range(3)}
+    assert seats == {(name, seat): 2 for name in labels for seat in range(3)}
 
 
 def test_resume_plays_the_stored_tables_not_a_new_schedule(tmp_path: Path) -> None:
@@ -107,14 +108,16 @@ def test_gauntlet_seats_one_challenger_with_the_field_at_every_table(tmp_path: P
     assert "arena: gauntlet: 2 challenger(s) at 6 tables of 3" in proc.stderr
     _, tournament, games = stored(tmp_path / "a.db")
     assert tournament["kind"] == "gauntlet"
-    assert tournament["config"]["format"]["challengers"] == ["new", "old"]
+    # --challenger names a bot; the format holds its label (docs/bots.md)
+    assert tournament["config"]["format"]["challengers"] == ["new@1", "old@1"]
     schedule = gauntlet_tables([0, 1], [2, 3, 4], 3, 6, seed=1)
-    assert tournament["tables"] == [[names[b] for b in table] for table in schedule]
+    labels = [f"{name}@1" for name in names]
+    assert tournament["tables"] == [[labels[b] for b in table] for table in schedule]
     for table in tournament["tables"]:
-        assert len({"new", "old"} & set(table)) == 1
-    for challenger in ("new", "old"):
+        assert len({"new@1", "old@1"} & set(table)) == 1
+    for challenger in ("new@1", "old@1"):
         met = Counter(b for t in tournament["tables"] if challenger in t for b in t)
-        assert [met[f] for f in ("f1", "f2", "f3")] == [2, 2, 2]
+        assert [met[f] for f in ("f1@1", "f2@1", "f3@1")] == [2, 2, 2]
     assert_games_follow_the_tables(tournament, games)
 
 
@@ -132,16 +135,16 @@ def test_match_stops_on_its_bound_and_leaves_no_half_pair(tmp_path: Path) -> Non
                  cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     first = proc.stdout.splitlines()[0]
-    assert first.startswith("match 1: greedy vs random, furious-five: H")
+    assert first.startswith("match 1: greedy@1 vs random@1, furious-five: H")
     assert "LLR" in proc.stdout and "(-2.94, 2.94) [0.00, 300.00] Elo, logistic model" \
         in proc.stdout
     _, tournament, games = stored(tmp_path / "m.db")
     assert tournament["kind"] == "match" and tournament["status"] == "finished"
-    assert tournament["tables"] == [["greedy", "random"]]
+    assert tournament["tables"] == [["greedy@1", "random@1"]]
     pairs = match_pairs(games)
     for a, b in (p for p in pairs.values() if len(p) == 2):
         assert a.seed == b.seed  # one deal, seats swapped
-        assert a.seats == ["greedy", "random"] and b.seats == ["random", "greedy"]
+        assert a.seats == ["greedy@1", "random@1"] and b.seats == ["random@1", "greedy@1"]
     assert all(len(pair) == 2 for pair in pairs.values()), "a half pair was left"
     # At most one pair per lane (2 lanes at -j 4) was in flight when the test stopped.
     plan = Plan.from_stored(tournament)
@@ -211,7 +214,7 @@ TWO = ["-b", f"a={RANDOM}", "-b", f"b={RANDOM}"]
     (["tournament", "-g", "furious-five", *TWO, "--max-tables", "99999999"], ["--max-tables"]),
     (["tournament", "-g", "furious-five", *TWO, "--max-tables", "many"], ["--max-tables"]),
     (["tournament", "-g", "furious-five", *TWO, "--challenger", "c"],
-     ["--challenger 'c' is not one of the bots (a, b)"]),
+     ["--challenger 'c' is not one of the bots (a@1, b@1)"]),
     (["tournament", "-g", "furious-five", *TWO, "-b", f"c={RANDOM}", "-k", "3",
       "--challenger", "a", "--challenger", "b"], ["needs at least 2 field bots"]),
     (["tournament", "-g", "furious-five", *TWO, "--challenger", "a", "--challenger", "a"],

@@ -38,7 +38,7 @@ def test_a_tournament_into_postgresql_and_its_report(postgres_url: str, tmp_path
     assert tournament["status"] == "finished" and tournament["games_done"] == 12
     games = list(store.games(tournament["id"]))
     assert len(games) == 12 and {tuple(sorted(g.seats)) for g in games} == {
-        ("a", "b"), ("a", "c"), ("b", "c")}
+        ("a@1", "b@1"), ("a@1", "c@1"), ("b@1", "c@1")}  # ad-hoc versions (docs/bots.md)
     record = store.record(games[0].id)
     assert record is not None and record.actions
     report = arena("report", "--db", postgres_url, "--out", str(tmp_path / "site"))

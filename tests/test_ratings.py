@@ -370,8 +370,8 @@ def test_groups_of_stored_games_are_their_deals() -> None:
     assert duplicate_group(other) == (7, 0, 3) and duplicate_group(elsewhere) == (7, 1, 2)
     assert duplicate_group(RatableGame(())) is None
     faulted = Stored(seats=["a", "b"], places=[2, 2], no_result=True)
-    twice = Stored(seats=["a", "a"], places=[1, 2])
-    ratable = ratable_games([*deal, other, faulted, twice])
+    alone = Stored(seats=["a", "a"], places=[1, 2])  # one version in both seats
+    ratable = ratable_games([*deal, other, faulted, alone])
     assert [g.group for g in ratable] == [(7, 0, 2), (7, 0, 2), (7, 0, 3)]
     assert list(ratable[0]) == [("a", 1), ("b", 2)] and ratable[0][1] == ("b", 2)
 
@@ -410,9 +410,18 @@ def test_pools_split_by_game_options_and_time_control() -> None:
         games[0], games[1]]
 
 
-def test_player_twice_in_one_game_rejected() -> None:
-    with pytest.raises(ValueError, match="more than once"):
-        fit_elo([win("a", "b"), [("a", 1), ("c", 2), ("a", 3)]])
+def test_a_player_twice_in_one_game_plays_its_opponents_not_itself() -> None:
+    # One version in two seats of a table of 3: its pairs with c count (weight 1/2
+    # each, a win and a loss), its pair with itself is skipped: two such tables weigh
+    # as a win and a loss against c.
+    twice = [("a", 1), ("c", 2), ("a", 3)]
+    fitted = fit_elo([win("a", "b"), win("b", "c"), twice, twice])
+    even = fit_elo([win("a", "b"), win("b", "c"), [("a", 1), ("c", 2)], [("c", 1), ("a", 2)]])
+    assert fitted.keys() == even.keys()
+    for player in fitted:
+        assert fitted[player] == pytest.approx(even[player], abs=1e-6)
+    assert [(o.a, o.b, o.weight) for o in pairwise_outcomes([twice])] == [
+        ("a", "c", 0.5), ("c", "a", 0.5)]
 
 
 def test_empty_game_rejected() -> None:

@@ -345,8 +345,10 @@ def section_text(path: Path, anchor: str) -> str:
 
 def test_pools_split_games_of_other_options(real_site: Path) -> None:
     boards = Tables((real_site / "index.html").read_text()).tables
-    assert {row[1] for row in boards["board-five"][1:]} == {"a 1", "b 1", "c 1"}  # version 1
-    assert {row[1] for row in boards["board-five-2"][1:]} == {"winner 1", "crash1 0", "crash2 0"}
+    # label (ad-hoc version 1, docs/bots.md), then the version the bot reports
+    assert {row[1] for row in boards["board-five"][1:]} == {"a@1 1", "b@1 1", "c@1 1"}
+    assert {row[1] for row in boards["board-five-2"][1:]} == {"winner@1 1", "crash1@1 0",
+                                                              "crash2@1 0"}
     plain, jokers = (section_text(real_site / "index.html", a) for a in ("five", "five-2"))
     assert "<strong>Options:</strong> max_hands 2</span>" in plain  # what is not a default
     assert "<strong>Options:</strong> jokers on, max_hands 2</span>" in jokers
@@ -357,7 +359,7 @@ def test_pools_split_games_of_other_options(real_site: Path) -> None:
 
 def test_an_unbeaten_bot_gets_a_one_sided_bound(real_site: Path) -> None:
     header, *rows = table(real_site / "index.html", "board-five-2")
-    cells = {row[1].split()[0]: dict(zip(header, row, strict=True)) for row in rows}
+    cells = {row[1].split("@")[0]: dict(zip(header, row, strict=True)) for row in rows}
     assert re.fullmatch(r"> [+-]\d+ \?", cells["winner"]["Elo [95%]"]), cells
     for crasher in ("crash1", "crash2"):  # tied last every game: finite, equal
         assert re.fullmatch(r"[+-]\d+ \[.*\] \?", cells[crasher]["Elo [95%]"]), cells
@@ -396,16 +398,18 @@ def test_links_lead_only_to_pages_that_exist(played: Played, tmp_path: Path) -> 
 
 
 def test_bot_page(real_site: Path) -> None:
-    page = real_site / bot_page("crash1")
+    page = real_site / bot_page("crash1@1")
     html = page.read_text()
     assert [row[:3] for row in table(page, "opponents-five-2")[1:]] == [
-        ["winner", "3", "0-0-3"], ["crash2", "3", "0-3-0"]]
+        ["winner@1", "3", "0-0-3"], ["crash2@1", "3", "0-3-0"]]
+    assert table(page, "versions-table")[1][:2] == ["crash1@1", "five (jokers on, max_hands 2; "
+                                                    "move 1 s, bank 10 s, wall clock)"]
     assert table(page, "places-five-2") == [["1", "0", ""], ["2", "3", ""]]
     assert [row[:2] for row in table(page, "seats-five-2")[1:]] == [["0", "1"], ["1", "1"],
                                                                      ["2", "1"]]
     assert table(page, "fault-kinds")[1:] == [["Crash", "3"]]
     assert html.count('class="faultbox"') == 3 and "bad_bot: about to crash" in html
-    (times,) = table(real_site / bot_page("a"), "times")[2:]
+    (times,) = table(real_site / bot_page("a@1"), "times")[2:]
     assert times[0] == "five" and int(times[1]) == 6 and int(times[2]) > 0
     wall = [float(value) for value in times[3:7]]
     assert wall == sorted(wall) and wall[-1] > 0  # p50 <= p90 <= p99 <= max (shown to 0.1 ms)
@@ -450,7 +454,7 @@ def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path
         MANIFEST, "index.html", "head-to-head.html", "tournaments.html",
         f"tournament-{tid}.html",  # its standings and list of pages
         f"tournament-{tid}-3.html",  # now with a link to the next page
-        f"tournament-{tid}-4.html", *(bot_page(bot) for bot in "abc")}
+        f"tournament-{tid}-4.html", *(bot_page(f"{bot}@1") for bot in "abc")}
     assert [int(row[0]) for row in table(out / f"tournament-{tid}-4.html", "games")[1:]] == [
         max(game.id for game in store.games())]
 

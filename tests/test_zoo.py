@@ -42,6 +42,13 @@ MOVE, BANK, HANDSHAKE = 0.5, 1.0, 3.0
 ARENA_MEMORY_LIMIT_KB = 400 * 1024
 TRACEBACK = "Traceback (most recent call last)"
 ZOO_NAME = "zoo"
+#: How games and faults name the zoo bot: ``-b zoo=...`` is ad-hoc version 1 (docs/bots.md).
+ZOO_LABEL = f"{ZOO_NAME}@1"
+
+
+def label(name: str) -> str:
+    """How the games of a run name the bot given as ``-b NAME=COMMAND``."""
+    return f"{name}@1"
 
 
 # -- running a tournament and reading it back ---------------------------------------------
@@ -62,9 +69,9 @@ class Run:
     def stderr_of(self, game: StoredGame, name: str) -> str:
         """Everything stored of ``name``'s stderr in ``game``: the record's tail
         and the tails stored with its faults."""
-        if name not in game.seats:
+        if label(name) not in game.seats:
             return ""
-        seat = game.seats.index(name)
+        seat = game.seats.index(label(name))
         tails = [self.records[game.id].stderr[seat]]
         tails += [f["stderr_tail"] for f in game.faults if f["seat"] == seat]
         return "".join(tails)
@@ -73,10 +80,10 @@ class Run:
         return "".join(self.stderr_of(g, name) for g in self.games)
 
     def faults(self, name: str) -> list[tuple[StoredGame, dict]]:
-        return [(g, f) for g in self.games for f in g.faults if f["bot"] == name]
+        return [(g, f) for g in self.games for f in g.faults if f["bot"] == label(name)]
 
     def games_of(self, name: str) -> list[StoredGame]:
-        return [g for g in self.games if name in g.seats]
+        return [g for g in self.games if label(name) in g.seats]
 
     def describe(self) -> str:
         lines = [f"exit {self.returncode}; arena stderr: {self.stderr[-1500:]!r}"]
@@ -229,9 +236,9 @@ def faults_every_game(kind: str, needle: str = "") -> Check:
     """The zoo bot faults with ``kind`` exactly once in every game it plays."""
     def check(run: Run) -> None:
         for game in run.games_of(ZOO_NAME):
-            mine = [f for f in game.faults if f["bot"] == ZOO_NAME]
+            mine = [f for f in game.faults if f["bot"] == ZOO_LABEL]
             assert [f["kind"] for f in mine] == [kind], run.describe()
-            seat = game.seats.index(ZOO_NAME)
+            seat = game.seats.index(ZOO_LABEL)
             assert mine[0]["seat"] == seat
             assert game.places[seat] == len(game.seats), "a faulting bot is placed last"
             assert len(mine[0]["stderr_tail"]) <= 4096
@@ -252,11 +259,11 @@ def both(*checks: Check) -> Check:
 
 
 def ignored_replies(run: Run) -> None:
-    counted = sum(g.ignored[g.seats.index(ZOO_NAME)] for g in run.games_of(ZOO_NAME))
+    counted = sum(g.ignored[g.seats.index(ZOO_LABEL)] for g in run.games_of(ZOO_NAME))
     assert counted > 0, "the stale or second replies were not counted"
     for game in run.games:
         for seat, name in enumerate(game.seats):
-            if name != ZOO_NAME:
+            if name != ZOO_LABEL:
                 assert game.ignored[seat] == 0
 
 
@@ -540,7 +547,7 @@ def test_token_writer_and_searcher_never_meet(tmp_path: Path, open_dir: Path) ->
         run = run_tournament(tmp_path, bots, marks)
         leaked = [str(p) for p in token_places(tmp_path, token, open_dir) if p.exists()]
     # writer and searcher meet at one table and play other tables at the same time
-    assert any({"writer", "searcher"} <= set(g.seats) for g in run.games)
+    assert any({"writer@1", "searcher@1"} <= set(g.seats) for g in run.games)
     assert not leaked, f"the token reached the host: {leaked}"
     for game in run.games:
         assert not game.faults, run.describe()

@@ -1,0 +1,373 @@
+"""Bots as versioned submissions: a bot is a directory with a manifest
+(``bot.toml``); ``arena bot add`` stores an immutable copy of it as a version.
+
+A version is named by its label ``NAME@VERSION``, which its seats, faults and
+ratings use.  Its identity is its content's fingerprint: the same name and
+fingerprint are the same version (never stored twice), the same name with new
+content is the next version, and a stored version's content never changes
+(the copy is made read-only, and the sandbox shows it to the bot read-only).
+A bot given on the command line as ``NAME=COMMAND`` is an *ad-hoc* version,
+fingerprinted by its command and the files the command names.
+
+No trio here: :class:`~arena.process.BotSpec` is imported only where one is made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from arena.games import game_names
+from arena.sandbox import NOBODY, Sandbox, in_directory, module_paths, path_arguments
+from arena.storage import BotVersion, Store, sqlite_database
+
+if TYPE_CHECKING:
+    from arena.process import BotSpec
+
+MANIFEST = "bot.toml"
+#: A bot's name, and a version's: letters, digits, ``_ . -``.
+NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+#: ``NAME`` or ``NAME@VERSION`` on the command line: a stored bot.
+REFERENCE = re.compile(r"([A-Za-z0-9_.\-]+)(?:@([A-Za-z0-9_.\-]+))?")
+#: Neither fingerprinted nor stored.
+SKIPPED_DIRS = frozenset({".git", "__pycache__"})
+SKIPPED_SUFFIXES = (".pyc",)
+#: The bot store's folder beside a SQLite database file.
+DEFAULT_STORE = "arena-bots"
+#: Wall-clock seconds a build may take.
+BUILD_SECONDS = 600.0
+
+
+class BotError(Exception):
+    """A bad manifest, bot directory or bot reference; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A bot's ``bot.toml``."""
+
+    name: str
+    #: Run in the bot's directory; split like a shell line.
+    command: str
+    games: tuple[str, ...]
+    build: str = ""
+    author: str = ""
+    #: "" when not given: versions are then numbered 1, 2, ... per name.
+    version: str = ""
+
+    @classmethod
+    def parse(cls, data: dict[str, Any], where: str) -> Manifest:
+        """The manifest in ``data`` (parsed TOML); BotError naming ``where`` if bad."""
+        known = {"name", "command", "build", "games", "author", "version"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise BotError(f"{where}: unknown field {unknown[0]!r} (fields: "
+                           f"{', '.join(sorted(known))})")
+        text = {key: _text(data, key, where) for key in known - {"games"}}
+        for key in ("name", "command"):
+            if not text[key].strip():
+                raise BotError(f"{where}: {key!r} is required")
+        for key in ("name", "version"):
+            if text[key] and not NAME.fullmatch(text[key]):
+                raise BotError(f"{where}: {key} {text[key]!r} may hold only letters, "
+                               f"digits, '_', '.' and '-'")
+        for key in ("command", "build"):
+            _split(text[key], f"{where}: {key}")
+        return cls(name=text["name"], command=text["command"], build=text["build"],
+                   games=_games(data, where), author=text["author"], version=text["version"])
+
+
+def _text(data: dict[str, Any], key: str, where: str) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise BotError(f"{where}: {key!r} must be a string, not {value!r}")
+    return value
+
+
+def _games(data: dict[str, Any], where: str) -> tuple[str, ...]:
+    games = data.get("games")
+    if not isinstance(games, list) or not games or \
+            not all(isinstance(game, str) for game in games):
+        raise BotError(f"{where}: 'games' is required: a list of game names, e.g. "
+                       f"games = [\"five\"]")
+    unknown = [game for game in games if game not in game_names()]
+    if unknown:
+        raise BotError(f"{where}: unknown game {unknown[0]!r} (games: "
+                       f"{', '.join(game_names())})")
+    return tuple(games)
+
+
+def _split(command: str, where: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError as exc:
+        raise BotError(f"{where}: cannot split {command!r}: {exc}") from None
+
+
+def read_manifest(directory: Path) -> Manifest:
+    """The manifest of the bot in ``directory``; BotError if missing or bad."""
+    if not directory.is_dir():
+        raise BotError(f"{directory} is not a directory")
+    path = directory / MANIFEST
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BotError(f"{directory} has no {MANIFEST}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BotError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BotError(f"{path} is not valid TOML: {exc}") from None
+    return Manifest.parse(data, str(path))
+
+
+# -- fingerprints -----------------------------------------------------------------
+
+def _files(directory: Path) -> Iterator[Path]:
+    """Every file under ``directory`` that is part of a bot, sorted by relative path."""
+    found = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
+        found += [Path(root, name) for name in files if not name.endswith(SKIPPED_SUFFIXES)]
+    yield from sorted(found, key=lambda path: path.relative_to(directory).as_posix())
+
+
+def _add_file(digest: Any, path: Path, name: str) -> None:
+    content = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+    digest.update(f"{name}\0{len(content)}\0".encode())
+    digest.update(content)
+
+
+def fingerprint(directory: Path) -> str:
+    """sha256 over the sorted relative paths and bytes of a bot directory's files
+    (a symbolic link by its target; ``.git``, ``__pycache__`` and ``*.pyc`` skipped)."""
+    digest = hashlib.sha256()
+    for path in _files(directory):
+        _add_file(digest, path, path.relative_to(directory).as_posix())
+    return digest.hexdigest()
+
+
+def adhoc_fingerprint(command: str) -> str:
+    """sha256 of a command line and of every existing file it names: its program
+    when given by path, the files among its arguments, the package of
+    ``python -m``: so an edited script is a new version."""
+    digest = hashlib.sha256(command.encode())
+    argv = shlex.split(command)
+    named = [argv[0]] if os.sep in argv[0] else []
+    named += list(path_arguments(argv))
+    if "-m" in argv[1:-1]:
+        named += module_paths(argv[argv.index("-m") + 1])
+    for word in named:
+        path = Path(word)
+        if path.is_dir():
+            digest.update(f"{word}\0{fingerprint(path)}\0".encode())
+        elif path.is_file():
+            _add_file(digest, path, word)
+    return digest.hexdigest()
+
+
+# -- storing a version --------------------------------------------------------------
+
+def default_bot_store(url: str) -> Path | None:
+    """``arena-bots/`` beside a SQLite database file; None for another database."""
+    database = sqlite_database(url)
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database).resolve().parent / DEFAULT_STORE
+
+
+@dataclass(frozen=True)
+class Added:
+    """What :func:`add_bot` did: the version, and whether it is new."""
+
+    version: BotVersion
+    new: bool
+
+
+def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
+            check: Callable[[str, list[str]], None] | None = None) -> Added:
+    """Store the bot in ``source`` as a version: its manifest checked, a copy made
+    in ``bot_store/NAME/VERSION/``, built there in ``sandbox`` (the copy writable
+    only during the build), then made read-only.  ``check(label, argv)`` may
+    refuse the command (argv made absolute in the copy) after the build.
+    Nothing is stored when any step fails (BotError)."""
+    manifest = read_manifest(source)
+    content = fingerprint(source)
+    same = [v for v in store.bot_versions(manifest.name) if v.fingerprint == content]
+    if same:
+        return Added(same[0], False)
+    version = manifest.version or store.next_bot_version(manifest.name)
+    label = f"{manifest.name}@{version}"
+    if any(v.version == version for v in store.bot_versions(manifest.name)):
+        raise BotError(f"bot {label} is stored already with other content: give this "
+                       f"content a new version in {MANIFEST}")
+    target = bot_store / manifest.name / version
+    _copy(source, target)
+    try:
+        if manifest.build:
+            build(target, manifest.build, sandbox, label)
+        if check is not None:
+            check(label, in_directory(shlex.split(manifest.command), str(target)))
+        freeze(target)
+        stored = store.add_bot_version(BotVersion(
+            base=manifest.name, version=version, command=manifest.command,
+            fingerprint=content, directory=str(target), build=manifest.build,
+            games=list(manifest.games), author=manifest.author))
+    except BaseException:
+        _remove(target)
+        raise
+    return Added(stored[0], stored[1])
+
+
+def _copy(source: Path, target: Path) -> None:
+    if target.exists():  # never replace what may be another database's version
+        raise BotError(f"{target} exists already in the bot store (left by an add that "
+                       f"was killed, or another database's bot): remove it, or choose "
+                       f"another --bot-store")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(
+            *SKIPPED_DIRS, *(f"*{suffix}" for suffix in SKIPPED_SUFFIXES)))
+    except OSError as exc:
+        _remove(target)
+        raise BotError(f"cannot copy {source} into the bot store {target.parent}: "
+                       f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _remove(target: Path) -> None:
+    _set_tree(target, writable=True)
+    shutil.rmtree(target, ignore_errors=True)
+
+
+def build(directory: Path, command: str, sandbox: Sandbox, label: str) -> None:
+    """Run a bot's build command in its directory, in ``sandbox`` with its limits,
+    the directory writable; BotError with the build's last stderr line if it fails."""
+    argv = _split(command, f"bot {label}: build")
+    if sandbox.kind == "bwrap" and os.geteuid() == 0:
+        _own_tree(directory, NOBODY)  # the sandbox's user writes the build's files
+    launch = sandbox.launch(argv, directory=str(directory), writable=True)
+    try:
+        with subprocess.Popen(launch.argv, env=launch.env, cwd=launch.cwd,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, start_new_session=True) as process:
+            try:
+                _, err = process.communicate(timeout=BUILD_SECONDS)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                raise BotError(f"bot {label}: build {command!r} took longer than "
+                               f"{BUILD_SECONDS:g} s") from None
+    except OSError as exc:
+        raise BotError(f"bot {label}: cannot run build {command!r}: {exc}") from None
+    finally:
+        if launch.scratch is not None:
+            shutil.rmtree(launch.scratch, ignore_errors=True)
+    if process.returncode != 0:
+        lines = [line.strip() for line in err.decode(errors="replace").splitlines()
+                 if line.strip()]
+        last = f": {lines[-1][:200]}" if lines else " (no stderr)"
+        raise BotError(f"bot {label}: build {command!r} failed with exit status "
+                       f"{process.returncode}{last}")
+
+
+def freeze(directory: Path) -> None:
+    """Make a stored copy read-only (and readable by everyone, so by the sandbox's
+    user too)."""
+    if os.geteuid() == 0:
+        _own_tree(directory, 0)
+    _set_tree(directory, writable=False)
+
+
+def _own_tree(directory: Path, uid: int) -> None:
+    for path in [directory, *directory.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+def _set_tree(directory: Path, writable: bool) -> None:
+    if not directory.exists():
+        return
+    for path in [directory, *directory.rglob("*")]:
+        if path.is_symlink():
+            continue
+        mode = path.stat().st_mode & 0o7777
+        mode = mode | 0o200 if writable else (mode & ~0o222) | 0o444 | (
+            0o111 if path.is_dir() or mode & 0o100 else 0)
+        path.chmod(mode)
+
+
+# -- playing versions ---------------------------------------------------------------
+
+def spec_of(version: BotVersion) -> BotSpec:
+    """The entrant that plays ``version``: its label, command and directory."""
+    from arena.process import BotSpec
+
+    return BotSpec(version.label, version.command, version.directory)
+
+
+def find_version(store: Store, reference: str) -> BotVersion | None:
+    """The stored version ``NAME@VERSION`` or ``NAME`` (its newest version not
+    retired) names; None when no bot of that name is stored (so the text is a
+    command); BotError when the bot is, but not that version."""
+    match = REFERENCE.fullmatch(reference)
+    if match is None:
+        return None
+    base, version = match.groups()
+    versions = store.bot_versions(base)
+    if not versions:
+        if version is None:
+            return None
+        raise BotError(f"no stored bot {base!r} (see 'arena bot list')")
+    if version is not None:
+        found = [v for v in versions if v.version == version]
+        if not found:
+            raise BotError(f"bot {base!r} has no version {version!r} (versions: "
+                           f"{', '.join(v.version or '(unversioned)' for v in versions)})")
+        return found[0]
+    active = [v for v in versions if not v.retired]
+    if not active:
+        raise BotError(f"every version of bot {base!r} is retired; name one as "
+                       f"{base}@VERSION to play it anyway")
+    return active[-1]
+
+
+def adhoc_version(store: Store | None, base: str, command: str,
+                  pending: Sequence[BotVersion] = ()) -> BotVersion:
+    """The version ``-b BASE=COMMAND`` is: the stored (or ``pending``) one with its
+    fingerprint, else the next one, numbered after the ``pending`` ones too (not
+    stored yet: see :func:`register`).  No ``store``: a database yet to be made."""
+    content = adhoc_fingerprint(command)
+    known = [*(store.bot_versions(base) if store is not None else ()),
+             *(v for v in pending if v.base == base)]
+    for version in known:
+        if version.fingerprint == content:
+            return version
+    number = max([int(store.next_bot_version(base)) if store is not None else 1,
+                  *(int(v.version) + 1 for v in known if v.version.isdigit())])
+    return BotVersion(base=base, version=str(number), command=command, fingerprint=content)
+
+
+def register(store: Store, versions: Sequence[BotVersion]) -> None:
+    """Store the ad-hoc versions :func:`adhoc_version` made (each once);
+    BotError if another arena stored other content under one's label meanwhile."""
+    for version in versions:
+        stored, _ = store.add_bot_version(version)
+        if stored.label != version.label:
+            raise BotError(f"bot {version.base!r} got another version meanwhile: run again")
+
+
+def active_entrants(store: Store, game: str) -> list[BotSpec]:
+    """The newest version not retired of every stored bot whose manifest lists
+    ``game`` (for a ladder), by name."""
+    newest: dict[str, BotVersion] = {}
+    for version in store.bot_versions():
+        if not version.retired and version.games is not None:
+            newest[version.base] = version
+    return [spec_of(v) for base, v in sorted(newest.items()) if game in (v.games or ())]
