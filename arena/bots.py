@@ -363,11 +363,22 @@ def register(store: Store, versions: Sequence[BotVersion]) -> None:
             raise BotError(f"bot {version.base!r} got another version meanwhile: run again")
 
 
-def active_entrants(store: Store, game: str) -> list[BotSpec]:
+def active_entrants(store: Store, game: str, *, checked: bool = True) -> list[BotSpec]:
     """The newest version not retired of every stored bot whose manifest lists
-    ``game`` (for a ladder), by name."""
+    ``game`` (for a ladder), by name; ``checked``: only those whose latest
+    ``arena check-bot`` in ``game`` passed (:func:`passed_check`)."""
     newest: dict[str, BotVersion] = {}
     for version in store.bot_versions():
         if not version.retired and version.games is not None:
             newest[version.base] = version
-    return [spec_of(v) for base, v in sorted(newest.items()) if game in (v.games or ())]
+    specs = [spec_of(v) for _, v in sorted(newest.items()) if game in (v.games or ())]
+    return [spec for spec in specs if not checked or passed_check(store, spec.name, game)]
+
+
+def passed_check(store: Store, label: str, game: str) -> bool:
+    """Whether the latest finished ``arena check-bot`` of version ``label`` in
+    ``game`` stored in ``store`` passed (False when it was never checked there)."""
+    for check in store.checks(label):
+        if check.get("game") == game and check.get("status") == "finished":
+            return bool(check.get("passed"))
+    return False

@@ -411,9 +411,10 @@ def build_parser() -> argparse.ArgumentParser:
                                      "entrants play first, nobody waits long and pairs meet "
                                      "equally often; until stopped (Ctrl-C) or --max-groups. "
                                      "See docs/formats.md.")
-    _add_entrant_flags(lad, "game name (see 'arena games')",
-                       "an entrant, repeatable (with --resume: the entrants from now on; "
-                       "default: every entrant stored)")
+    _add_entrant_flags(lad, "game name (see 'arena rules')",
+                       "an entrant besides the stored bots that passed 'arena check-bot', "
+                       "repeatable (with --resume: the entrants from now on; default: the "
+                       "ladder's entrants given by command)")
     lad.add_argument("--seats", "-k", type=int, default=2, help="players per table (default 2)")
     lad.add_argument("--seed", type=int, default=1,
                      help="seed of the tables' deals and picks (default 1)")
@@ -481,10 +482,13 @@ def build_parser() -> argparse.ArgumentParser:
                                    "of a few duplicate deals of each game and reports its "
                                    "handshake, faults, protocol hygiene, move times and memory. "
                                    "Exit status 0 if it passed, 3 if not. See docs/check-bot.md.")
-    k.add_argument("--game", "-g", action="append", required=True, metavar="GAME",
-                   help="a game to check it in, repeatable (see 'arena rules')")
-    k.add_argument("--bot", "-b", action="append", required=True, metavar="NAME=COMMAND",
-                   help="the bot: NAME=COMMAND, or a COMMAND (named after its program)")
+    k.add_argument("--game", "-g", action="append", default=[], metavar="GAME",
+                   help="a game to check it in, repeatable (see 'arena rules'; default for "
+                        "a stored bot: the games its bot.toml lists)")
+    k.add_argument("--bot", "-b", action="append", required=True,
+                   metavar="NAME[@VERSION] | NAME=COMMAND",
+                   help="the bot: a stored one (see 'arena bot list'), NAME=COMMAND, or a "
+                        "COMMAND (named after its program)")
     k.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="game option for every game checked, repeatable")
     k.add_argument("--games", "-n", type=int, default=None, metavar="N",
@@ -719,16 +723,19 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
+    from arena.cli_bots import choose_bots, existing_store
+
     _check_ladder_flags(args)
-    bots = tuple(parse_bot(text, i) for i, text in enumerate(args.bot))
+    given = choose_bots(args.bot, existing_store(args.db))
+    bots = tuple(given.specs)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "ladder")
-        entrants = list(bots or plan.bots)
+        entrants = list(bots or (bot for bot in plan.bots if bot.directory is None))
         _check_ladder_entrants(plan, args.resume, entrants)
         folder = None if args.no_report else report_folder(args.out)
     else:
         if not args.game:
-            raise UserError("--game is required (see 'arena games')")
+            raise UserError("--game is required (see 'arena rules')")
         check_seed(args.seed)
         plan = Plan(game=args.game, bots=bots, table_size=args.seats,
                     games_per_table=args.seats, options=parse_options(args.option),
@@ -740,11 +747,26 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
         store = open_store(args.db)
         folder = None if args.no_report else report_folder(args.out)
+    given.register(store)
     announce(sandbox)
     with execution(args) as run:
         tid = args.resume if args.resume is not None else create_ladder(store, plan)
-        # The bot registry will provide this: ``lambda: active_entrants(store, plan.game)``.
-        return _run_ladder(store, plan, tid, run, sandbox, lambda: entrants, folder, args)
+        return _run_ladder(store, plan, tid, run, sandbox,
+                           ladder_entrants(store, plan.game, entrants), folder, args)
+
+
+def ladder_entrants(store: Store, game: str, given: Sequence[BotSpec]) -> Entrants:
+    """Who may play the ladder's next table: the ``-b`` bots, and the newest
+    version of every stored bot that plays ``game``, is not retired and passed
+    ``arena check-bot`` in it (read anew each time, so ``arena bot add``,
+    ``check-bot`` and ``bot retire`` take effect while it runs)."""
+    from arena.bots import active_entrants
+
+    def entrants() -> list[BotSpec]:
+        names = {bot.name for bot in given}
+        return [*given, *(bot for bot in active_entrants(store, game) if bot.name not in names)]
+
+    return entrants
 
 
 def _check_ladder_flags(args: argparse.Namespace) -> None:
@@ -1033,18 +1055,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_check_bot(args: argparse.Namespace) -> int:
+    from arena.bots import find_version
     from arena.check_bot import check_bot, check_plan
+    from arena.cli_bots import choose_bots, play_store
 
     if len(args.bot) != 1:
         raise UserError(f"check-bot checks one bot (give -b once), not {len(args.bot)}")
-    spec = parse_bot(args.bot[0], None)
-    games = list(dict.fromkeys(args.game))
+    known = play_store(args.db)
+    entrants = choose_bots(args.bot, known, versioned=bool(args.db), merge_unnamed=True)
+    stored = find_version(known, args.bot[0]) if known is not None else None
+    # Not stored anywhere: named after its program alone, as the report shows it.
+    spec = entrants.specs[0] if stored or args.db else parse_bot(args.bot[0], None)
+    games = list(dict.fromkeys(args.game or (stored.games if stored else None) or []))
+    if not games:
+        raise UserError("--game is required for a bot given by its command (see 'arena rules')")
     control = _time_control(args)
     options = parse_options(args.option)
     sandbox = _sandbox_of(args, args.db)
     for game in games:  # bad input fails before anything is stored or started
         check_plan(spec, game, control, sandbox, args.games, options=options).validate()
-    store = open_store(args.db) if args.db else None
+    store = (known or open_store(args.db)) if args.db else None
+    if store is not None:
+        entrants.register(store)
     announce(sandbox)
     report = check_bot(spec, games, control=control, sandbox=sandbox,
                        games_per_type=args.games, parallel=os.cpu_count() or 1,

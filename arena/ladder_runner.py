@@ -31,7 +31,7 @@ from arena.records import GameResult
 from arena.sandbox import Sandbox
 from arena.schedule import ConfigError, Ladder
 from arena.storage import Store
-from arena.tournament import OnGame, Plan, game_saver, play_stream
+from arena.tournament import OnGame, Plan, bot_config, game_saver, play_stream
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -124,15 +124,16 @@ class LadderTables:
             await trio.sleep(ENTRANTS_POLL_SECONDS)
         number = self.state.tables
         names = pick_table(self.state, list(active), k, table_rng(self.plan.seed, number))
-        new = [(name, active[name].command) for name in names if name not in self.known]
+        new = [active[name] for name in names if name not in self.known]
 
         def store_table() -> None:
             if new:
-                self.store.register_bots(new)
-            self.store.append_table(self.tournament_id, number, names, games=k, commands=new)
+                self.store.register_bots([(bot.name, bot.command) for bot in new])
+            self.store.append_table(self.tournament_id, number, names, games=k,
+                                    configs=[bot_config(bot) for bot in new])
 
         await trio.to_thread.run_sync(store_table, abandon_on_cancel=True)
-        self.known.update((name, active[name]) for name, _ in new)
+        self.known.update((bot.name, bot) for bot in new)
         self.state.add(names)
         return Group(number, tuple(active[name] for name in names),
                      deal_seed(self.plan.seed, number), tuple(range(k)))

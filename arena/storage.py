@@ -635,18 +635,18 @@ class Store:
         return self._write(work)
 
     def append_table(self, tournament_id: int, number: int, bots: Sequence[str], *,
-                     games: int, commands: Sequence[tuple[str, str]] = ()) -> None:
+                     games: int, configs: Sequence[Mapping[str, str]] = ()) -> None:
         """Add table ``number`` (``bots`` in seat order) to a running tournament whose
         tables grow as it plays (a ladder), counting ``games`` more in its total;
-        ``commands`` are (name, command) of bots its configuration does not name yet,
-        added to it.  One transaction; StorageError if the table number is taken."""
+        ``configs`` are bots its configuration does not name yet
+        (:func:`arena.tournament.bot_config`), added to it.  One transaction;
+        StorageError if the table number is taken."""
         def work(session: Session) -> None:
             row = session.get(TournamentRow, tournament_id)
             if row is None:
                 raise StorageError(f"no tournament {tournament_id}")
             known = {bot["name"] for bot in row.config.get("bots", [])}
-            added = [{"name": name, "command": command} for name, command in commands
-                     if name not in known]
+            added = [dict(config) for config in configs if config["name"] not in known]
             if added:
                 row.config = {**row.config, "bots": [*row.config.get("bots", []), *added]}
             row.total_games += games

@@ -227,8 +227,9 @@ def test_a_stored_bot_plays_under_its_label(tmp_path: Path, db: str,
     assert status == 0 and out.startswith("seat 0: reader@1")
     store = Store(db)
     try:
-        assert [s.name for s in active_entrants(store, "five")] == ["reader@1"]
-        assert active_entrants(store, "octablitz") == []
+        assert active_entrants(store, "five") == []  # not checked yet
+        assert [s.name for s in active_entrants(store, "five", checked=False)] == ["reader@1"]
+        assert active_entrants(store, "octablitz", checked=False) == []
     finally:
         store.close()
 
@@ -303,3 +304,37 @@ def test_a_database_at_r0002_keeps_its_results_as_unversioned_bots(db: str) -> N
         assert store.next_bot_version("a") == "1"
     finally:
         store.close()
+
+
+def ladder_tables(db: str) -> list[list[str]]:
+    store = Store(db)
+    try:
+        return [table for t in store.tournaments() if t["kind"] == "ladder"
+                for table in t["tables"]]
+    finally:
+        store.close()
+
+
+def test_a_ladder_takes_the_stored_versions_that_passed_their_check(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Stored bots join a ladder once ``arena check-bot`` passed them in its game,
+    and leave it when retired; read anew before every table."""
+    for name in ("alpha", "beta", "gamma"):
+        status, _, err = run(capsys, "bot", "add", str(make_bot(tmp_path / name, name)),
+                             "--db", db)
+        assert status == 0, err
+    quick = ("-o", "rounds=1", "--sandbox", "none", "--db", db)
+    for name in ("alpha", "beta"):
+        status, out, err = run(capsys, "check-bot", "-b", name, "-g", "furious-five", *quick)
+        assert status == 0 and "PASSED" in out, err
+    ladder = ("ladder", "-g", "furious-five", "-k", "2", "-j", "1", "--no-report", *quick)
+    status, _, err = run(capsys, *ladder, "--max-groups", "2")
+    assert status == 0, err
+    assert [sorted(table) for table in ladder_tables(db)] == [["alpha@1", "beta@1"]] * 2
+    assert run(capsys, "bot", "retire", "beta", "--db", db)[0] == 0
+    status, _, err = run(capsys, "check-bot", "-b", "gamma", "-g", "furious-five", *quick)
+    assert status == 0, err
+    status, _, err = run(capsys, "ladder", "--resume", "3", "--max-groups", "4", "-j", "1",
+                         "--no-report", "--db", db)
+    assert status == 0, err
+    assert [sorted(table) for table in ladder_tables(db)[2:]] == [["alpha@1", "gamma@1"]] * 2

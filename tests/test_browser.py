@@ -161,7 +161,7 @@ def test_the_leaderboard_lists_every_bot_and_sorts(report: Report, browser: WebD
             return [row.find_elements(By.TAG_NAME, "td")[column].text.split()[0]
                     for row in rows]
 
-        assert sorted(bots()) == sorted([name, "random", "random-2"])
+        assert sorted(bots()) == sorted([f"{name}@1", "random@1", "random-2@1"])
         header = board.find_elements(By.CSS_SELECTOR, "thead th")[column]
         header.click()
         assert bots() == sorted(bots(), key=str.lower)

@@ -121,7 +121,8 @@ def test_append_table_grows_a_tournament_and_its_bots_once(tmp_path: Path) -> No
     store = Store(f"sqlite:///{tmp_path / 'a.db'}")
     tid = create_ladder(store, ladder_plan([BotSpec("a", "x"), BotSpec("b", "y")]))
     store.append_table(tid, 0, ["b", "a"], games=2)
-    store.append_table(tid, 1, ["c", "a"], games=2, commands=[("c", "z"), ("a", "other")])
+    store.append_table(tid, 1, ["c", "a"], games=2, configs=[{"name": "c", "command": "z"},
+                                                    {"name": "a", "command": "other"}])
     stored = store.tournament(tid)
     assert stored is not None
     assert stored["tables"] == [["b", "a"], ["c", "a"]]
