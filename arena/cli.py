@@ -726,24 +726,30 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     from arena.cli_bots import choose_bots, existing_store
 
     _check_ladder_flags(args)
-    given = choose_bots(args.bot, existing_store(args.db))
+    known = existing_store(args.db)
+    given = choose_bots(args.bot, known)
     bots = tuple(given.specs)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "ladder")
         entrants = list(bots or (bot for bot in plan.bots if bot.directory is None))
-        _check_ladder_entrants(plan, args.resume, entrants)
         folder = None if args.no_report else report_folder(args.out)
     else:
         if not args.game:
             raise UserError("--game is required (see 'arena rules')")
         check_seed(args.seed)
+        if known is not None:  # the stored bots that may play it now
+            from arena.bots import active_entrants
+
+            labels = {bot.name for bot in bots}
+            bots += tuple(bot for bot in active_entrants(known, args.game)
+                          if bot.name not in labels)
         plan = Plan(game=args.game, bots=bots, table_size=args.seats,
                     games_per_table=args.seats, options=parse_options(args.option),
                     seed=args.seed, control=_time_control(args), sandbox=args.sandbox,
                     limits=Limits.parse(args.limit), pass_env=tuple(args.pass_env),
                     format=Ladder())
         plan.validate()
-        entrants = list(bots)
+        entrants = list(given.specs)
         sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
         store = open_store(args.db)
         folder = None if args.no_report else report_folder(args.out)
@@ -779,17 +785,6 @@ def _check_ladder_flags(args: argparse.Namespace) -> None:
             0 <= args.report_minutes <= MAX_REPORT_MINUTES):
         raise UserError(f"--report-minutes must be from 0 to {MAX_REPORT_MINUTES:g} (a week), "
                         f"not {args.report_minutes!r}")
-
-
-def _check_ladder_entrants(plan: Plan, tournament_id: int,
-                           entrants: Sequence[BotSpec]) -> None:
-    """UserError if a resumed ladder's entrant gives a stored bot's name to
-    another program (that would merge two programs' results)."""
-    stored = {bot.name: bot for bot in plan.bots}
-    for bot in entrants:
-        if bot.name in stored and stored[bot.name].command != bot.command:
-            raise UserError(f"bot {bot.name!r} plays in ladder {tournament_id} as "
-                            f"{stored[bot.name].command!r}; a changed program needs a new name")
 
 
 def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sandbox: Sandbox,

@@ -44,7 +44,6 @@ from arena.sandbox import Limits, Sandbox, resolve
 from arena.schedule import (
     ConfigError,
     Format,
-    Ladder,
     Match,
     RoundRobin,
     Stream,
@@ -105,8 +104,7 @@ class Plan:
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ConfigError(f"bot name {duplicates[0]!r} is used twice")
-        if len(self.bots) < self.table_size and not isinstance(self.format, Ladder):
-            # (a ladder waits for entrants: stored bots that pass their check join it)
+        if len(self.bots) < self.table_size:
             raise ConfigError(
                 f"{len(self.bots)} bots cannot fill a table of {self.table_size}")
         self.make_game()

@@ -291,7 +291,6 @@ def test_ladder_on_dask_rerenders_the_report_and_adds_entrants_on_resume(
      "--report-every"),
     (["--resume", "1"], "is a tournament: resume it with 'arena tournament --resume 1'"),
     (["--resume", "7"], "no tournament 7"),
-    (["--resume", "2", "-b", "a=python3 -c pass"], "a changed program needs a new name"),
 ])
 def test_bad_input_is_one_line_and_stores_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
