@@ -129,8 +129,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     if args.tournament is not None and args.tournament not in {t["id"] for t in tournaments}:
         raise UserError(f"no tournament {args.tournament} in {args.db} "
                         f"(see 'arena tournaments')")
-    if args.bot is not None and args.bot not in {bot["name"] for bot in store.bots()}:
-        raise UserError(f"no bot {args.bot!r} in {args.db}")
+    if args.bot is not None and not any(is_bot(args.bot, bot["name"]) for bot in store.bots()):
+        raise UserError(f"no bot {args.bot!r} in {args.db} (see 'arena bot list')")
     games = select_games(store, tournaments, args.tournament, args.bot, args.limit)
     if not games:
         print("arena: no stored games match", file=sys.stderr)
@@ -140,13 +140,23 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 def select_games(store: Store, tournaments: Iterable[dict[str, Any]], tournament: int | None,
                  bot: str | None, limit: int | None) -> list[StoredGame]:
-    """The stored games of ``tournament`` (None: any) that ``bot`` (None: any)
-    played, oldest first; with ``limit`` only that many of the most recent."""
+    """The stored games of ``tournament`` (None: any) that ``bot`` (None: any;
+    see :func:`is_bot`) played, oldest first; with ``limit`` only that many of
+    the most recent."""
+    def played(seats: Iterable[str]) -> bool:
+        return bot is None or any(is_bot(bot, seat) for seat in seats)
+
     ids = [t["id"] for t in tournaments if (tournament is None or t["id"] == tournament)
-           and (bot is None or any(bot in table for table in t["tables"]))]
-    games = sorted((game for tid in ids for game in store.scan_games(tid)
-                    if bot is None or bot in game.seats), key=lambda game: game.id)
+           and any(played(table) for table in t["tables"])]
+    games = sorted((game for tid in ids for game in store.scan_games(tid) if played(game.seats)),
+                   key=lambda game: game.id)
     return games[-limit:] if limit else games
+
+
+def is_bot(reference: str, label: str) -> bool:
+    """Whether the seat ``label`` is ``reference``: that label, or a version of
+    that name (``NAME`` matches ``NAME@2``)."""
+    return label == reference or label.startswith(reference + "@")
 
 
 def game_line(game: StoredGame) -> str:

@@ -121,26 +121,26 @@ def test_db_stores_checks_that_no_leaderboard_counts(tmp_path: Path) -> None:
     proc = arena("check-bot", *FAST_FLAGS, "--json", "-b", f"mine={PY} {ZOO / 'crash.py'}",
                  "--db", url)
     assert proc.returncode == 3, proc.stderr
-    assert_json_shape(json.loads(proc.stdout))
-    passed = check_bot(BotSpec("mine", RANDOM), ["furious-five"], control=CONTROL, parallel=2,
-                       options=FAST, store=store)
+    assert_json_shape(json.loads(proc.stdout), "mine@1")  # stored: as a version
+    passed = check_bot(BotSpec("mine@1", RANDOM), ["furious-five"], control=CONTROL,
+                       parallel=2, options=FAST, store=store)
     assert passed.passed and passed.checks[0].tournament_id == 3
 
-    checks = store.checks("mine")
+    checks = store.checks("mine@1")
     assert [c["tournament_id"] for c in checks] == [3, 2] and checks[0]["passed"]
     assert not checks[1]["passed"] and checks[1]["faults"][0]["kind"] == "crash"
     assert store.checks("other") == []
     stored = store.tournament(3)
     assert stored is not None and stored["kind"] == CHECK_KIND
     assert stored["status"] == "finished" and stored["games_done"] == 4
-    seats = [game.seats.index("mine") for game in store.games(3)]
+    seats = [game.seats.index("mine@1") for game in store.games(3)]
     assert sorted(seats) == [0, 0, 1, 1]  # every seat, every deal
 
     index = render_report(store, tmp_path / "report", bootstrap=10)
     page = index.read_text()
     assert "2 games in 1\ntournament," in page and "2 bot checks" in page
     assert "furious-five <small>2 games · 2 bots</small>" in page
-    mine = (index.parent / bot_page("mine")).read_text()
+    mine = (index.parent / bot_page("mine@1")).read_text()
     latest = mine[mine.index('id="checks"'):mine.index('id="faults"')]
     assert "passed" in latest and "failed" not in latest and "tournament-3.html" in latest
     assert "No faults." in mine  # the failed check's crashes count nowhere
@@ -148,10 +148,10 @@ def test_db_stores_checks_that_no_leaderboard_counts(tmp_path: Path) -> None:
     assert pgn.read_text().count("[ArenaGame ") == 2  # the rated games' pairs only
 
 
-def assert_json_shape(report: dict) -> None:
-    """``--json`` of a check of the crashing bot in furious-five."""
+def assert_json_shape(report: dict, bot: str = "mine") -> None:
+    """``--json`` of a check of the crashing bot ``bot`` in furious-five."""
     assert set(report) == {"bot", "command", "control", "sandbox", "checks", "passed"}
-    assert report["bot"] == "mine" and report["passed"] is False
+    assert report["bot"] == bot and report["passed"] is False
     (game,) = report["checks"]
     assert game["game"] == "furious-five" and game["passed"] is False and game["games"] == 4
     assert {f["kind"] for f in game["faults"]} == {"crash"} and len(game["faults"]) == 4

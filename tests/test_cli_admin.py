@@ -69,8 +69,9 @@ def test_tournaments_lists_each_with_its_games_and_bots(played: Played, arena: A
     assert header.split()[:6] == ["id", "kind", "game", "status", "games", "created"]
     by_id = {int(line.split()[0]): line.split() for line in lines}
     five, jokers = by_id[played.tournaments["five"]], by_id[played.tournaments["jokers"]]
-    assert five[1:5] == ["tournament", "five", "finished", "6/6"] and five[-3:] == ["a", "b", "c"]
-    assert jokers[4] == "3/3" and jokers[-3:] == ["winner", "crash1", "crash2"]
+    assert five[1:5] == ["tournament", "five", "finished", "6/6"]
+    assert five[-3:] == ["a@1", "b@1", "c@1"]
+    assert jokers[4] == "3/3" and jokers[-3:] == ["winner@1", "crash1@1", "crash2@1"]
 
 
 def listed(arena: Arena, *args: str) -> list[int]:
@@ -86,11 +87,11 @@ def test_games_filters_by_tournament_bot_and_limit(played: Played, arena: Arena)
     assert listed(arena, "--db", played.url) == [g.id for g in games]
     assert listed(arena, "--db", played.url, "-t", str(jokers)) == \
         [g.id for g in games if g.tournament_id == jokers]
-    with_a = [g.id for g in games if "a" in g.seats]
+    with_a = [g.id for g in games if "a@1" in g.seats]
     assert len(with_a) == 6 and listed(arena, "--db", played.url, "--bot", "a", "--limit", "2") == \
-        with_a[-2:]
+        with_a[-2:] == listed(arena, "--db", played.url, "--bot", "a@1", "--limit", "2")
     line = arena("games", "--db", played.url, "-t", str(jokers)).stdout.splitlines()[0]
-    assert "crash1 crash" in line and "winner" in line and "decisions" in line
+    assert "crash1@1 crash" in line and "winner@1" in line and "decisions" in line
 
 
 def test_show_replays_a_game_from_the_spectators_view_and_a_seats(played: Played,

@@ -45,7 +45,7 @@ def test_a_person_plays_a_whole_game_and_it_is_stored(tmp_path: Path) -> None:
     assert "seat 0: human" in terminal.shown and "Traceback" not in terminal.shown
     store = Store(url)
     (game,) = store.games()
-    assert game.seats == ["human", "random_bot-1"] and game.faults == []
+    assert game.seats == ["human", "random_bot@1"] and game.faults == []
     assert answered == human_steps(store, game.id) and answered > 1
 
 
