@@ -31,6 +31,7 @@ HEURISTICS = {
 SEARCH = {
     "furious-five": "furious_five_search",
     "five": "five_search",
+    "five-card-rummy": "five_card_rummy_search",
 }
 
 

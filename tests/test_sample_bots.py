@@ -15,7 +15,15 @@ import pytest
 
 from arena.games import make_game
 from arena.games.base import State
-from sample_bots import HEURISTICS, SEARCH, command, five_heuristic, greedy_furious_five
+from sample_bots import (
+    HEURISTICS,
+    SEARCH,
+    command,
+    five_card_rummy_heuristic,
+    five_heuristic,
+    greedy_furious_five,
+)
+from sample_bots.five_card_rummy_search import FiveCardRummySearch
 from sample_bots.five_search import FiveSearch
 from sample_bots.furious_five_search import FuriousFiveSearch
 from sample_bots.search import SearchBot, Settings
@@ -144,6 +152,8 @@ def seat_zero_positions(game: str, players: int, choose: Any, every: int) -> Ite
      ("hand", "phase", "graveyard", "deck_size", "live_drop", "drop")),
     (FiveSearch, five_heuristic.choose,
      ("hand", "phase", "discard", "deck_size", "taken", "top_discard")),
+    (FiveCardRummySearch, five_card_rummy_heuristic.choose,
+     ("hand", "phase", "taken", "discard_top", "discard_pile", "stock_size")),
 ])
 @pytest.mark.parametrize("players", [2, 3])
 def test_a_determinisation_is_the_position_the_seat_sees(
