@@ -338,3 +338,30 @@ def test_a_ladder_takes_the_stored_versions_that_passed_their_check(
                          "--no-report", "--db", db)
     assert status == 0, err
     assert [sorted(table) for table in ladder_tables(db)[2:]] == [["alpha@1", "gamma@1"]] * 2
+
+
+def test_version_against_version_match_and_the_versions_on_a_bot_page(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """'Is v2 better than v1?': the SPRT match between two stored versions of
+    one bot, and each version's page lists both with their ratings."""
+    source = make_bot(tmp_path / "src")
+    assert run(capsys, "bot", "add", str(source), "--db", db)[1] == "added reader@1\n"
+    with (source / "bot.py").open("a") as script:
+        script.write("# version 2\n")
+    assert run(capsys, "bot", "add", str(source), "--db", db)[1] == "added reader@2\n"
+    status, out, err = run(capsys, "match", "-g", "furious-five", "-o", "rounds=1",
+                           "--sandbox", "none", "-j", "1", "--max-pairs", "2",
+                           "-b", "reader@2", "-b", "reader@1", "--db", db)
+    assert status == 0, err
+    assert out.startswith("match 1: reader@2 vs reader@1, furious-five:")
+    assert sorted(map(sorted, seats(db))) == [["reader@1", "reader@2"]] * 4
+    store = Store(db)
+    try:
+        index = render_report(store, tmp_path / "report", bootstrap=10)
+    finally:
+        store.close()
+    (page,) = index.parent.glob("bot-reader-2-*.html")
+    html = page.read_text()
+    versions = html[html.index('id="versions"'):]
+    versions = versions[:versions.index("</section>")]
+    assert "reader@1" in versions and "reader@2" in versions
