@@ -202,12 +202,13 @@ def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
     Nothing is stored when any step fails (BotError)."""
     manifest = read_manifest(source)
     content = fingerprint(source)
-    same = [v for v in store.bot_versions(manifest.name) if v.fingerprint == content]
+    stored_versions = store.bot_versions(manifest.name)
+    same = [v for v in stored_versions if v.fingerprint == content]
     if same:
         return Added(same[0], False)
     version = manifest.version or store.next_bot_version(manifest.name)
     label = f"{manifest.name}@{version}"
-    if any(v.version == version for v in store.bot_versions(manifest.name)):
+    if any(v.version == version for v in stored_versions):
         raise BotError(f"bot {label} is stored already with other content: give this "
                        f"content a new version in {MANIFEST}")
     target = bot_store / manifest.name / version
@@ -366,19 +367,23 @@ def register(store: Store, versions: Sequence[BotVersion]) -> None:
 def active_entrants(store: Store, game: str, *, checked: bool = True) -> list[BotSpec]:
     """The newest version not retired of every stored bot whose manifest lists
     ``game`` (for a ladder), by name; ``checked``: only those whose latest
-    ``arena check-bot`` in ``game`` passed (:func:`passed_check`)."""
+    ``arena check-bot`` in ``game`` passed (:func:`passed_checks`)."""
     newest: dict[str, BotVersion] = {}
     for version in store.bot_versions():
         if not version.retired and version.games is not None:
             newest[version.base] = version
     specs = [spec_of(v) for _, v in sorted(newest.items()) if game in (v.games or ())]
-    return [spec for spec in specs if not checked or passed_check(store, spec.name, game)]
+    if not checked:
+        return specs
+    passed = passed_checks(store, game)
+    return [spec for spec in specs if spec.name in passed]
 
 
-def passed_check(store: Store, label: str, game: str) -> bool:
-    """Whether the latest finished ``arena check-bot`` of version ``label`` in
-    ``game`` stored in ``store`` passed (False when it was never checked there)."""
-    for check in store.checks(label):
+def passed_checks(store: Store, game: str) -> set[str]:
+    """The versions (labels) whose latest finished ``arena check-bot`` in ``game``
+    stored in ``store`` passed (one read of the stored checks)."""
+    latest: dict[str, bool] = {}
+    for check in store.checks():  # latest first
         if check.get("game") == game and check.get("status") == "finished":
-            return bool(check.get("passed"))
-    return False
+            latest.setdefault(check["bot"], bool(check.get("passed")))
+    return {label for label, passed in latest.items() if passed}

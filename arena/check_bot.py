@@ -25,14 +25,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
 import trio
 
 from arena.client import TimeControl
 from arena.faults import FAULT_LABELS
 from arena.games import game_class
 from arena.process import BotSpec, default_sandbox
-from arena.records import GameResult, seat_move_times
+from arena.records import GameResult, move_time_percentiles, seat_move_times
 from arena.referee import BotRun, Entrant
 from arena.sandbox import Sandbox, resolve
 from arena.schedule import Stream
@@ -61,12 +60,14 @@ class Percentiles:
     max: float
 
     @classmethod
-    def of(cls, microseconds: Sequence[int]) -> Percentiles | None:
-        if not microseconds:
-            return None
-        values = np.asarray(microseconds, dtype=np.float64) / 1000.0
-        p50, p90, p99, top = np.percentile(values, (50, 90, 99, 100)).tolist()
-        return cls(len(values), round(p50, 3), round(p90, 3), round(p99, 3), round(top, 3))
+    def of(cls, times: Sequence[Sequence[int]]) -> tuple[Percentiles | None, Percentiles | None]:
+        """(wall, CPU) of [wall, CPU] microsecond move times; (None, None) for no move."""
+        found = move_time_percentiles(times)
+        if found is None:
+            return None, None
+        wall, cpu = (cls(len(times), *(round(value, 3) for value in column))
+                     for column in found)
+        return wall, cpu
 
 
 @dataclass
@@ -254,7 +255,7 @@ def summarize(plan: Plan, results: dict[int, GameResult], runs: Sequence[BotRun]
     protocol = [f.detail for f in faults if f.kind == "protocol_error"]
     oversized = [d for d in protocol if any(word in d for word in OVERSIZED_WORDS)]
     times = _move_times(name, results.values())
-    wall, cpu = Percentiles.of([t[0] for t in times]), Percentiles.of([t[1] for t in times])
+    wall, cpu = Percentiles.of(times)
     charged = cpu if control.clock == "cpu" else wall
     limit_ms = control.move * 1000
     column = 1 if control.clock == "cpu" else 0

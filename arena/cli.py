@@ -751,7 +751,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         plan.validate()
         entrants = list(given.specs)
         sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
-        store = open_store(args.db)
+        store = known or open_store(args.db)
         folder = None if args.no_report else report_folder(args.out)
     given.register(store)
     announce(sandbox)
@@ -768,8 +768,9 @@ def ladder_entrants(store: Store, game: str, given: Sequence[BotSpec]) -> Entran
     ``check-bot`` and ``bot retire`` take effect while it runs)."""
     from arena.bots import active_entrants
 
+    names = {bot.name for bot in given}
+
     def entrants() -> list[BotSpec]:
-        names = {bot.name for bot in given}
         return [*given, *(bot for bot in active_entrants(store, game) if bot.name not in names)]
 
     return entrants

@@ -227,6 +227,24 @@ class GameRecord:
                           reveal=self.reveal, bot_info=self.bot_info)
 
 
+#: Percentiles of move time that a bot page and a bot check show (100: the slowest move).
+MOVE_TIME_PERCENTILES = (50, 90, 99, 100)
+
+
+def move_time_percentiles(times: Sequence[Sequence[int]]
+                          ) -> tuple[list[float], list[float]] | None:
+    """The :data:`MOVE_TIME_PERCENTILES` of [wall, CPU] microsecond move times (as
+    :func:`seat_move_times` gives them), in milliseconds: (wall, CPU); None for no move."""
+    if not times:
+        return None
+    import numpy as np  # here, not at the top: the CLI starts without numpy
+
+    values = np.asarray(times, dtype=np.float64) / 1000.0
+    wall, cpu = (np.percentile(values[:, column], MOVE_TIME_PERCENTILES).tolist()
+                 for column in (0, 1))
+    return wall, cpu
+
+
 def seat_move_times(record: GameRecord, seats: int) -> list[list[list[int]]]:
     """Per seat, the [wall, CPU] microseconds of each of its moves in the record (moves
     without a time, the arena's for a faulted seat, left out)."""

@@ -813,14 +813,16 @@ class Store:
                 "created": row.created.isoformat() if row.created else "",
                 "tables": [t.bots for t in sorted(row.tables, key=lambda t: t.number)]}
 
-    def checks(self, label: str) -> list[dict[str, Any]]:
-        """The stored ``arena check-bot`` reports of bot ``label`` (tournaments of
-        kind :data:`CHECK_KIND`), latest first: see :func:`stored_check`."""
+    def checks(self, label: str | None = None) -> list[dict[str, Any]]:
+        """The stored ``arena check-bot`` reports (tournaments of kind
+        :data:`CHECK_KIND`) of bot ``label`` (None: of every bot), latest first:
+        see :func:`stored_check`."""
         with Session(self.engine) as session:
             rows = session.scalars(select(TournamentRow).where(TournamentRow.kind == CHECK_KIND)
                                    .order_by(TournamentRow.id.desc())).all()
             found = (stored_check(self._tournament_dict(session, row)) for row in rows)
-            return [check for check in found if check is not None and check["bot"] == label]
+            return [check for check in found
+                    if check is not None and label in (None, check["bot"])]
 
     def done_games(self, tournament_id: int) -> set[tuple[int, int]]:
         """(table number, game number) of every stored game of a tournament."""

@@ -14,14 +14,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from arena.faults import FAULT_KINDS
 from arena.games import game_class
 from arena.games.base import OptionError, OptionSpec
 from arena.match_stats import los_decisive
 from arena.ratings import PoolKey, RatedPool, Rating, pools, ratable_games, rate_pool
-from arena.records import seat_move_times
+from arena.records import move_time_percentiles, seat_move_times
 from arena.storage import Store, StoredGame
 
 #: A bot page's move times come from its most recent games per game type: enough for
@@ -29,8 +27,6 @@ from arena.storage import Store, StoredGame
 #: to read: a 900-decision game takes milliseconds).
 TIME_SAMPLE_MOVES = 5000
 TIME_SAMPLE_GAMES = 50
-#: Percentiles of move time shown on a bot page (100: the slowest move).
-TIME_PERCENTILES = (50, 90, 99, 100)
 #: Stderr tails shown per fault kind on a bot page (the most recent).
 FAULT_EXAMPLES = 3
 #: Keys of a tournament's ``time`` config that make its time control (the handshake
@@ -329,8 +325,8 @@ def fault_examples(games: Iterable[StoredGame], keep: int = FAULT_EXAMPLES
 
 @dataclass(frozen=True)
 class MoveTimes:
-    """Percentiles (:data:`TIME_PERCENTILES`) of one bot's move times in one game type,
-    in milliseconds, over ``moves`` moves of its ``games`` most recent games."""
+    """Percentiles (``arena.records.MOVE_TIME_PERCENTILES``) of one bot's move times in
+    one game type, in milliseconds, over ``moves`` moves of its ``games`` most recent games."""
 
     games: int
     moves: int
@@ -376,9 +372,7 @@ def move_times(store: Store, games: Mapping[int, StoredGame],
 
 
 def _percentiles(games: int, times: list[list[int]]) -> MoveTimes:
-    if not times:
+    found = move_time_percentiles(times)
+    if found is None:
         return MoveTimes(games, 0, (), ())
-    values = np.asarray(times, dtype=np.float64) / 1000.0
-    wall, cpu = (tuple(np.percentile(values[:, column], TIME_PERCENTILES).tolist())
-                 for column in (0, 1))
-    return MoveTimes(games, len(times), wall, cpu)
+    return MoveTimes(games, len(times), tuple(found[0]), tuple(found[1]))
