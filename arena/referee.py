@@ -213,8 +213,11 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
     started = time.monotonic()
     state = game.new_state(seed)
     table = _Table(state, entrants, control)
+    failed = await start_all(entrants)
     for seat, entrant in enumerate(entrants):
         try:
+            if seat in failed:
+                raise failed[seat]
             client = await entrant.ensure_started()
             await client.notify({"type": wire.GAME_START, "game_number": game_number,
                                  "seat": seat, "players": game.num_players}, control.handshake)
@@ -256,6 +259,35 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
         ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made)
 
 
+async def start_all(entrants: Sequence[Entrant]) -> dict[int, BotFault]:
+    """Start every entrant not running yet, all at once (their start-ups and
+    handshakes overlap, instead of costing a table their sum); the fault of
+    each seat that could not start (its process, if any, is left to
+    :meth:`Entrant.stop`)."""
+    failed: dict[int, BotFault] = {}
+
+    async def start(seat: int, entrant: Entrant) -> None:
+        try:
+            await entrant.ensure_started()
+        except BotFault as exc:
+            failed[seat] = exc
+
+    async with trio.open_nursery() as nursery:
+        for seat, entrant in enumerate(entrants):
+            if entrant.client is None:
+                nursery.start_soon(start, seat, entrant)
+    return failed
+
+
+async def end_all(entrants: Sequence[Entrant], finished: bool = True) -> None:
+    """End every entrant's match at once: after a finished match
+    :meth:`Entrant.end_match` (tell the bot, give it a moment, stop it), else
+    :meth:`Entrant.stop` (kill it).  Callers shield this from cancellation."""
+    async with trio.open_nursery() as nursery:
+        for entrant in entrants:
+            nursery.start_soon(entrant.end_match if finished else entrant.stop)
+
+
 def match_start_message(game: Game, games: int) -> dict[str, Any]:
     """The ``match_start`` message: the public options only, never the deck."""
     return {"type": wire.MATCH_START, "game": game.name, "options": game.public_options(),
@@ -284,5 +316,4 @@ async def play_single_game(game: Game, seed: int, specs: Sequence[BotSpec],
             return await play_game(game, seed, entrants, 0, control)
         finally:
             with trio.CancelScope(shield=True):
-                for entrant in entrants:
-                    await entrant.end_match()
+                await end_all(entrants)

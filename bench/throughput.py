@@ -57,8 +57,11 @@ class Figures:
     seconds: float = 0.0
     cpu: float = 0.0
     rates: list[float] = field(default_factory=list)
+    #: Bot processes started in the last run.
+    started: int = 0
 
-    def add(self, moves: int, seconds: float, cpu: float) -> None:
+    def add(self, moves: int, seconds: float, cpu: float, started: int) -> None:
+        self.started = started
         self.moves += moves
         self.seconds += seconds
         self.cpu += cpu
@@ -118,10 +121,11 @@ async def _baseline(name: str, parallel: int, games: int, players: int,
 
 
 def run_baseline(name: str, parallel: int, games: int, players: int,
-                 bot_argv: list[str]) -> tuple[int, float, float]:
+                 bot_argv: list[str]) -> tuple[int, float, float, int]:
+    """(moves, wall seconds, CPU seconds of this process, bot processes started)."""
     wall, cpu = time.perf_counter(), time.process_time()
     moves = trio.run(_baseline, name, parallel, games, players, bot_argv)
-    return moves, time.perf_counter() - wall, time.process_time() - cpu
+    return moves, time.perf_counter() - wall, time.process_time() - cpu, parallel * players
 
 
 # -- the arena ---------------------------------------------------------------------
@@ -153,13 +157,15 @@ def _descendants(root: int) -> dict[int, tuple[str, float]]:
 
 
 def run_arena(name: str, parallel: int, bots: int, games: int, sandbox: str,
-              folder: Path) -> tuple[int, float, float]:
-    """(moves, wall seconds, CPU seconds of the arena's own processes)."""
+              folder: Path) -> tuple[int, float, float, int]:
+    """(moves, wall seconds, CPU seconds of the arena's own processes, bot
+    processes started)."""
     db = folder / f"arena-{parallel}-{time.monotonic_ns()}.db"
     argv = [sys.executable, "-m", "arena.cli", "tournament", "-g", name, "-k", "3",
             "-n", str(games), "-j", str(parallel), "--sandbox", sandbox,
             "--db", f"sqlite:///{db}", *[f"-b=r{i}={RANDOM_BOT}" for i in range(bots)]]
     cpu: dict[int, float] = {}
+    bots: set[int] = set()
     wall = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
@@ -167,6 +173,8 @@ def run_arena(name: str, parallel: int, bots: int, games: int, sandbox: str,
         for pid, (cmdline, seconds) in _descendants(proc.pid).items():
             if "arena.cli" in cmdline or "sample_bots.random_bot" not in cmdline:
                 cpu[pid] = max(cpu.get(pid, 0.0), seconds)
+            else:
+                bots.add(pid)
         time.sleep(0.05)
     wall = time.perf_counter() - wall
     _, stderr = proc.communicate()
@@ -174,7 +182,7 @@ def run_arena(name: str, parallel: int, bots: int, games: int, sandbox: str,
         raise SystemExit(f"arena failed ({proc.returncode}): {stderr.strip()[-500:]}")
     with sqlite3.connect(db) as con:
         moves = con.execute("SELECT SUM(decisions) FROM games").fetchone()[0] or 0
-    return int(moves), wall, sum(cpu.values())
+    return int(moves), wall, sum(cpu.values()), len(bots)
 
 
 def main() -> None:
@@ -190,7 +198,7 @@ def main() -> None:
     total_games = math.comb(args.bots, 3) * args.games
     minimal = [sys.executable, "-c", MINIMAL_BOT]
     sdk = shlex.split(RANDOM_BOT)
-    series: dict[str, Callable[[int], tuple[int, float, float]]] = {
+    series: dict[str, Callable[[int], tuple[int, float, float, int]]] = {
         "loop, minimal bot": lambda j: run_baseline(args.game, j, total_games, 3, minimal),
         "loop, random SDK bot": lambda j: run_baseline(args.game, j, total_games, 3, sdk),
         "arena, random SDK bot": lambda j: run_arena(args.game, j, args.bots, args.games,
@@ -207,13 +215,15 @@ def main() -> None:
     print(f"{args.game}, tables of 3, {total_games} games per run, {args.rounds} rounds "
           f"interleaved, {os.cpu_count()} CPUs, arena sandbox: {args.sandbox}")
     print("moves/s (wall) and CPU per move of the arena's or the loop's own processes "
-          "(bots excluded)")
+          "(bots excluded); bot processes started per run (the arena starts a table's bots "
+          "afresh for each seat rotation, so that no process plays a deal twice; the loop "
+          "starts one per seat and table slot)")
     for j in args.jobs:
         arena = figures["arena, random SDK bot", j]
         for name in series:
             f = figures[name, j]
             line = (f"-j {j:<2} {name:<22} {f.rate:>8,.0f} moves/s {f.cpu_per_move_us:>6.0f} "
-                    f"µs CPU/move")
+                    f"µs CPU/move {f.started:>4} bots started")
             if not name.startswith("arena"):
                 ratio = arena.rate / f.rate
                 cpu = arena.cpu_per_move_us / f.cpu_per_move_us

@@ -259,3 +259,16 @@ async def test_a_bot_that_stops_reading_cannot_block_the_arena() -> None:
             assert trio.current_time() - started < 5
         finally:
             await deaf.aclose()
+
+
+async def test_a_tables_bots_start_at_once(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each bot waits, before its hello, until all three have started: started
+    one after the other, the first would wait alone and give up."""
+    monkeypatch.setenv("MEET_DIR", str(tmp_path))
+    shared = Sandbox("none", pass_env=("MEET_DIR",))
+    spec = BotSpec("meet", f"{sys.executable} {HERE / 'bots' / 'meet_bot.py'} 3")
+    game = make_game("furious-five", 3, {"rounds": 1})
+    result = await play_single_game(game, 5, [spec] * 3, TimeControl(move=5, bank=5), shared)
+    assert result.faults == []
+    assert len(list(tmp_path.iterdir())) == 3

@@ -72,3 +72,22 @@ def test_cpu_clock_wall_backstop() -> None:
     result = trio.run(play_single_game, GAME, 3, [spender("sleep", 60), RANDOM],
                       TimeControl(move=0.1, bank=0.1, clock="cpu"))
     assert [f.kind for f in result.faults] == ["timeout"]
+
+
+def test_wall_clock_records_the_cpu_used_since_the_previous_reply() -> None:
+    """With the wall clock, the CPU is read once a move, at its end: a bot that
+    thinks between its moves (here 0.1 s of CPU after each reply, while its
+    opponent sleeps 0.3 s) shows that CPU in its next moves' figures, not in
+    their wall time, and is never charged for it."""
+    control = TimeControl(move=5, bank=5)
+    result = trio.run(play_single_game, GAME, 3,
+                      [spender("ponder", 0.1), spender("sleep", 0.3)], control)
+    assert result.faults == []
+    times = seat0_times(result)
+    assert len(times) >= 3
+    assert times[0][1] < 50_000  # a process's first move: from its request on
+    # Within a move, the bot's threads share one interpreter lock, so its CPU
+    # cannot much exceed its wall time; counted from reply to reply, the
+    # thinking in between (about 0.1 s a move) shows as CPU beyond the wall time.
+    beyond = sum(cpu_us - wall_us for wall_us, cpu_us in times) / 1e6
+    assert beyond >= 0.15, times
