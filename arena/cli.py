@@ -575,7 +575,8 @@ def _run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
               f"'arena {command} --resume {tournament_id} --db {store.url}'", file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
-    return _report_tournament(store, plan, tournament_id, done, time.monotonic() - started)
+    return _report_tournament(store, plan, tournament_id, progress.played,
+                              time.monotonic() - started)
 
 
 def _mark_failed(store: Store, tournament_id: int) -> None:
@@ -595,11 +596,12 @@ def _storage_error(exc: BaseException) -> BaseException:
     return leaves[0] if one_line else exc
 
 
-def _report_tournament(store: Store, plan: Plan, tournament_id: int, done_before: int,
+def _report_tournament(store: Store, plan: Plan, tournament_id: int, played: int,
                        elapsed: float) -> int:
-    """The closing lines of ``arena tournament``; its exit status (3 if a bot faulted)."""
+    """The closing lines of ``arena tournament`` (``played``: the games this arena
+    played, not the ones other arenas sharing the tournament did); its exit
+    status (3 if a bot faulted)."""
     games = list(store.games(tournament_id))
-    played = len(games) - done_before
     faults = sum(len(game.faults) for game in games)
     no_result = sum(game.no_result for game in games)
     without = f" ({no_result} without result: every seat faulted)" if no_result else ""
@@ -825,7 +827,8 @@ def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sa
               file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
-    return _report_tournament(store, plan, tournament_id, done, time.monotonic() - started)
+    return _report_tournament(store, plan, tournament_id, progress.played,
+                              time.monotonic() - started)
 
 
 def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:

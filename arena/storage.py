@@ -824,12 +824,15 @@ class Store:
             return [check for check in found
                     if check is not None and label in (None, check["bot"])]
 
-    def done_games(self, tournament_id: int) -> set[tuple[int, int]]:
-        """(table number, game number) of every stored game of a tournament."""
+    def done_games(self, tournament_id: int, table: int | None = None) -> set[tuple[int, int]]:
+        """(table number, game number) of every stored game of a tournament (at
+        one of its tables, if given)."""
+        query = select(TableRow.number, GameRow.number).join(GameRow).where(
+            TableRow.tournament_id == tournament_id)
+        if table is not None:
+            query = query.where(TableRow.number == table)
         with Session(self.engine) as session:
-            rows = session.execute(select(TableRow.number, GameRow.number).join(GameRow).where(
-                TableRow.tournament_id == tournament_id))
-            return {(t, g) for t, g in rows}
+            return {(t, g) for t, g in session.execute(query)}
 
     def games(self, tournament_id: int | None = None) -> Iterator[StoredGame]:
         """Every stored game (of one tournament, if given), oldest first."""

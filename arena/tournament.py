@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from arena.claims import RETRY_SECONDS, Claims
 from arena.client import TimeControl
 from arena.games import make_game
 from arena.games.base import Game
@@ -223,18 +224,22 @@ OnGame = Callable[[GameResult], None]
 
 async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parallel: int,
                          on_game: OnGame | None = None, sandbox: Sandbox | None = None,
-                         client: Client | None = None) -> None:
+                         client: Client | None = None,
+                         retry_seconds: float = RETRY_SECONDS) -> None:
     """Play every game of ``plan`` not yet stored under ``tournament_id``.
 
     ``parallel`` streams (see :class:`Stream`) run at once in this process, or,
     given a Dask ``client`` (:func:`arena.cluster.open_client`), as units on its
-    workers while this process stores what they bring back.  Cancellation
-    (e.g. Ctrl-C) stops every stream: bots are killed, games in flight are
-    dropped, every finished game is already committed.
+    workers while this process stores what they bring back.  In this process,
+    arenas sharing the tournament split its streams (:mod:`arena.claims`;
+    ``retry_seconds``: how often to look again at streams another arena holds).
+    Cancellation (e.g. Ctrl-C) stops every stream: bots are killed, games in
+    flight are dropped, every finished game is already committed.
     """
     done = store.done_games(tournament_id)
-    todo = [(stream, [g for g in stream.games if (stream.table, g) not in done])
-            for stream in plan.streams()]
+    todo: list[tuple[Stream, Sequence[int]]] = [
+        (stream, [g for g in stream.games if (stream.table, g) not in done])
+        for stream in plan.streams()]
     todo = [(stream, games) for stream, games in todo if games]
     seeds = plan.deal_seeds()
     store_game = game_saver(plan, store, tournament_id, on_game)
@@ -246,26 +251,51 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
                                                                 result))
         return
     sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
-    await play_streams(plan, todo, seeds, sandbox, parallel, store_game)
+    claims = Claims(store, tournament_id, retry_seconds=retry_seconds)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(claims.keep_renewed)
+        while held := await play_streams(plan, todo, seeds, sandbox, parallel, store_game,
+                                         claims=claims):
+            await trio.sleep(claims.retry_seconds)
+            todo = held
+        nursery.cancel_scope.cancel()
 
 
 async def play_streams(plan: Plan, todo: Sequence[tuple[Stream, Sequence[int]]],
                        seeds: Sequence[int], sandbox: Sandbox, parallel: int,
                        on_result: Callable[[int, int, GameResult], Awaitable[None]],
-                       on_entrants: OnEntrants | None = None) -> None:
+                       on_entrants: OnEntrants | None = None, claims: Claims | None = None
+                       ) -> list[tuple[Stream, Sequence[int]]]:
     """Play each stream's games (see :func:`play_stream`), ``parallel`` streams at
-    once in this process: ``await on_result(table, game_number, result)``."""
+    once in this process: ``await on_result(table, game_number, result)``.
+
+    With ``claims`` (arenas sharing a stored tournament, :mod:`arena.claims`),
+    each stream is claimed when its turn comes and only its games not stored by
+    then are played; the streams other arenas held are returned."""
     limiter = trio.CapacityLimiter(max(1, parallel))
+    held: list[tuple[Stream, Sequence[int]]] = []
 
     async def run_stream(stream: Stream, games: Sequence[int]) -> None:
         async with limiter:
-            await play_stream(plan, stream, games, seeds, sandbox,
-                              functools.partial(on_result, stream.table),
-                              on_entrants=on_entrants)
+            if claims is not None:
+                left = await claims.take(stream, games)
+                if left is None:
+                    held.append((stream, games))
+                    return
+                games = left
+            try:
+                if games:
+                    await play_stream(plan, stream, games, seeds, sandbox,
+                                      functools.partial(on_result, stream.table),
+                                      on_entrants=on_entrants)
+            finally:
+                if claims is not None:
+                    await claims.release(stream)
 
     async with trio.open_nursery() as nursery:
         for stream, games in todo:
             nursery.start_soon(run_stream, stream, games)
+    return held
 
 
 def game_saver(plan: Plan, store: Store, tournament_id: int, on_game: OnGame | None

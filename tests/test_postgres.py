@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -72,9 +73,13 @@ def test_several_arenas_write_one_tournament_at_once(postgres_url: str, tmp_path
     others = [subprocess.Popen([*argv, "--resume", "1"], stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
               for _ in range(2)]
+    played = 0
     for proc in (first, *others):
         _, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, stderr
+        played += int(re.search(r"\((\d+) played in", stderr).group(1))  # type: ignore[union-attr]
+    # The arenas split the streams (arena/claims.py): no game was played twice.
+    assert played == 24
     store = Store(url)
     keys = [(g.table, g.number) for g in store.games(1)]
     assert sorted(keys) == [(t, g) for t in range(3) for g in range(8)]

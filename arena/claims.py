@@ -1,0 +1,102 @@
+"""Arenas that share a stored tournament split its streams instead of racing for them.
+
+Before it plays a stream (one seat rotation of one table), an arena claims it in
+the database (:meth:`arena.storage.Store.claim`, unit ``"TABLE/ROTATION"``,
+for :data:`LEASE_SECONDS`, renewed every third of that while the arena runs)
+and then plays only that stream's games not stored yet; it releases the claim
+when the stream ends, however it ends.  A stream another arena holds is left
+for later: once the rest is played, the arena looks again every
+``retry_seconds``, and a stream whose games are all stored is done, while one
+whose holder died (its lease ran out) is taken over.
+
+Claims only avoid duplicate work.  What guarantees that no game is stored twice
+is the games' unique key (:meth:`arena.storage.Store.save_game`): an arena whose
+lease ran out while it was stalled may still finish a game, and nothing breaks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import trio
+
+from arena.schedule import Stream
+from arena.storage import StorageError, Store
+
+#: How long a claim lasts unless it is renewed (by the claimants' clocks,
+#: which must agree to well within it).
+LEASE_SECONDS = 60.0
+#: How often an arena that has nothing else to play looks again at the
+#: streams other arenas hold.
+RETRY_SECONDS = 2.0
+#: The longest an arena waits to release a claim when it stops (the lease
+#: frees the stream anyway).
+RELEASE_SECONDS = 2.0
+
+T = TypeVar("T")
+
+
+def unit(stream: Stream) -> str:
+    """The claim name of a stream: ``"TABLE/ROTATION"``."""
+    return f"{stream.table}/{stream.rotation}"
+
+
+class Claims:
+    """One arena's claims on the streams of one stored tournament.
+
+    Every call runs the database work on a worker thread that a cancellation
+    abandons (the lease settles whatever it leaves behind)."""
+
+    def __init__(self, store: Store, tournament_id: int, *,
+                 lease_seconds: float = LEASE_SECONDS,
+                 retry_seconds: float = RETRY_SECONDS) -> None:
+        self.store = store
+        self.tournament_id = tournament_id
+        self.lease_seconds = lease_seconds
+        self.retry_seconds = retry_seconds
+        #: Names this arena process (host, process id, start time).
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}"
+        self.held: set[str] = set()
+
+    async def take(self, stream: Stream, games: Sequence[int]) -> list[int] | None:
+        """Claim ``stream``: None while another arena holds it, else which of
+        ``games`` are still to play (read after the claim, so none that another
+        arena stored before giving the stream up)."""
+        name = unit(stream)
+        if not await self._run(self.store.claim, self.tournament_id, name, self.owner,
+                               self.lease_seconds):
+            return None
+        self.held.add(name)
+        done = await self._run(self.store.done_games, self.tournament_id, stream.table)
+        return [g for g in games if (stream.table, g) not in done]
+
+    async def release(self, stream: Stream) -> None:
+        """Give ``stream`` up, waiting at most :data:`RELEASE_SECONDS` (shielded:
+        it runs while its stream is being cancelled too)."""
+        name = unit(stream)
+        self.held.discard(name)
+        # On a StorageError, the lease runs out instead.
+        with (trio.CancelScope(shield=True), trio.move_on_after(RELEASE_SECONDS),
+              contextlib.suppress(StorageError)):
+            await self._run(self.store.release, self.tournament_id, name, self.owner)
+
+    async def keep_renewed(self) -> None:
+        """Renew every held claim every third of a lease, until cancelled.  A
+        claim found lost (its lease ran out while this arena stalled and another
+        took it) is forgotten; the unique game key keeps the two arenas' games
+        apart."""
+        while True:
+            await trio.sleep(self.lease_seconds / 3)
+            for name in sorted(self.held):
+                if not await self._run(self.store.renew, self.tournament_id, name,
+                                       self.owner, self.lease_seconds):
+                    self.held.discard(name)
+
+    @staticmethod
+    async def _run(work: Callable[..., T], *args: object) -> T:
+        return await trio.to_thread.run_sync(lambda: work(*args), abandon_on_cancel=True)
