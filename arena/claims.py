@@ -7,7 +7,9 @@ and then plays only that stream's games not stored yet; it releases the claim
 when the stream ends, however it ends.  A stream another arena holds is left
 for later: once the rest is played, the arena looks again every
 ``retry_seconds``, and a stream whose games are all stored is done, while one
-whose holder died (its lease ran out) is taken over.
+whose holder died is taken over: at once if the holder ran on this machine
+and its process is gone (an arena killed and resumed), else once its lease ran
+out.
 
 Claims only avoid duplicate work.  What guarantees that no game is stored twice
 is the games' unique key (:meth:`arena.storage.Store.save_game`): an arena whose
@@ -17,6 +19,7 @@ lease ran out while it was stalled may still finish a game, and nothing breaks.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import socket
 import time
@@ -39,6 +42,23 @@ RETRY_SECONDS = 2.0
 RELEASE_SECONDS = 2.0
 
 T = TypeVar("T")
+
+
+def dead_here(owner: str) -> bool:
+    """Whether ``owner`` (an arena's :attr:`Claims.owner`) ran on this machine
+    and its process is gone: its claims need not wait for their lease (an
+    arena killed and resumed at once).  A process id taken again since only
+    means waiting for the lease."""
+    host, _, pid = owner.rpartition(":")[0].rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists, owned by another user
+        return False
+    return False
 
 
 def unit(stream: Stream) -> str:
@@ -68,9 +88,13 @@ class Claims:
         ``games`` are still to play (read after the claim, so none that another
         arena stored before giving the stream up)."""
         name = unit(stream)
-        if not await self._run(self.store.claim, self.tournament_id, name, self.owner,
-                               self.lease_seconds):
-            return None
+        store, tid = self.store, self.tournament_id
+        if not await self._run(store.claim, tid, name, self.owner, self.lease_seconds):
+            holder = await self._run(store.claim_holder, tid, name)
+            if holder is None or not dead_here(holder) or not await self._run(
+                    functools.partial(store.claim, replacing=holder), tid, name, self.owner,
+                    self.lease_seconds):
+                return None
         self.held.add(name)
         done = await self._run(self.store.done_games, self.tournament_id, stream.table)
         return [g for g in games if (stream.table, g) not in done]

@@ -741,12 +741,14 @@ class Store:
         return game_id
 
     # -- claims: arenas sharing a tournament -----------------------------------
-    def claim(self, tournament_id: int, unit: str, owner: str, lease_seconds: float) -> bool:
+    def claim(self, tournament_id: int, unit: str, owner: str, lease_seconds: float, *,
+              replacing: str | None = None) -> bool:
         """Whether ``owner`` now holds ``unit`` of a tournament for ``lease_seconds``:
         true if the unit was unclaimed, already ``owner``'s (the lease is
-        extended) or its previous lease has expired; false while another
-        owner's lease runs.  Race-safe: of arenas claiming one unit at once,
-        exactly one gets it.
+        extended), its previous lease has expired, or it was held by
+        ``replacing`` (an owner known to be dead); false while another owner's
+        lease runs.  Race-safe: of arenas claiming one unit at once, exactly
+        one gets it.
 
         A unit is a piece of work, e.g. ``"3/1"`` for rotation 1 of table 3;
         ``owner`` names one arena process (e.g. host:pid:start time).  Leases
@@ -760,13 +762,21 @@ class Store:
                     "expires": now + lease_seconds}
             if insert_new(connection, CLAIMS, held) is not None:
                 return True
+            takeable = [CLAIMS.c.owner == owner, CLAIMS.c.expires <= now]
+            if replacing is not None:
+                takeable.append(CLAIMS.c.owner == replacing)
             taken = connection.execute(
-                update(CLAIMS).where(*self._claim_key(tournament_id, unit),
-                                     or_(CLAIMS.c.owner == owner, CLAIMS.c.expires <= now))
+                update(CLAIMS).where(*self._claim_key(tournament_id, unit), or_(*takeable))
                 .values(owner=owner, expires=now + lease_seconds))
             return taken.rowcount == 1
 
         return self._write(work)
+
+    def claim_holder(self, tournament_id: int, unit: str) -> str | None:
+        """Who holds (or last held) ``unit`` of a tournament, if anyone."""
+        with Session(self.engine) as session:
+            return session.scalar(select(CLAIMS.c.owner).where(
+                *self._claim_key(tournament_id, unit)))
 
     def renew(self, tournament_id: int, unit: str, owner: str, lease_seconds: float) -> bool:
         """Extend ``owner``'s claim of ``unit`` to ``lease_seconds`` from now; false if

@@ -4,6 +4,8 @@ bots, a real SQLite database, each arena with its own connection."""
 from __future__ import annotations
 
 import functools
+import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -84,3 +86,19 @@ async def test_an_arena_waits_for_a_live_holder_then_plays_its_stream(tmp_path: 
             run_tournament, PLAN, store, tid, parallel=2, retry_seconds=0.2,
             on_game=counter(played, "a")))  # type: ignore[arg-type]
     assert store.done_games(tid) == EVERY_GAME and played["a"] == len(EVERY_GAME)
+
+
+async def test_a_stream_whose_holder_was_killed_here_is_taken_over_at_once(
+        tmp_path: Path) -> None:
+    """An arena killed (say, kill -9) and resumed on the same machine need not
+    wait for its old claims' leases: their process is gone."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    store = Store(url)
+    tid = create_tournament(store, PLAN)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    assert store.claim(tid, "2/0", f"{socket.gethostname()}:{gone.pid}:0", 600)
+    began = time.monotonic()
+    await run_tournament(PLAN, store, tid, parallel=2, retry_seconds=0.2)
+    assert store.done_games(tid) == EVERY_GAME
+    assert time.monotonic() - began < 300  # not the 600 s lease
