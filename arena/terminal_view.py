@@ -4,8 +4,9 @@ saw, the legal actions as a numbered menu.
 Shared by ``arena show`` (a stored game replayed, from a seat's view or the
 spectator's) and ``arena play --human`` (a person's turn).  It draws only what
 it is given: an observation already holds exactly what its viewer may see.
-Which fields belong to each seat and how an event reads come from the HTML
-replay viewer (:mod:`reports.replay`), so both views agree.
+Which fields belong to each seat (:attr:`arena.games.base.Game.seat_fields`)
+and how an event reads (:func:`arena.games.base.event_text`) are the game's and
+the engine's, shared with the HTML replay viewer, so both views agree.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from reports.replay import SEAT_FIELDS, event_text
+from arena.games import game_class
+from arena.games.base import GameError, event_text
 
 WIDTH = 100
 #: Fields drawn in the header and seat lines rather than as table facts.
@@ -55,7 +57,7 @@ def observation_lines(observation: Mapping[str, Any], names: Sequence[str],
     ``since`` (the observation before) only those that changed."""
     viewer = observation.get("seat")
     sizes = observation.get("hand_sizes") or []
-    per_seat = [name for name in SEAT_FIELDS.get(str(observation.get("game")), ())
+    per_seat = [name for name in _seat_fields(str(observation.get("game")))
                 if isinstance(observation.get(name), (list, tuple))]
     to_move = ", ".join(seat_label(seat, names, viewer) for seat in observation.get("to_move", ()))
     lines = [f"{observation.get('phase', '')}; to move: {to_move or '-'}"]
@@ -92,3 +94,10 @@ def menu_lines(legal: Sequence[str]) -> list[str]:
     columns = max(1, WIDTH // width)
     return ["".join(item.ljust(width) for item in items[start : start + columns]).rstrip()
             for start in range(0, len(items), columns)]
+
+
+def _seat_fields(name: str) -> tuple[str, ...]:
+    try:
+        return game_class(name).seat_fields
+    except GameError:
+        return ()

@@ -50,7 +50,7 @@ from typing import Any
 from jinja2 import Template
 
 from arena.games import game_class, make_game
-from arena.games.base import Game, GameError, Observation
+from arena.games.base import Game, GameError, Observation, event_text
 from arena.games.loop import Step
 from arena.records import GameRecord, PublicDecisions
 from arena.storage import Store, StoredGame
@@ -60,17 +60,6 @@ TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = ("replay.js", "replay.css")
 #: Records loaded from the store at once.
 RECORD_BATCH = 500
-#: Per game, the observation fields drawn in each seat's box (one entry per
-#: seat); ``hand_sizes`` and the viewer's own hand always are.  Other fields
-#: are drawn on the table (those holding cards) or listed as facts.
-SEAT_FIELDS: dict[str, tuple[str, ...]] = {
-    "furious-five": ("chips",),
-    "five": ("totals", "known_cards", "eliminated"),
-    "five-or-less": ("totals", "known", "active"),
-    "five-card-rummy": ("scores", "known_cards"),
-    "rummy-five": ("chips", "exposed", "discards", "go", "called", "turns_by_seat"),
-    "octablitz": ("chips", "tricks_won", "cards_taken", "taken", "down_counts"),
-}
 
 #: A shown decision: [seat, text] or [seat, text, 1] when the arena played it
 #: for a faulted seat; text None where the viewer may know who decided, not what.
@@ -238,7 +227,7 @@ def replay_data(game: StoredGame, record: GameRecord) -> ReplayData:
     page = encode(spectator, keys)
     return ReplayData(
         spectator={"game": game.game, "bots": list(game.seats), "keys": keys,
-                   "seat_fields": list(SEAT_FIELDS.get(game.game, ())),
+                   "seat_fields": list(_seat_fields(game.game)),
                    "reveal": record.reveal, "steps": page},
         seats=[{"seat": seat, "steps": encode_seat(view, spectator, page, keys)}
                for seat, view in enumerate(seats)],
@@ -369,6 +358,12 @@ def _game_class(name: str) -> type[Game] | None:
         return None
 
 
+def _seat_fields(name: str) -> tuple[str, ...]:
+    """The game's per-seat observation fields (none for a game this code lacks)."""
+    game = _game_class(name)
+    return game.seat_fields if game is not None else ()
+
+
 def _none_public(_step: Sequence[Sequence[Any]]) -> list[tuple[int, str]]:
     return []
 
@@ -404,25 +399,6 @@ def _moves(step: Step, number: int, public: PublicDecisions, hidden: bool,
             by_arena = number >= arena_from.get(seat, number + 1)
             moves.append([seat, text, 1] if by_arena else [seat, text])
     return moves
-
-
-def event_text(event: Mapping[str, Any]) -> str:
-    """An event as a short line: its kind, then its fields (``to`` and empty
-    ones left out; lists of names joined by spaces)."""
-    parts = [str(event.get("kind", ""))]
-    for key, value in event.items():
-        if key in ("kind", "to") or value is None or value is False or value in ("", [], {}):
-            continue
-        parts.append(key if value is True else f"{key} {_value_text(value)}")
-    return " ".join(parts)
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return " ".join(value)
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def arena_default_from(faults: Iterable[Mapping[str, Any]]) -> dict[int, int]:

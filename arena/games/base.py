@@ -28,6 +28,7 @@ Conventions shared by all games:
 from __future__ import annotations
 
 import copy
+import json
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
@@ -86,6 +87,25 @@ def seat_view(events: Iterable[Mapping[str, Any]], seat: int | None) -> list[Map
     """The stored events (``Event.to_dict()`` form) that ``seat`` may see;
     ``seat=None`` is a spectator, who sees public events only."""
     return [e for e in events if "to" not in e or (seat is not None and seat in e["to"])]
+
+
+def event_text(event: Mapping[str, Any]) -> str:
+    """A stored event as a short line, as every viewer words it: its kind, then
+    its fields (``to`` and empty ones left out; lists of names joined by spaces)."""
+    parts = [str(event.get("kind", ""))]
+    for key, value in event.items():
+        if key in ("kind", "to") or value is None or value is False or value in ("", [], {}):
+            continue
+        parts.append(key if value is True else f"{key} {_value_text(value)}")
+    return " ".join(parts)
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return " ".join(value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 OptionKind = Literal["int", "bool", "str", "cards"]
@@ -243,6 +263,10 @@ class Game(ABC):
     #: False when an action can name a card other seats may never see
     #: (octablitz's face-down plays): then only events may be shown publicly.
     actions_public: ClassVar[bool] = True
+    #: Observation fields with one entry per seat, which the viewers (the
+    #: replay page, ``arena play --human``) show with each seat; ``hand_sizes``
+    #: and the viewer's own hand always are.
+    seat_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, num_players: int, options: Mapping[str, Any] | None = None) -> None:
         if not self.min_players <= num_players <= self.max_players:

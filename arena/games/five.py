@@ -194,6 +194,7 @@ class Five(Game):
     """Five for 2-6 players; lower running totals are better."""
 
     name: ClassVar[str] = "five"
+    seat_fields: ClassVar[tuple[str, ...]] = ("totals", "known_cards", "eliminated")
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = MAX_PLAYERS
     score_order: ClassVar[ScoreOrder] = "lower"

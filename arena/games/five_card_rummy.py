@@ -502,6 +502,7 @@ class FiveCardRummy(Game):
     """Five Card Rummy for 2-6 players; first to ``target`` points wins."""
 
     name: ClassVar[str] = "five-card-rummy"
+    seat_fields: ClassVar[tuple[str, ...]] = ("scores", "known_cards")
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
     score_order = "higher"

@@ -17,7 +17,7 @@ from bisect import insort
 from collections.abc import Mapping, Sequence
 from functools import cache
 from itertools import combinations
-from typing import Any
+from typing import Any, ClassVar
 
 from arena.games.base import (
     Action,
@@ -565,6 +565,7 @@ class FiveOrLess(Game):
     """Five-or-less for 2-8 players; lower running total is better."""
 
     name = "five-or-less"
+    seat_fields: ClassVar[tuple[str, ...]] = ("totals", "known", "active")
     min_players = 2
     max_players = MAX_PLAYERS
     score_order = "lower"

@@ -291,6 +291,7 @@ class FuriousFive(Game):
     """Furious Five for 2-5 players; scores are the chip ledgers."""
 
     name: ClassVar[str] = "furious-five"
+    seat_fields: ClassVar[tuple[str, ...]] = ("chips",)
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = MAX_PLAYERS
     score_order: ClassVar[ScoreOrder] = "higher"

@@ -224,6 +224,8 @@ class Octablitz(Game):
     """Octablitz for 3 or 4 players; scores are chips, higher is better."""
 
     name: ClassVar[str] = "octablitz"
+    seat_fields: ClassVar[tuple[str, ...]] = ("chips", "tricks_won", "cards_taken", "taken",
+                                              "down_counts")
     min_players: ClassVar[int] = 3
     max_players: ClassVar[int] = 4
     score_order: ClassVar[ScoreOrder] = "higher"

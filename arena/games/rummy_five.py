@@ -238,6 +238,8 @@ class RummyFive(Game):
     """Rummy-five for 2-4 players; scores are chips, higher is better."""
 
     name: ClassVar[str] = "rummy-five"
+    seat_fields: ClassVar[tuple[str, ...]] = ("chips", "exposed", "discards", "go", "called",
+                                              "turns_by_seat")
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     score_order: ClassVar[ScoreOrder] = "higher"
