@@ -77,11 +77,17 @@ class Entrant:
         self.client: SeatClient | None = None
         self.info = BotInfo()
         self.runs: list[BotRun] = []
+        #: Why a start ahead of the first game failed (see :func:`start_early`):
+        #: raised once, by the next :meth:`ensure_started`.
+        self.start_fault: BotFault | None = None
 
     async def ensure_started(self) -> SeatClient:
         """A connected client: start, handshake and announce the match if needed."""
         if self.client is not None:
             return self.client
+        if self.start_fault is not None:
+            fault, self.start_fault = self.start_fault, None
+            raise fault
         started = time.monotonic()
         try:
             self.process = await start_bot_process(self.spec, self.nursery, self.sandbox)
@@ -277,6 +283,14 @@ async def start_all(entrants: Sequence[Entrant]) -> dict[int, BotFault]:
             if entrant.client is None:
                 nursery.start_soon(start, seat, entrant)
     return failed
+
+
+async def start_early(entrants: Sequence[Entrant]) -> None:
+    """:func:`start_all` ahead of the first game (while other tables play): a
+    seat that could not start is faulted at that game, as if it had failed
+    then, and is not started twice for it."""
+    for seat, fault in (await start_all(entrants)).items():
+        entrants[seat].start_fault = fault
 
 
 async def end_all(entrants: Sequence[Entrant], finished: bool = True) -> None:

@@ -41,7 +41,7 @@ from arena.games.base import Game
 from arena.match_stats import SequentialTest
 from arena.process import BotSpec
 from arena.records import GameResult
-from arena.referee import Entrant, end_all, match_start_message, play_game
+from arena.referee import Entrant, end_all, match_start_message, play_game, start_early
 from arena.sandbox import Limits, Sandbox, resolve
 from arena.schedule import (
     ConfigError,
@@ -266,17 +266,20 @@ async def play_streams(plan: Plan, todo: Sequence[tuple[Stream, Sequence[int]]],
                        on_result: Callable[[int, int, GameResult], Awaitable[None]],
                        on_entrants: OnEntrants | None = None, claims: Claims | None = None
                        ) -> list[tuple[Stream, Sequence[int]]]:
-    """Play each stream's games (see :func:`play_stream`), ``parallel`` streams at
-    once in this process: ``await on_result(table, game_number, result)``.
+    """Play each stream's games (see :func:`play_stream`), ``parallel`` games at
+    once in this process: ``await on_result(table, game_number, result)``.  One
+    stream more than that starts its bots ahead, while the others play, so
+    that a stream's start-up costs no table any time.
 
     With ``claims`` (arenas sharing a stored tournament, :mod:`arena.claims`),
     each stream is claimed when its turn comes and only its games not stored by
     then are played; the streams other arenas held are returned."""
-    limiter = trio.CapacityLimiter(max(1, parallel))
+    streams = trio.CapacityLimiter(max(1, parallel) + 1)
+    slots = trio.CapacityLimiter(max(1, parallel))
     held: list[tuple[Stream, Sequence[int]]] = []
 
     async def run_stream(stream: Stream, games: Sequence[int]) -> None:
-        async with limiter:
+        async with streams:
             if claims is not None:
                 left = await claims.take(stream, games)
                 if left is None:
@@ -287,7 +290,7 @@ async def play_streams(plan: Plan, todo: Sequence[tuple[Stream, Sequence[int]]],
                 if games:
                     await play_stream(plan, stream, games, seeds, sandbox,
                                       functools.partial(on_result, stream.table),
-                                      on_entrants=on_entrants)
+                                      slots=slots, on_entrants=on_entrants, early=True)
             finally:
                 if claims is not None:
                     await claims.release(stream)
@@ -404,15 +407,16 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
                       sandbox: Sandbox, on_result: OnResult, *,
                       may_start: Callable[[int], Awaitable[bool]] | None = None,
                       slots: trio.CapacityLimiter | None = None,
-                      on_entrants: OnEntrants | None = None) -> None:
+                      on_entrants: OnEntrants | None = None, early: bool = False) -> None:
     """Play ``games`` (game numbers of ``stream``, in order) on the stream's own
     bot processes, one bot per seat, handing each result to ``on_result``.
 
     Before each game, ``may_start(game_number)`` (if given) may end the stream
     early; each game holds one of ``slots`` (if given) while it plays;
     ``on_entrants`` (if given) is shown the stream's entrants.  The bots
-    are started for these games and killed when they end; on cancellation they
-    are killed at once and the game in flight is dropped.
+    are started for these games (with ``early``, at once, before the first
+    game's slot: :func:`arena.referee.start_early`) and killed when they end;
+    on cancellation they are killed at once and the game in flight is dropped.
     """
     freeze_long_lived_objects()
     game = plan.make_game()
@@ -424,6 +428,8 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
             on_entrants(stream, entrants)
         finished = False
         try:
+            if early:
+                await start_early(entrants)
             for game_number in games:
                 if may_start is not None and not await may_start(game_number):
                     break

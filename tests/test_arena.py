@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -272,3 +273,23 @@ async def test_a_tables_bots_start_at_once(tmp_path: Path,
     result = await play_single_game(game, 5, [spec] * 3, TimeControl(move=5, bank=5), shared)
     assert result.faults == []
     assert len(list(tmp_path.iterdir())) == 3
+
+
+def test_the_next_streams_bots_start_while_a_table_plays(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """At -j 1, the second seat rotation's bots start while the first plays:
+    each of the four waits, before its hello, until all four have started (one
+    stream after the other, the first two would wait alone and give up)."""
+    folder = tmp_path / "meet"
+    folder.mkdir()
+    monkeypatch.setenv("MEET_DIR", str(folder))
+    meet = f"{sys.executable} {HERE / 'bots' / 'meet_bot.py'} 4"
+    plan = Plan(game="furious-five", bots=(BotSpec("m1", meet), BotSpec("m2", meet)),
+                table_size=2, games_per_table=4, options={"rounds": 1}, control=FAST,
+                sandbox="none", pass_env=("MEET_DIR",))
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tid = create_tournament(store, plan)
+    trio.run(functools.partial(run_tournament, plan, store, tid, parallel=1))
+    games = list(store.games(tid))
+    assert len(games) == 4 and all(not game.faults for game in games)
+    assert len(list(folder.iterdir())) == 4
