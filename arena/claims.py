@@ -96,7 +96,7 @@ class Claims:
                     self.lease_seconds):
                 return None
         self.held.add(name)
-        done = await self._run(self.store.done_games, self.tournament_id, stream.table)
+        done = await self._run(store.done_games, tid, stream.table)
         return [g for g in games if (stream.table, g) not in done]
 
     async def release(self, stream: Stream) -> None:

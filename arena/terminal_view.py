@@ -16,8 +16,8 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from arena.games import game_class
-from arena.games.base import GameError, event_text
+from arena.games import seat_fields
+from arena.games.base import event_text
 
 WIDTH = 100
 #: Fields drawn in the header and seat lines rather than as table facts.
@@ -57,7 +57,7 @@ def observation_lines(observation: Mapping[str, Any], names: Sequence[str],
     ``since`` (the observation before) only those that changed."""
     viewer = observation.get("seat")
     sizes = observation.get("hand_sizes") or []
-    per_seat = [name for name in _seat_fields(str(observation.get("game")))
+    per_seat = [name for name in seat_fields(str(observation.get("game")))
                 if isinstance(observation.get(name), (list, tuple))]
     to_move = ", ".join(seat_label(seat, names, viewer) for seat in observation.get("to_move", ()))
     lines = [f"{observation.get('phase', '')}; to move: {to_move or '-'}"]
@@ -94,10 +94,3 @@ def menu_lines(legal: Sequence[str]) -> list[str]:
     columns = max(1, WIDTH // width)
     return ["".join(item.ljust(width) for item in items[start : start + columns]).rstrip()
             for start in range(0, len(items), columns)]
-
-
-def _seat_fields(name: str) -> tuple[str, ...]:
-    try:
-        return game_class(name).seat_fields
-    except GameError:
-        return ()

@@ -49,7 +49,7 @@ from typing import Any
 
 from jinja2 import Template
 
-from arena.games import game_class, make_game
+from arena.games import game_class, make_game, seat_fields
 from arena.games.base import Game, GameError, Observation, event_text
 from arena.games.loop import Step
 from arena.records import GameRecord, PublicDecisions
@@ -227,7 +227,7 @@ def replay_data(game: StoredGame, record: GameRecord) -> ReplayData:
     page = encode(spectator, keys)
     return ReplayData(
         spectator={"game": game.game, "bots": list(game.seats), "keys": keys,
-                   "seat_fields": list(_seat_fields(game.game)),
+                   "seat_fields": list(seat_fields(game.game)),
                    "reveal": record.reveal, "steps": page},
         seats=[{"seat": seat, "steps": encode_seat(view, spectator, page, keys)}
                for seat, view in enumerate(seats)],
@@ -356,12 +356,6 @@ def _game_class(name: str) -> type[Game] | None:
         return game_class(name)
     except GameError:
         return None
-
-
-def _seat_fields(name: str) -> tuple[str, ...]:
-    """The game's per-seat observation fields (none for a game this code lacks)."""
-    game = _game_class(name)
-    return game.seat_fields if game is not None else ()
 
 
 def _none_public(_step: Sequence[Sequence[Any]]) -> list[tuple[int, str]]:

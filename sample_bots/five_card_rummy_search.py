@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from arena.games.base import Action, State
 from sample_bots import five_card_rummy_heuristic as rummy
-from sample_bots.search import History, SearchBot, main, seats_after_dealer, share
+from sample_bots.search import History, SearchBot, main, play_order, seats_after_dealer, share
 
 HAND_SIZE = 5
 #: Rollouts declare the best category worth at least this many points.
@@ -38,8 +38,7 @@ class FiveCardRummySearch(SearchBot):
         return rummy.choose(observation, legal)
 
     def start(self, hand_start: Mapping[str, Any]) -> History:
-        n = self.players
-        return History(order=[(hand_start["first"] + i) % n for i in range(n)],
+        return History(order=play_order(hand_start["first"], self.players),
                        hand_size=HAND_SIZE)
 
     def read(self, history: History, event: Mapping[str, Any], when: int) -> None:

@@ -20,7 +20,15 @@ from typing import Any, ClassVar
 
 from arena.games.base import Action, State
 from sample_bots import greedy_furious_five
-from sample_bots.search import History, Retry, SearchBot, main, place_shown, seats_after_dealer
+from sample_bots.search import (
+    History,
+    Retry,
+    SearchBot,
+    main,
+    place_shown,
+    play_order,
+    seats_after_dealer,
+)
 
 #: Decisions (two a turn) a rollout plays before the hand totals judge it.
 HORIZON = 100
@@ -53,8 +61,7 @@ class FuriousFiveSearch(SearchBot):
         return greedy_furious_five.choose(observation, legal)
 
     def start(self, hand_start: Mapping[str, Any]) -> History:
-        n = self.players
-        return RoundHistory(order=[(hand_start["first"] + i) % n for i in range(n)],
+        return RoundHistory(order=play_order(hand_start["first"], self.players),
                             hand_size=HAND_SIZE)
 
     def read(self, history: History, event: Mapping[str, Any], when: int) -> None:

@@ -477,6 +477,11 @@ class SearchBot(Bot):
         return self.value(self.leaf(state), me)
 
 
+def play_order(first: int, players: int) -> list[int]:
+    """The seats in turn order, from ``first`` round the table."""
+    return [(first + i) % players for i in range(players)]
+
+
 def seats_after_dealer(history: History) -> dict[int, int]:
     """Real seat -> seat of a one-hand game dealt by seat 0 (so its seat 1
     plays first), for games whose hand starts left of the dealer."""

@@ -30,6 +30,12 @@ def game_class(name: str) -> type[Game]:
     return game
 
 
+def seat_fields(name: str) -> tuple[str, ...]:
+    """Game ``name``'s per-seat observation fields (:attr:`Game.seat_fields`);
+    none for a game this code does not know (a record from newer code)."""
+    return game_class(name).seat_fields if name in _MODULES else ()
+
+
 def make_game(name: str, num_players: int, options: dict[str, Any] | None = None) -> Game:
     """A validated game: unknown game, player count or option raise OptionError."""
     return game_class(name)(num_players, options)
