@@ -17,11 +17,11 @@ from pathlib import Path
 
 import trio
 
-from arena.client import TimeControl
 from arena.games import make_game
-from arena.process import BotSpec
-from arena.records import GameResult
-from arena.referee import play_single_game
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.referee import play_single_game
+from arena.store.records import GameResult
 
 SPENDER = Path(__file__).resolve().parent.parent / "tests" / "bots" / "spender_bot.py"
 

@@ -17,11 +17,11 @@ import time
 
 import trio
 
-from arena.client import TimeControl
 from arena.games import game_class
-from arena.ratings import ratable_games, rate
-from arena.storage import Store
-from arena.tournament import Plan, create_tournament, run_tournament
+from arena.runner.client import TimeControl
+from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.stats.ratings import ratable_games, rate
+from arena.store.database import Store
 from sample_bots import HEURISTICS, RANDOM, spec
 
 BAR = 200.0

@@ -47,9 +47,9 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sdk_cost import MINIMAL_BOT, TIME, requests
 
-from arena.client import BotClient, Clock, MoveTimer, TimeControl, new_request_id
-from arena.process import BotProcess, BotSpec, start_bot_process
-from arena.sandbox import resolve
+from arena.runner.client import BotClient, Clock, MoveTimer, TimeControl, new_request_id
+from arena.runner.process import BotProcess, BotSpec, start_bot_process
+from arena.runner.sandbox import resolve
 from protocol import wire
 
 #: Issue 8 part 5: the arena's round trip at most this many times the minimal loop's.

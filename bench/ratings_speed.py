@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.ratings import RatableGame, rate_pool
+from arena.stats.ratings import RatableGame, rate_pool
 
 BOTS = 40
 GAMES = 200_000

@@ -43,8 +43,8 @@ from sqlalchemy import func, insert, select
 
 from arena.games import make_game
 from arena.games.loop import Choose, play
-from arena.records import GameRecord, StepTimes
-from arena.storage import FAULTS, GAMES, RECORDS, Store, TableRow
+from arena.store.database import FAULTS, GAMES, RECORDS, Store, TableRow
+from arena.store.records import GameRecord, StepTimes
 
 GOAL_SECONDS = 10.0
 GOAL_MB = 500.0

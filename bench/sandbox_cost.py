@@ -18,9 +18,9 @@ import time
 
 import trio
 
-from arena.client import BotClient, Clock, TimeControl
-from arena.process import BotProcess, BotSpec, start_bot_process
-from arena.sandbox import Sandbox, resolve
+from arena.runner.client import BotClient, Clock, TimeControl
+from arena.runner.process import BotProcess, BotSpec, start_bot_process
+from arena.runner.sandbox import Sandbox, resolve
 
 SPEC = BotSpec("random", f"{sys.executable} -m sample_bots.random_bot")
 OBSERVATION = {"seat": 0, "phase": "drop", "hand": ["2c", "5d", "9h", "Ks", "Qd"]}

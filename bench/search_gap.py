@@ -7,7 +7,7 @@ tournament`` (subprocess bots in the sandbox, the default time control: 1 s a
 move, 10 s of bank) into a temporary SQLite database, heads-up, search bot
 against heuristic bot on duplicate deals (every deal played twice, seats
 swapped).  From the stored games: the pentanomial Elo of the search bot with
-its 95% interval (``arena.match_stats``, pairs of one deal), faults, the
+its 95% interval (``arena.stats.match_stats``, pairs of one deal), faults, the
 search bot's slowest move, and whether the gap reaches the +100 bar.
 
 ``--think`` is the search bot's time per move (its default is 0.2 s); the
@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.match_stats import MatchSummary, Pentanomial, summarize_pairs
-from arena.storage import Store, StoredGame
+from arena.stats.match_stats import MatchSummary, Pentanomial, summarize_pairs
+from arena.store.database import Store, StoredGame
 from sample_bots import HEURISTICS, SEARCH, command
 
 BAR = 100.0

@@ -52,8 +52,8 @@ from sqlalchemy.orm import Session
 
 from arena.games import make_game
 from arena.games.loop import play
-from arena.records import GameRecord, GameResult, forfeit_places
-from arena.storage import BotRow, FaultRow, GameRow, RecordRow, Store, TableRow, writer
+from arena.store.database import BotRow, FaultRow, GameRow, RecordRow, Store, TableRow, writer
+from arena.store.records import GameRecord, GameResult, forfeit_places
 
 #: Issue 9's goal: CPU per saved game, in milliseconds.
 GOAL_MS = 2.0

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.ratings import Rating
+from arena.stats.ratings import Rating
 
 LABEL_WIDTH = 170
 PLOT_WIDTH = 520

@@ -31,7 +31,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
-from arena.storage import CHECK_KIND, Store, StoredGame
+from arena.store.database import CHECK_KIND, Store, StoredGame
 
 FORMATS = ("csv", "json", "pgn")
 FILES = {"csv": "results.csv", "json": "results.json", "pgn": "pairs.pgn"}

@@ -1,6 +1,6 @@
 """The static HTML report: leaderboards, head-to-head, bot pages, tournaments, replays.
 
-Everything comes from stored games through :class:`arena.storage.Store`.  The output is
+Everything comes from stored games through :class:`arena.store.database.Store`.  The output is
 a flat folder of ``.html`` files, one stylesheet and the replay viewer's assets, with
 relative links only, so it opens from ``file://`` and works offline.
 
@@ -36,10 +36,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from arena.faults import FAULT_LABELS
-from arena.match_stats import MatchSummary, summarize
-from arena.ratings import PROVISIONAL_GAMES, RatedPool, Rating
-from arena.storage import Store, StoredGame, stored_check
+from arena.stats.match_stats import MatchSummary, summarize
+from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
+from arena.store.database import Store, StoredGame, stored_check
+from arena.store.faults import FAULT_LABELS
 from reports.charts import RatingChart, rating_chart
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
 from reports.replay import seat_file, write_replays

@@ -52,8 +52,8 @@ from jinja2 import Template
 from arena.games import game_class, make_game, seat_fields
 from arena.games.base import Game, GameError, Observation, event_text
 from arena.games.loop import Step
-from arena.records import GameRecord, PublicDecisions
-from arena.storage import Store, StoredGame
+from arena.store.database import Store, StoredGame
+from arena.store.records import GameRecord, PublicDecisions
 
 TEMPLATES = Path(__file__).parent / "templates"
 #: The files every replay page shares, copied once into the report folder.

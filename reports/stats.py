@@ -1,7 +1,7 @@
 """The report's figures from stored games: comparable pools, per-bot tallies, pairwise
 results, faults and move times.  Numbers in, numbers out: nothing here writes a page.
 
-Games are :class:`arena.storage.StoredGame`; every function takes them in any number and
+Games are :class:`arena.store.database.StoredGame`; every function takes them in any number and
 passes over them once, so a report of 100,000 games stays a few seconds of work.
 """
 
@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.faults import FAULT_KINDS
 from arena.games import game_class
 from arena.games.base import OptionError, OptionSpec
-from arena.match_stats import los_decisive
-from arena.ratings import PoolKey, RatedPool, Rating, pools, ratable_games, rate_pool
-from arena.records import move_time_percentiles, seat_move_times
-from arena.storage import Store, StoredGame
+from arena.stats.match_stats import los_decisive
+from arena.stats.ratings import PoolKey, RatedPool, Rating, pools, ratable_games, rate_pool
+from arena.store.database import Store, StoredGame
+from arena.store.faults import FAULT_KINDS
+from arena.store.records import move_time_percentiles, seat_move_times
 
 #: A bot page's move times come from its most recent games per game type: enough for
 #: this many of its moves, at most :data:`TIME_SAMPLE_GAMES` games (records are costly
@@ -161,7 +161,7 @@ class Pool:
 
 @dataclass(frozen=True)
 class _Settings:
-    """What :func:`arena.ratings.pools` reads of a game: its game and pooled options."""
+    """What :func:`arena.stats.ratings.pools` reads of a game: its game and pooled options."""
 
     game: str
     options: Mapping[str, Any]
@@ -169,7 +169,7 @@ class _Settings:
 
 def split_pools(games: Sequence[StoredGame],
                 time_controls: Mapping[int, Any]) -> list[Pool]:
-    """``games`` in comparable pools (see :func:`arena.ratings.pools`), options compared
+    """``games`` in comparable pools (see :func:`arena.stats.ratings.pools`), options compared
     with the game's defaults filled in and without a stacked deck, the time control of
     each game's tournament from ``time_controls`` (by tournament id; missing: unknown).
     Pools come in key order, games in input order."""
@@ -273,7 +273,7 @@ def slug(text: str) -> str:
 # -- ratings -----------------------------------------------------------------------------
 
 def rate(games: Sequence[StoredGame], bootstrap: int) -> RatedPool:
-    """The pool's ratings (:func:`arena.ratings.rate_pool`) over its ratable games."""
+    """The pool's ratings (:func:`arena.stats.ratings.rate_pool`) over its ratable games."""
     return rate_pool(ratable_games(games), bootstrap=bootstrap)
 
 
@@ -325,7 +325,7 @@ def fault_examples(games: Iterable[StoredGame], keep: int = FAULT_EXAMPLES
 
 @dataclass(frozen=True)
 class MoveTimes:
-    """Percentiles (``arena.records.MOVE_TIME_PERCENTILES``) of one bot's move times in
+    """Percentiles (``arena.store.records.MOVE_TIME_PERCENTILES``) of one bot's move times in
     one game type, in milliseconds, over ``moves`` moves of its ``games`` most recent games."""
 
     games: int

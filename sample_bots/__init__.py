@@ -6,8 +6,8 @@ bots (determinised Monte Carlo, see :mod:`sample_bots.search`); ``random_bot``
 plays any game.
 
 Running a bot imports this package first, so it imports nothing of the arena's
-runtime (no trio, no ``arena.process``): a bot starts as fast as the SDK allows.
-:func:`spec` imports :class:`~arena.process.BotSpec` only when it is called.
+runtime (no trio, no ``arena.runner.process``): a bot starts as fast as the SDK allows.
+:func:`spec` imports :class:`~arena.runner.process.BotSpec` only when it is called.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from arena.process import BotSpec
+    from arena.runner.process import BotSpec
 
 RANDOM = "random_bot"
 HEURISTICS = {
@@ -42,7 +42,7 @@ def command(module: str) -> str:
 
 def spec(module: str, name: str | None = None) -> BotSpec:
     """A BotSpec running ``sample_bots.<module>`` with this Python (for the
-    organiser's side: this imports ``arena.process``, a bot never calls it)."""
-    from arena.process import BotSpec
+    organiser's side: this imports ``arena.runner.process``, a bot never calls it)."""
+    from arena.runner.process import BotSpec
 
     return BotSpec(name or module, command(module))

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.storage import Store
+from arena.store.database import Store
 
 HERE = Path(__file__).resolve().parent
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.client import TimeControl
 from arena.games import make_game
 from arena.games.loop import default_choose, turns
-from arena.process import BotSpec
-from arena.referee import play_single_game
-from arena.sandbox import Sandbox
-from arena.storage import Store
-from arena.tournament import Plan, create_tournament, run_tournament
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.referee import play_single_game
+from arena.runner.sandbox import Sandbox
+from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.store.database import Store
 
 HERE = Path(__file__).resolve().parent
 BAD_BOT = HERE / "bots" / "bad_bot.py"
@@ -245,9 +245,9 @@ def test_octablitz_face_down_cards_stay_hidden_in_stored_views(tmp_path: Path) -
 
 
 async def test_a_bot_that_stops_reading_cannot_block_the_arena() -> None:
-    from arena.client import BotClient
-    from arena.faults import TimeoutFault
-    from arena.process import start_bot_process
+    from arena.runner.client import BotClient
+    from arena.runner.process import start_bot_process
+    from arena.store.faults import TimeoutFault
 
     async with trio.open_nursery() as nursery:
         deaf = await start_bot_process(BotSpec("deaf", "sleep 60"), nursery)

@@ -12,10 +12,16 @@ import pytest
 from alembic import command
 from sqlalchemy import create_engine, text
 
-from arena.bots import BotError, active_entrants, adhoc_fingerprint, fingerprint, read_manifest
+from arena.bots.versions import (
+    BotError,
+    active_entrants,
+    adhoc_fingerprint,
+    fingerprint,
+    read_manifest,
+)
 from arena.cli import main
-from arena.sandbox import bwrap_problem
-from arena.storage import Store, alembic_config
+from arena.runner.sandbox import bwrap_problem
+from arena.store.database import Store, alembic_config
 from reports.render import render_report
 from tests.test_storage import new_tournament, result, revision
 

@@ -22,7 +22,7 @@ import pytest
 
 from arena.cli import main
 from arena.games import make_game
-from arena.storage import Store, StoredGame
+from arena.store.database import Store, StoredGame
 from reports.replay import replay, timeline
 from tests.arena_db import tournament
 

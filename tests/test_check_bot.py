@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.check_bot import CheckReport, check_bot
-from arena.client import TimeControl
-from arena.process import BotSpec
-from arena.storage import CHECK_KIND, Store
-from arena.tournament import Plan, create_tournament, run_tournament
+from arena.bots.check import CheckReport, check_bot
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.store.database import CHECK_KIND, Store
 from reports.export import export
 from reports.render import bot_page, render_report
 from tests.test_cli import RANDOM, arena, assert_one_line_error

@@ -1,4 +1,4 @@
-"""Arenas sharing a stored tournament split its streams (arena/claims.py): real
+"""Arenas sharing a stored tournament split its streams (arena/runner/claims.py): real
 bots, a real SQLite database, each arena with its own connection."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import trio
 
-from arena.client import TimeControl
-from arena.process import BotSpec
-from arena.records import GameResult
-from arena.storage import Store
-from arena.tournament import Plan, create_tournament, run_tournament
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.store.database import Store
+from arena.store.records import GameResult
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 PLAN = Plan(game="furious-five", bots=tuple(BotSpec(f"r{i}", RANDOM) for i in range(3)),

@@ -16,8 +16,8 @@ import pytest
 
 from arena.cli import LOCKED_MESSAGE
 from arena.games import game_class, make_game
-from arena.records import FaultRecord, GameRecord, GameResult
-from arena.storage import Store
+from arena.store.database import Store
+from arena.store.records import FaultRecord, GameRecord, GameResult
 from sample_bots import HEURISTICS
 
 HERE = Path(__file__).resolve().parent

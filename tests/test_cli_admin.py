@@ -1,4 +1,4 @@
-"""The organiser's commands (arena/cli_admin.py) on real stored tournaments: list
+"""The organiser's commands (arena/cli/admin.py) on real stored tournaments: list
 tournaments and games, replay a game in the terminal, delete a tournament (SQLite
 and PostgreSQL), the version, and a demo run twice."""
 
@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 
 from arena.cli import main
 from arena.games import make_game
-from arena.storage import (
+from arena.store.database import (
     CLAIMS,
     FAULTS,
     GAMES,

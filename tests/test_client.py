@@ -12,9 +12,16 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.client import MAX_IGNORED, MAX_REQUEST_ID, BotClient, Clock, TimeControl, new_request_id
-from arena.faults import BotFault, ProtocolFault, TimeoutFault
-from arena.process import BotSpec, start_bot_process
+from arena.runner.client import (
+    MAX_IGNORED,
+    MAX_REQUEST_ID,
+    BotClient,
+    Clock,
+    TimeControl,
+    new_request_id,
+)
+from arena.runner.process import BotSpec, start_bot_process
+from arena.store.faults import BotFault, ProtocolFault, TimeoutFault
 
 BOTS = Path(__file__).resolve().parent / "bots"
 RANDOM = BotSpec("random", f"{sys.executable} -m sample_bots.random_bot")

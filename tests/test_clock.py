@@ -8,10 +8,10 @@ from pathlib import Path
 
 import trio
 
-from arena.client import TimeControl
 from arena.games import make_game
-from arena.process import BotSpec
-from arena.referee import play_single_game
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.referee import play_single_game
 
 SPENDER = Path(__file__).resolve().parent / "bots" / "spender_bot.py"
 RANDOM = BotSpec("random", f"{sys.executable} -m sample_bots.random_bot")

@@ -15,11 +15,11 @@ import pytest
 import trio
 from distributed import Client, LocalCluster
 
-from arena.cluster import UNIT_GAMES, local_layout, units
-from arena.process import BotSpec
-from arena.records import GameResult
-from arena.storage import Store
-from arena.tournament import Plan, create_tournament, run_tournament
+from arena.runner.cluster import UNIT_GAMES, local_layout, units
+from arena.runner.process import BotSpec
+from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.store.database import Store
+from arena.store.records import GameResult
 from tests.marked import bot_command, stored_keys, wait_gone
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.storage import Store, StoredGame
+from arena.store.database import Store, StoredGame
 from reports.export import CSV_COLUMNS, FILES, export, pgn_result, pgn_string
 from tests.arena_db import Played
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.client import TimeControl
 from arena.games import make_game
-from arena.process import BotSpec
-from arena.ratings import ratable_games, rate
-from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places, is_no_result
-from arena.storage import Store, counted_games
-from arena.tournament import Plan, create_tournament, run_tournament
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.stats.ratings import ratable_games, rate
+from arena.store.database import Store, counted_games
+from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_places, is_no_result
 
 HERE = Path(__file__).resolve().parent
 BAD_BOT = HERE / "bots" / "bad_bot.py"

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.match_stats import Pentanomial, Sprt
-from arena.process import BotSpec
-from arena.schedule import RoundRobin, gauntlet_tables, round_robin, seating
-from arena.storage import Store, StoredGame
-from arena.tournament import Plan, create_tournament, match_test
+from arena.formats.schedule import RoundRobin, gauntlet_tables, round_robin, seating
+from arena.runner.process import BotSpec
+from arena.runner.tournament import Plan, create_tournament, match_test
+from arena.stats.match_stats import Pentanomial, Sprt
+from arena.store.database import Store, StoredGame
 from tests.test_cli import RANDOM, arena, assert_one_line_error, dump
 
 GREEDY = f"{sys.executable} -m sample_bots.greedy_furious_five"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.storage import Store
+from arena.store.database import Store
 from tests.terminal import Terminal
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"

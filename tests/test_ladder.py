@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.ladder import STALEST_EVERY, LadderState, pick_table, table_rng
-from arena.ladder_runner import create_ladder, run_ladder
-from arena.process import BotSpec
-from arena.records import GameResult
-from arena.schedule import ConfigError, Ladder
-from arena.storage import StorageError, Store
-from arena.tournament import Plan
+from arena.formats.ladder import STALEST_EVERY, LadderState, pick_table, table_rng
+from arena.formats.schedule import ConfigError, Ladder
+from arena.runner.ladder import create_ladder, run_ladder
+from arena.runner.process import BotSpec
+from arena.runner.tournament import Plan
+from arena.store.database import StorageError, Store
+from arena.store.records import GameResult
 from reports.stats import rate
 from sample_bots import command
 from tests.marked import bot_command, stored_keys, wait_gone

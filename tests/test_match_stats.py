@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from arena.match_stats import (
+from arena.stats.match_stats import (
     Pentanomial,
     SequentialTest,
     Sprt,

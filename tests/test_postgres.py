@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.storage import Store
+from arena.store.database import Store
 from tests.marked import bot_command, wait_gone
 from tests.pg import new_database, postgres_server
 
@@ -78,7 +78,7 @@ def test_several_arenas_write_one_tournament_at_once(postgres_url: str, tmp_path
         _, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, stderr
         played += int(re.search(r"\((\d+) played in", stderr).group(1))  # type: ignore[union-attr]
-    # The arenas split the streams (arena/claims.py): no game was played twice.
+    # The arenas split the streams (arena/runner/claims.py): no game was played twice.
     assert played == 24
     store = Store(url)
     keys = [(g.table, g.number) for g in store.games(1)]

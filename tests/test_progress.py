@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from arena.progress import Progress
-from arena.records import FaultRecord, GameRecord, GameResult
+from arena.runner.progress import Progress
+from arena.store.records import FaultRecord, GameRecord, GameResult
 
 
 def result(decisions: int, *faults: str) -> GameResult:

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.client import TimeControl
 from arena.games import make_game
-from arena.process import BotSpec
-from arena.referee import play_single_game
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.referee import play_single_game
 from protocol import wire
 
 HERE = Path(__file__).resolve().parent
@@ -332,7 +332,7 @@ def test_sdk_answers_every_message_type() -> None:
 
 def test_a_bot_run_as_a_sample_bot_imports_nothing_of_the_arena_runtime() -> None:
     """``python -m sample_bots.x`` imports the package ``sample_bots`` first:
-    it must not pull in trio or arena.process (350 ms of start-up); nor may the
+    it must not pull in trio or arena.runner.process (350 ms of start-up); nor may the
     game engines, which a bot may import."""
     probe = ("import sys, runpy; sys.argv = ['x']; "
              "runpy.run_module('sample_bots.random_bot'); import arena.games; "

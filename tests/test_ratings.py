@@ -1,4 +1,4 @@
-"""Tests for arena.ratings: maximum-likelihood Elo, grouped bootstrap intervals, one-sided
+"""Tests for arena.stats.ratings: maximum-likelihood Elo, grouped bootstrap intervals, one-sided
 bounds, rank intervals, LOS, anchoring and comparable pools."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import (
+from arena.stats.ratings import (
     CONFIDENCE,
     PROVISIONAL_GAMES,
     PoolKey,
@@ -378,7 +378,7 @@ def test_groups_of_stored_games_are_their_deals() -> None:
 
 @dataclass
 class Stored:
-    """The fields of arena.storage.StoredGame that ratings and pools read."""
+    """The fields of arena.store.database.StoredGame that ratings and pools read."""
 
     seats: list[str]
     places: list[int]

@@ -1,4 +1,4 @@
-"""The game record (arena/records.py) and the one game loop (arena/games/loop.py):
+"""The game record (arena/store/records.py) and the one game loop (arena/games/loop.py):
 JSON in and out, what a seat and a spectator may see, and no trio in reports."""
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ import sys
 
 import pytest
 
-from arena import faults
 from arena.games import game_class, make_game
 from arena.games.base import IllegalActionError
 from arena.games.loop import bot_choose, default_choose, play, turns
-from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places
+from arena.store import faults
+from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_places
 
 
-@pytest.mark.parametrize("module", ["reports.render", "arena.storage", "arena.records"])
+@pytest.mark.parametrize(
+    "module", ["reports.render", "arena.store.database", "arena.store.records"])
 def test_storage_and_reports_load_no_trio(module: str) -> None:
     code = f"import {module}, sys; assert 'trio' not in sys.modules, 'trio loaded'"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

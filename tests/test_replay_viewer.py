@@ -17,8 +17,8 @@ from jinja2 import Template
 from arena.games import game_class, game_names, make_game
 from arena.games.base import State
 from arena.games.loop import play
-from arena.records import GameRecord, GameResult
-from arena.storage import Store, StoredGame
+from arena.store.database import Store, StoredGame
+from arena.store.records import GameRecord, GameResult
 from reports.render import render_report
 from reports.replay import (
     Position,

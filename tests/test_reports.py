@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from arena.match_stats import summarize
-from arena.records import FaultRecord, GameRecord, GameResult, forfeit_places
-from arena.storage import Store, StoredGame
+from arena.stats.match_stats import summarize
+from arena.store.database import Store, StoredGame
+from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_places
 from reports.render import (
     DEFAULT_REPLAYS,
     bot_page,

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.process import BotProcess, BotSpec, start_bot_process
-from arena.sandbox import Limits, Sandbox, SandboxError, resolve
+from arena.runner.process import BotProcess, BotSpec, start_bot_process
+from arena.runner.sandbox import Limits, Sandbox, SandboxError, resolve
 from tests.marked import bot_processes, wait_gone
 
 HERE = Path(__file__).resolve().parent
@@ -183,8 +183,8 @@ def test_bots_die_with_a_killed_arena(tmp_path: Path) -> None:
     arena = tmp_path / "organiser.py"
     arena.write_text(textwrap.dedent(f"""
         import trio
-        from arena.process import BotSpec, start_bot_process
-        from arena.sandbox import resolve
+        from arena.runner.process import BotSpec, start_bot_process
+        from arena.runner.sandbox import resolve
 
         async def main():
             async with trio.open_nursery() as nursery:
@@ -252,7 +252,7 @@ def test_bwrap_missing_is_said_plainly(tmp_path: Path, monkeypatch: pytest.Monke
     for tool in ("prlimit", "setpriv"):
         (bin_dir / tool).symlink_to(f"/usr/bin/{tool}")
     monkeypatch.setenv("PATH", str(bin_dir))
-    monkeypatch.setattr("arena.sandbox._BWRAP_PROBLEM", [])
+    monkeypatch.setattr("arena.runner.sandbox._BWRAP_PROBLEM", [])
     with pytest.raises(SandboxError, match="bubblewrap is not installed"):
         resolve("bwrap")
     assert resolve("auto").kind == "none"

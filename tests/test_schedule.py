@@ -11,11 +11,11 @@ from pathlib import Path
 
 import trio
 
-from arena.client import TimeControl
 from arena.games import make_game
-from arena.process import BotSpec
-from arena.storage import Store
-from arena.tournament import Plan, create_tournament, run_tournament
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.store.database import Store
 
 HERE = Path(__file__).resolve().parent
 DEAL_LOG_BOT = HERE / "bots" / "deal_log_bot.py"

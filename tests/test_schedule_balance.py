@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import (
+from arena.formats.schedule import (
     DEFAULT_MAX_TABLES,
     all_tables,
     balance,

@@ -1,4 +1,4 @@
-"""The database (arena/storage.py) on a SQLite file and on a real PostgreSQL
+"""The database (arena/store/database.py) on a SQLite file and on a real PostgreSQL
 server: Alembic migrations (new, made before migrations, newer than the code),
 the unique game key that makes saving idempotent, work claims, also with two
 processes racing, and the stored record bytes in the new and the old format."""
@@ -27,8 +27,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, text
 
 from arena.games import game_names
-from arena.records import PACKED_MSGPACK, FaultRecord, GameRecord, GameResult
-from arena.storage import (
+from arena.store.database import (
     FIRST_REVISION,
     HEAD_REVISION,
     MIGRATIONS,
@@ -39,6 +38,7 @@ from arena.storage import (
     insert_new_in_savepoint,
     schema_revision,
 )
+from arena.store.records import PACKED_MSGPACK, FaultRecord, GameRecord, GameResult
 from tests.pg import new_database, postgres_server
 from tests.test_records import played
 
@@ -234,7 +234,7 @@ def test_a_downgraded_database_is_upgraded_again_with_its_games(url: str) -> Non
 
 
 def test_several_arenas_opening_a_new_database_at_once(url: str) -> None:
-    code = "import sys; from arena.storage import Store; Store(sys.argv[1]).close()"
+    code = "import sys; from arena.store.database import Store; Store(sys.argv[1]).close()"
     procs = [subprocess.Popen([sys.executable, "-c", code, url], stderr=subprocess.PIPE,
                               text=True) for _ in range(3)]
     for proc in procs:

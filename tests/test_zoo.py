@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.records import GameRecord
-from arena.storage import Store, StoredGame
+from arena.store.database import Store, StoredGame
+from arena.store.records import GameRecord
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

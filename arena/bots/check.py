@@ -3,7 +3,7 @@
 :func:`check_bot` plays the bot against the sample random bot (as many copies
 as the game needs) in every seat rotation of a few duplicate groups of each
 game, through the tournament runner, the sandbox and the time control of any
-tournament (:func:`arena.tournament.play_streams`), and sums up what a bot
+tournament (:func:`arena.runner.tournament.play_streams`), and sums up what a bot
 author needs to know in a :class:`CheckReport`: the handshake and start-up
 time, every fault with its stderr tail, protocol hygiene (stray output,
 oversized messages), move times against the time control, and peak memory.
@@ -14,7 +14,7 @@ A game's check passes when the bot did not fault in any of its games and the
 needs its bank on more than one move in a hundred fails.
 
 With a store, each game's check is kept as a tournament of kind
-:data:`arena.storage.CHECK_KIND`: its games like any others, the game's check
+:data:`arena.store.database.CHECK_KIND`: its games like any others, the game's check
 in its config (``check``); no leaderboard or rating counts these games.
 """
 
@@ -27,16 +27,16 @@ from typing import Any
 
 import trio
 
-from arena.client import TimeControl
-from arena.faults import FAULT_LABELS
+from arena.formats.schedule import Stream
 from arena.games import game_class
-from arena.process import BotSpec, default_sandbox
-from arena.records import GameResult, move_time_percentiles, seat_move_times
-from arena.referee import BotRun, Entrant
-from arena.sandbox import Sandbox, resolve
-from arena.schedule import Stream
-from arena.storage import CHECK_KIND, Store
-from arena.tournament import Plan, create_tournament, play_streams
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec, default_sandbox
+from arena.runner.referee import BotRun, Entrant
+from arena.runner.sandbox import Sandbox, resolve
+from arena.runner.tournament import Plan, create_tournament, play_streams
+from arena.store.database import CHECK_KIND, Store
+from arena.store.faults import FAULT_LABELS
+from arena.store.records import GameResult, move_time_percentiles, seat_move_times
 
 #: Duplicate groups per game by default: every seat rotation twice.
 DEFAULT_GROUPS = 2

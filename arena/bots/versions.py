@@ -9,7 +9,7 @@ content is the next version, and a stored version's content never changes
 A bot given on the command line as ``NAME=COMMAND`` is an *ad-hoc* version,
 fingerprinted by its command and the files the command names.
 
-No trio here: :class:`~arena.process.BotSpec` is imported only where one is made.
+No trio here: :class:`~arena.runner.process.BotSpec` is imported only where one is made.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.games import game_names
-from arena.sandbox import NOBODY, Sandbox, in_directory, module_paths, path_arguments
-from arena.storage import BotVersion, Store, sqlite_database
+from arena.runner.sandbox import NOBODY, Sandbox, in_directory, module_paths, path_arguments
+from arena.store.database import BotVersion, Store, sqlite_database
 
 if TYPE_CHECKING:
-    from arena.process import BotSpec
+    from arena.runner.process import BotSpec
 
 MANIFEST = "bot.toml"
 #: A bot's name, and a version's: letters, digits, ``_ . -``.
@@ -308,7 +308,7 @@ def _set_tree(directory: Path, writable: bool) -> None:
 
 def spec_of(version: BotVersion) -> BotSpec:
     """The entrant that plays ``version``: its label, command and directory."""
-    from arena.process import BotSpec
+    from arena.runner.process import BotSpec
 
     return BotSpec(version.label, version.command, version.directory)
 

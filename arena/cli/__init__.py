@@ -32,19 +32,18 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import trio
 from tqdm import tqdm
 
-from arena.bots import BotError
-from arena.client import CLOCKS, TimeControl
-from arena.cluster import ClusterError, local_layout, open_client
+from arena.bots.versions import BotError
+from arena.cli.rerender import Rerender
+from arena.formats.schedule import DEFAULT_MAX_TABLES, Gauntlet, Ladder, Match, RoundRobin, balance
 from arena.games import game_class, make_game
 from arena.games.base import GameError
-from arena.ladder_runner import Entrants, create_ladder, run_ladder
-from arena.match_stats import SPRT_MODELS, SequentialTest, Sprt, summarize_pairs
-from arena.process import BotSpec
-from arena.progress import Progress
-from arena.records import GameResult
-from arena.referee import EntrantFactory, play_single_game
-from arena.rerender import Rerender
-from arena.sandbox import (
+from arena.runner.client import CLOCKS, TimeControl
+from arena.runner.cluster import ClusterError, local_layout, open_client
+from arena.runner.ladder import Entrants, create_ladder, run_ladder
+from arena.runner.process import BotSpec
+from arena.runner.progress import Progress
+from arena.runner.referee import EntrantFactory, play_single_game
+from arena.runner.sandbox import (
     SANDBOX_CHOICES,
     Limits,
     Sandbox,
@@ -52,16 +51,7 @@ from arena.sandbox import (
     path_arguments,
     resolve,
 )
-from arena.schedule import DEFAULT_MAX_TABLES, Gauntlet, Ladder, Match, RoundRobin, balance
-from arena.storage import (
-    DEFAULT_URL,
-    StorageError,
-    Store,
-    StoredGame,
-    private_paths,
-    sqlite_database,
-)
-from arena.tournament import (
+from arena.runner.tournament import (
     MAX_GAMES_PER_TABLE,
     ConfigError,
     Plan,
@@ -72,6 +62,16 @@ from arena.tournament import (
     run_match,
     run_tournament,
 )
+from arena.stats.match_stats import SPRT_MODELS, SequentialTest, Sprt, summarize_pairs
+from arena.store.database import (
+    DEFAULT_URL,
+    StorageError,
+    Store,
+    StoredGame,
+    private_paths,
+    sqlite_database,
+)
+from arena.store.records import GameResult
 
 DEFAULT_REPORT_DIR = "arena-report"
 EXIT_USAGE = 2
@@ -501,10 +501,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_time_flags(k)
     _add_sandbox_flags(k)
 
-    from arena.cli_admin import add_commands
+    from arena.cli.admin import add_commands
 
     add_commands(parser, sub)  # rules, tournaments, games, show, delete, --version
-    from arena.cli_bots import register_commands
+    from arena.cli.bots import register_commands
 
     register_commands(sub)  # bot add, list, show, retire
     return parser
@@ -644,7 +644,7 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
                         f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
     plan = Plan.from_stored(stored)
     plan.validate()
-    from arena.cli_bots import check_spec
+    from arena.cli.bots import check_spec
 
     for bot in plan.bots:
         check_spec(bot)
@@ -680,7 +680,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             return _run_plan(store, plan, args.resume, run, sandbox)
     if not args.game:
         raise UserError("--game is required (see 'arena rules')")
-    from arena.cli_bots import choose_bots, existing_store
+    from arena.cli.bots import choose_bots, existing_store
 
     known = existing_store(args.db)
     entrants = choose_bots(args.bot, known)
@@ -725,7 +725,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
-    from arena.cli_bots import choose_bots, existing_store
+    from arena.cli.bots import choose_bots, existing_store
 
     _check_ladder_flags(args)
     known = existing_store(args.db)
@@ -740,7 +740,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             raise UserError("--game is required (see 'arena rules')")
         check_seed(args.seed)
         if known is not None:  # the stored bots that may play it now
-            from arena.bots import active_entrants
+            from arena.bots.versions import active_entrants
 
             labels = {bot.name for bot in bots}
             bots += tuple(bot for bot in active_entrants(known, args.game)
@@ -768,7 +768,7 @@ def ladder_entrants(store: Store, game: str, given: Sequence[BotSpec]) -> Entran
     version of every stored bot that plays ``game``, is not retired and passed
     ``arena check-bot`` in it (read anew each time, so ``arena bot add``,
     ``check-bot`` and ``bot retire`` take effect while it runs)."""
-    from arena.bots import active_entrants
+    from arena.bots.versions import active_entrants
 
     names = {bot.name for bot in given}
 
@@ -836,7 +836,7 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
     ConfigError or GameError before anything is stored)."""
     if not args.game:
         raise UserError("--game is required (see 'arena rules')")
-    from arena.cli_bots import choose_bots, existing_store
+    from arena.cli.bots import choose_bots, existing_store
 
     known = existing_store(args.db)
     entrants = choose_bots(args.bot, known)
@@ -908,7 +908,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                         f"other seats), not {human}")
     if human is not None and args.json:
         raise UserError("--json cannot be combined with --human (the terminal is yours)")
-    from arena.cli_bots import choose_bots, play_store
+    from arena.cli.bots import choose_bots, play_store
 
     known = play_store(args.db)
     entrants = choose_bots(texts, known, versioned=bool(args.db), merge_unnamed=True)
@@ -916,7 +916,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not bots:
         raise UserError("no bots given")
     if human is not None:
-        from arena.human import HUMAN
+        from arena.runner.human import HUMAN
 
         bots.insert(human, HUMAN)
     names = [b.name for b in bots]
@@ -959,7 +959,7 @@ def _human_seat(seat: int | None, names: Sequence[str]) -> dict[int, EntrantFact
     """The entrant factory of the person's seat (``arena play --human``), if any."""
     if seat is None:
         return {}
-    from arena.human import HumanEntrant
+    from arena.runner.human import HumanEntrant
 
     return {seat: functools.partial(HumanEntrant, names=names)}
 
@@ -1013,7 +1013,7 @@ def _sandbox_fields(sandbox: Sandbox | None) -> dict[str, Any]:
 
 
 def cmd_sandbox_check(args: argparse.Namespace) -> int:
-    from arena import sandbox_check
+    from arena.runner import sandbox_check
 
     return sandbox_check.main(args.sandbox, Limits.parse(args.limit))
 
@@ -1054,9 +1054,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_check_bot(args: argparse.Namespace) -> int:
-    from arena.bots import find_version
-    from arena.check_bot import check_bot, check_plan
-    from arena.cli_bots import choose_bots, play_store
+    from arena.bots.check import check_bot, check_plan
+    from arena.bots.versions import find_version
+    from arena.cli.bots import choose_bots, play_store
 
     if len(args.bot) != 1:
         raise UserError(f"check-bot checks one bot (give -b once), not {len(args.bot)}")
@@ -1112,7 +1112,7 @@ COMMANDS = {"tournament": cmd_tournament, "match": cmd_match, "ladder": cmd_ladd
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        # Commands registered elsewhere (arena/cli_admin.py, arena/cli_bots.py) set
+        # Commands registered elsewhere (arena/cli/admin.py, arena/cli/bots.py) set
         # their function as ``run``.
         return (COMMANDS.get(args.command) or args.run)(args)
     except (UserError, ConfigError, GameError, StorageError, SandboxError, ClusterError,
@@ -1127,7 +1127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # ``python -m arena.cli``: run main of the module ``arena.cli``, not of this copy
-    # (``__main__``), so that it catches the UserError that arena.cli_admin raises.
+    # (``__main__``), so that it catches the UserError that arena.cli.admin raises.
     from arena import cli
 
     sys.exit(cli.main())

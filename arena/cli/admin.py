@@ -18,9 +18,9 @@ from typing import Any
 
 from arena.cli import UserError, open_store
 from arena.games import game_class, game_names
-from arena.records import GameRecord
-from arena.storage import DEFAULT_URL, HEAD_REVISION, Store, StoredGame
-from arena.terminal_view import observation_lines, seat_label
+from arena.runner.terminal_view import observation_lines, seat_label
+from arena.store.database import DEFAULT_URL, HEAD_REVISION, Store, StoredGame
+from arena.store.records import GameRecord
 
 PACKAGE = "five-arena"
 #: Exit status when the organiser answers no (nothing was deleted).

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.bots import (
+from arena.bots.versions import (
     BotError,
     add_bot,
     adhoc_version,
@@ -31,9 +31,9 @@ from arena.cli import (
     open_store,
     parse_bot,
 )
-from arena.process import BotSpec
-from arena.sandbox import in_directory
-from arena.storage import (
+from arena.runner.process import BotSpec
+from arena.runner.sandbox import in_directory
+from arena.store.database import (
     DEFAULT_URL,
     BotVersion,
     StorageError,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import trio
 
-from arena.storage import Store
+from arena.store.database import Store
 
 
 class Rerender:

@@ -1,7 +1,7 @@
 """Who meets whom, in which seats, on which deals: the tournament formats.
 
 A format (:class:`RoundRobin`, :class:`Gauntlet`, :class:`Match`; a
-:class:`Ladder` picks its tables as it plays, see :mod:`arena.ladder`) answers one
+:class:`Ladder` picks its tables as it plays, see :mod:`arena.formats.ladder`) answers one
 question, behind one small interface (:class:`Format`): which tables of
 ``seats`` bots does a tournament play.  Everything after that is common to all
 formats: every table plays the same deals, each deal once per cyclic seat
@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from arena.match_stats import Sprt
+from arena.stats.match_stats import Sprt
 
 Table = tuple[int, ...]
 
@@ -556,7 +556,7 @@ class Gauntlet:
 class Match:
     """Two bots at one table of two, in pairs of games (one deal, seats swapped)
     until the sequential test ``sprt`` decides (see
-    :class:`arena.match_stats.SequentialTest`)."""
+    :class:`arena.stats.match_stats.SequentialTest`)."""
 
     sprt: Sprt = field(default_factory=Sprt)
     kind: ClassVar[str] = "match"
@@ -579,7 +579,7 @@ class Match:
 @dataclass(frozen=True)
 class Ladder:
     """A continuous ladder: no tables up front; it picks one at a time as it plays
-    (:mod:`arena.ladder`) and stores each as it goes."""
+    (:mod:`arena.formats.ladder`) and stores each as it goes."""
 
     kind: ClassVar[str] = "ladder"
 

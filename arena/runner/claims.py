@@ -1,7 +1,7 @@
 """Arenas that share a stored tournament split its streams instead of racing for them.
 
 Before it plays a stream (one seat rotation of one table), an arena claims it in
-the database (:meth:`arena.storage.Store.claim`, unit ``"TABLE/ROTATION"``,
+the database (:meth:`arena.store.database.Store.claim`, unit ``"TABLE/ROTATION"``,
 for :data:`LEASE_SECONDS`, renewed every third of that while the arena runs)
 and then plays only that stream's games not stored yet; it releases the claim
 when the stream ends, however it ends.  A stream another arena holds is left
@@ -12,7 +12,7 @@ and its process is gone (an arena killed and resumed), else once its lease ran
 out.
 
 Claims only avoid duplicate work.  What guarantees that no game is stored twice
-is the games' unique key (:meth:`arena.storage.Store.save_game`): an arena whose
+is the games' unique key (:meth:`arena.store.database.Store.save_game`): an arena whose
 lease ran out while it was stalled may still finish a game, and nothing breaks.
 """
 
@@ -28,8 +28,8 @@ from typing import TypeVar
 
 import trio
 
-from arena.schedule import Stream
-from arena.storage import StorageError, Store
+from arena.formats.schedule import Stream
+from arena.store.database import StorageError, Store
 
 #: How long a claim lasts unless it is renewed (by the claimants' clocks,
 #: which must agree to well within it).

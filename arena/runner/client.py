@@ -37,8 +37,8 @@ from typing import Any
 
 import trio
 
-from arena.faults import CrashFault, IllegalActionFault, ProtocolFault, TimeoutFault
-from arena.process import BotProcess
+from arena.runner.process import BotProcess
+from arena.store.faults import CrashFault, IllegalActionFault, ProtocolFault, TimeoutFault
 from protocol import wire
 
 #: Messages a bot may send while one reply is awaited, besides that reply

@@ -1,10 +1,10 @@
 """A person at the terminal takes a seat (``arena play --human SEAT``).
 
-:class:`HumanEntrant` stands in for a bot's :class:`~arena.referee.Entrant`:
+:class:`HumanEntrant` stands in for a bot's :class:`~arena.runner.referee.Entrant`:
 the referee asks it as it asks a bot, so the other seats are played by real
 bot processes under the usual rules.  At each of the person's turns it shows
 the seat's observation, the events since the last turn and the legal actions
-as a numbered menu (:mod:`arena.terminal_view`), then reads a number from the
+as a numbered menu (:mod:`arena.runner.terminal_view`), then reads a number from the
 terminal; bad input asks again.  The person has no move time limit: their
 clock is never charged.  ``q`` or end of input resigns: the seat forfeits, as
 a faulted bot does, and the arena plays on for it with the default action.
@@ -19,12 +19,12 @@ from typing import Any, TextIO
 
 import trio
 
-from arena.client import Clock, TimeControl
-from arena.faults import BotFault
-from arena.process import BotSpec
-from arena.referee import Entrant, SeatClient
-from arena.sandbox import Sandbox
-from arena.terminal_view import event_lines, menu_lines, observation_lines
+from arena.runner.client import Clock, TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.referee import Entrant, SeatClient
+from arena.runner.sandbox import Sandbox
+from arena.runner.terminal_view import event_lines, menu_lines, observation_lines
+from arena.store.faults import BotFault
 from protocol import wire
 
 #: The name a human seat plays under, and its command as stored.

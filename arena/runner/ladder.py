@@ -2,11 +2,11 @@
 
 A ladder is a stored tournament of kind ``ladder`` whose tables grow as it
 plays.  Before each table it asks ``entrants()`` who is active now (so entrants
-join and retire while it runs), picks the table (:func:`arena.ladder.pick_table`),
+join and retire while it runs), picks the table (:func:`arena.formats.ladder.pick_table`),
 stores it (:meth:`Store.append_table`), then plays the table's duplicate group:
-its own deal (:func:`arena.ladder.deal_seed`), once per cyclic seat rotation,
+its own deal (:func:`arena.formats.ladder.deal_seed`), once per cyclic seat rotation,
 each rotation a stream on its own bot processes (as every tournament table,
-:func:`arena.tournament.play_stream`; on a Dask cluster, as units), each game
+:func:`arena.runner.tournament.play_stream`; on a Dask cluster, as units), each game
 stored under the unique key (table, deal 0, rotation) as it finishes.
 
 A table is stored before its games are played, so after an interruption
@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.cluster import cluster_slots, run_units, units
-from arena.ladder import LadderState, deal_seed, pick_table, table_rng
-from arena.process import BotSpec
-from arena.records import GameResult
-from arena.sandbox import Sandbox
-from arena.schedule import ConfigError, Ladder
-from arena.storage import Store
-from arena.tournament import OnGame, Plan, bot_config, game_saver, play_stream
+from arena.formats.ladder import LadderState, deal_seed, pick_table, table_rng
+from arena.formats.schedule import ConfigError, Ladder
+from arena.runner.cluster import cluster_slots, run_units, units
+from arena.runner.process import BotSpec
+from arena.runner.sandbox import Sandbox
+from arena.runner.tournament import OnGame, Plan, bot_config, game_saver, play_stream
+from arena.store.database import Store
+from arena.store.records import GameResult
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -152,7 +152,7 @@ async def run_ladder(plan: Plan, store: Store, tournament_id: int, entrants: Ent
     as units on its workers.  A table is picked when a group slot frees
     (``parallel`` / table size of them, rounded up), so an entrant added meanwhile
     is in the very next pick.  Cancellation works as in
-    :func:`arena.tournament.run_tournament`.
+    :func:`arena.runner.tournament.run_tournament`.
     """
     tables = LadderTables(plan, store, tournament_id, entrants, on_wait)
     save = game_saver(plan, store, tournament_id, on_game)

@@ -1,6 +1,6 @@
-"""A bot subprocess: the transport under :mod:`arena.client`.
+"""A bot subprocess: the transport under :mod:`arena.runner.client`.
 
-The process is started confined by an :class:`arena.sandbox.Sandbox` (its
+The process is started confined by an :class:`arena.runner.sandbox.Sandbox` (its
 command line, cleared environment, private directory and resource limits) and
 is killed as a whole tree with SIGKILL by :meth:`BotProcess.aclose`, which is
 shielded from cancellation; callers close every bot they start in a
@@ -37,8 +37,8 @@ from typing import Protocol
 
 import trio
 
-from arena.faults import CrashFault
-from arena.sandbox import MARKER_VAR, Launch, Sandbox, SandboxError, resolve
+from arena.runner.sandbox import MARKER_VAR, Launch, Sandbox, SandboxError, resolve
+from arena.store.faults import CrashFault
 
 STDERR_TAIL_BYTES = 4096
 READ_CHUNK = 65536
@@ -535,7 +535,7 @@ def default_sandbox() -> Sandbox:
     """``--sandbox auto`` with default limits, resolved once per process; the
     default database (``./arena.db``) is never shown to a bot."""
     if not _DEFAULT:
-        from arena.storage import DEFAULT_URL, private_paths
+        from arena.store.database import DEFAULT_URL, private_paths
 
         _DEFAULT.append(resolve("auto", hidden=private_paths(DEFAULT_URL)))
     return _DEFAULT[0]

@@ -16,7 +16,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-from arena.records import GameResult
+from arena.store.records import GameResult
 
 #: Seconds between two progress lines when the output is not a terminal.
 LINE_EVERY = 5.0

@@ -10,7 +10,7 @@ Fault policy: a faulting bot forfeits the game (faulting seats share last
 place), its process is killed at once, its seat plays on with the default
 action so the others' game completes, and the fault is recorded with the bot's
 stderr tail and the first action step played for it.  A game in which every
-seat faulted has no result (:func:`arena.records.is_no_result`).  The game
+seat faulted has no result (:func:`arena.store.records.is_no_result`).  The game
 loop itself is :func:`arena.games.loop.turns`, shared with every sync playout.
 """
 
@@ -23,19 +23,19 @@ from typing import Any, Protocol
 
 import trio
 
-from arena.client import BotClient, BotInfo, Clock, TimeControl
-from arena.faults import BotFault
 from arena.games.base import Game, State, seat_view
 from arena.games.loop import Step, Turn, turns
-from arena.process import BotProcess, BotSpec, start_bot_process
-from arena.records import FaultRecord, GameRecord, GameResult, StepTimes, forfeit_places
-from arena.sandbox import Sandbox
+from arena.runner.client import BotClient, BotInfo, Clock, TimeControl
+from arena.runner.process import BotProcess, BotSpec, start_bot_process
+from arena.runner.sandbox import Sandbox
+from arena.store.faults import BotFault
+from arena.store.records import FaultRecord, GameRecord, GameResult, StepTimes, forfeit_places
 from protocol import wire
 
 
 class SeatClient(Protocol):
     """Who plays a seat, as the referee asks it: a bot process's
-    :class:`BotClient`, or a person at the terminal (:mod:`arena.human`)."""
+    :class:`BotClient`, or a person at the terminal (:mod:`arena.runner.human`)."""
 
     #: Unsolicited messages ignored so far.
     ignored: int
@@ -318,7 +318,7 @@ async def play_single_game(game: Game, seed: int, specs: Sequence[BotSpec],
                            control: TimeControl, sandbox: Sandbox | None = None,
                            factories: Mapping[int, EntrantFactory] | None = None) -> GameResult:
     """A one-game match: start ``specs[seat]`` for each seat (confined by
-    ``sandbox``, default :func:`arena.process.default_sandbox`), play, end the
+    ``sandbox``, default :func:`arena.runner.process.default_sandbox`), play, end the
     match.  ``factories`` makes the entrant of some seats (a person's, say).
     Every bot is stopped before this returns, also on cancellation."""
     match_start = match_start_message(game, 1)

@@ -22,7 +22,7 @@ Two kinds, chosen once per run by :func:`resolve` (``--sandbox auto|bwrap|none``
 
 Resource limits (:class:`Limits`) are applied by ``prlimit`` in the exec chain,
 never by a ``preexec_fn``.  This module only builds command lines and
-descriptions; :mod:`arena.process` starts and kills the processes.
+descriptions; :mod:`arena.runner.process` starts and kills the processes.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class Launch:
-    """Everything :mod:`arena.process` needs to start one confined bot."""
+    """Everything :mod:`arena.runner.process` needs to start one confined bot."""
 
     argv: list[str]
     env: dict[str, str]

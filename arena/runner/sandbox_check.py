@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from arena.sandbox import Limits, Sandbox, SandboxError, bwrap_problem, resolve
+from arena.runner.sandbox import Limits, Sandbox, SandboxError, bwrap_problem, resolve
 
 PROBE = r"""
 import json, os, resource, socket, sys
@@ -102,7 +102,7 @@ def checks(sandbox: Sandbox) -> list[Check]:
 
 
 def _allowed_env(sandbox: Sandbox) -> set[str]:
-    from arena.sandbox import BOT_ENV, MARKER_VAR
+    from arena.runner.sandbox import BOT_ENV, MARKER_VAR
 
     return {*BOT_ENV, MARKER_VAR, "HOME", "TMPDIR", "PWD", *sandbox.pass_env}
 

@@ -1,7 +1,7 @@
 """Tournaments on trio: the plan, and running it.
 
 A :class:`Plan` holds a tournament's configuration; its format
-(:mod:`arena.schedule`: round robin, gauntlet, match) chooses the tables, and
+(:mod:`arena.formats.schedule`: round robin, gauntlet, match) chooses the tables, and
 every table plays ``games_per_table`` games in groups of ``table_size``: one
 deal seed, played once per cyclic seat rotation (duplicate deals), so every
 bot sits every seat equally often on the same cards.  The same deal seeds are
@@ -34,16 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from arena.claims import RETRY_SECONDS, Claims
-from arena.client import TimeControl
-from arena.games import make_game
-from arena.games.base import Game
-from arena.match_stats import SequentialTest
-from arena.process import BotSpec
-from arena.records import GameResult
-from arena.referee import Entrant, end_all, match_start_message, play_game, start_early
-from arena.sandbox import Limits, Sandbox, resolve
-from arena.schedule import (
+from arena.formats.schedule import (
     ConfigError,
     Format,
     Match,
@@ -53,8 +44,17 @@ from arena.schedule import (
     format_from_config,
     seating,
 )
-from arena.schedule import streams as make_streams
-from arena.storage import DatabaseLocked, Store, StoredGame
+from arena.formats.schedule import streams as make_streams
+from arena.games import make_game
+from arena.games.base import Game
+from arena.runner.claims import RETRY_SECONDS, Claims
+from arena.runner.client import TimeControl
+from arena.runner.process import BotSpec
+from arena.runner.referee import Entrant, end_all, match_start_message, play_game, start_early
+from arena.runner.sandbox import Limits, Sandbox, resolve
+from arena.stats.match_stats import SequentialTest
+from arena.store.database import DatabaseLocked, Store, StoredGame
+from arena.store.records import GameResult
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -69,7 +69,7 @@ MAX_GAMES_PER_TABLE = 100_000
 class Plan:
     """A tournament's full configuration; everything else derives from it.
 
-    ``format`` chooses the tables (:mod:`arena.schedule`); a plan read back from
+    ``format`` chooses the tables (:mod:`arena.formats.schedule`); a plan read back from
     the database carries the tables it stored (``fixed_tables``), so a resumed
     tournament plays exactly the schedule it started with.
     """
@@ -229,9 +229,9 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
     """Play every game of ``plan`` not yet stored under ``tournament_id``.
 
     ``parallel`` streams (see :class:`Stream`) run at once in this process, or,
-    given a Dask ``client`` (:func:`arena.cluster.open_client`), as units on its
+    given a Dask ``client`` (:func:`arena.runner.cluster.open_client`), as units on its
     workers while this process stores what they bring back.  In this process,
-    arenas sharing the tournament split its streams (:mod:`arena.claims`;
+    arenas sharing the tournament split its streams (:mod:`arena.runner.claims`;
     ``retry_seconds``: how often to look again at streams another arena holds).
     Cancellation (e.g. Ctrl-C) stops every stream: bots are killed, games in
     flight are dropped, every finished game is already committed.
@@ -244,7 +244,7 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
     seeds = plan.deal_seeds()
     store_game = game_saver(plan, store, tournament_id, on_game)
     if client is not None:
-        from arena.cluster import run_units, units
+        from arena.runner.cluster import run_units, units
 
         await run_units(client, plan, units(todo), seeds, store.private_paths(),
                         lambda unit, number, result: store_game(unit.stream.table, number,
@@ -271,7 +271,7 @@ async def play_streams(plan: Plan, todo: Sequence[tuple[Stream, Sequence[int]]],
     stream more than that starts its bots ahead, while the others play, so
     that a stream's start-up costs no table any time.
 
-    With ``claims`` (arenas sharing a stored tournament, :mod:`arena.claims`),
+    With ``claims`` (arenas sharing a stored tournament, :mod:`arena.runner.claims`),
     each stream is claimed when its turn comes and only its games not stored by
     then are played; the streams other arenas held are returned."""
     streams = trio.CapacityLimiter(max(1, parallel) + 1)
@@ -399,7 +399,7 @@ async def run_match(plan: Plan, store: Store, tournament_id: int, test: Sequenti
 #: Receives each finished game of a stream: ``await on_result(game_number, result)``.
 OnResult = Callable[[int, GameResult], Awaitable[None]]
 #: Receives a stream's entrants (in seat order) once they exist, to read what
-#: they saw of their bots' processes (:attr:`arena.referee.Entrant.runs`) later.
+#: they saw of their bots' processes (:attr:`arena.runner.referee.Entrant.runs`) later.
 OnEntrants = Callable[[Stream, Sequence[Entrant]], None]
 
 
@@ -415,7 +415,7 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
     early; each game holds one of ``slots`` (if given) while it plays;
     ``on_entrants`` (if given) is shown the stream's entrants.  The bots
     are started for these games (with ``early``, at once, before the first
-    game's slot: :func:`arena.referee.start_early`) and killed when they end;
+    game's slot: :func:`arena.runner.referee.start_early`) and killed when they end;
     on cancellation they are killed at once and the game in flight is dropped.
     """
     freeze_long_lived_objects()

@@ -69,7 +69,7 @@ _MAX_BATCH_CELLS = 1_000_000
 
 
 class TableResult(Protocol):
-    """A finished game as stored (e.g. ``arena.storage.StoredGame``).
+    """A finished game as stored (e.g. ``arena.store.database.StoredGame``).
 
     ``tournament_id``, ``table`` and ``number`` are read when present (see
     :func:`ratable_games`)."""

@@ -6,7 +6,7 @@ interrupted tournament loses at most the games that were in flight.  While
 another process holds the database's write lock (another arena, a backup),
 writes wait and retry (:class:`DatabaseLocked`, ``on_locked``) rather than fail.
 
-The schema is Alembic's (``arena/migrations``): :func:`open_engine` upgrades
+The schema is Alembic's (``arena/store/migrations``): :func:`open_engine` upgrades
 a database to the newest revision, adopts one created before migrations, and
 refuses one newer than this code.  Every game has a key (table, deal, rotation)
 that the database keeps unique, so saving a game twice stores it once; several
@@ -74,7 +74,7 @@ from sqlalchemy.orm import (
     selectinload,
 )
 
-from arena.records import GameRecord, GameResult, is_no_result
+from arena.store.records import GameRecord, GameResult, is_no_result
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -639,7 +639,7 @@ class Store:
         """Add table ``number`` (``bots`` in seat order) to a running tournament whose
         tables grow as it plays (a ladder), counting ``games`` more in its total;
         ``configs`` are bots its configuration does not name yet
-        (:func:`arena.tournament.bot_config`), added to it.  One transaction;
+        (:func:`arena.runner.tournament.bot_config`), added to it.  One transaction;
         StorageError if the table number is taken."""
         def work(session: Session) -> None:
             row = session.get(TournamentRow, tournament_id)

@@ -4,7 +4,7 @@ A fault is always the bot's: it never propagates out of a table.  The referee
 catches :class:`BotFault`, records it with the bot's stderr tail, plays the
 seat on with its default action and restarts the bot for the next game.
 Plain exceptions (no trio): storage and reports use the kinds and labels.
-A fault as stored is an :class:`arena.records.FaultRecord`.
+A fault as stored is an :class:`arena.store.records.FaultRecord`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Alembic's environment for the arena's schema: online only, on the connection
-(already in a transaction) that :func:`arena.storage.open_engine` passes in
+(already in a transaction) that :func:`arena.store.database.open_engine` passes in
 ``config.attributes["connection"]``, so a migration commits or rolls back with it."""
 
 from alembic import context
