@@ -14,10 +14,11 @@ import trio
 from arena.games import make_game
 from arena.games.loop import default_choose, turns
 from arena.runner.client import TimeControl
+from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
 from arena.runner.referee import play_single_game
 from arena.runner.sandbox import Sandbox
-from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.runner.tournament import run_tournament
 from arena.store.database import Store
 
 HERE = Path(__file__).resolve().parent

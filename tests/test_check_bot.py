@@ -14,8 +14,9 @@ import trio
 
 from arena.bots.check import CheckReport, check_bot
 from arena.runner.client import TimeControl
+from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
-from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.runner.tournament import run_tournament
 from arena.store.database import CHECK_KIND, Store
 from reports.export import export
 from reports.render import bot_page, render_report

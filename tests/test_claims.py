@@ -13,8 +13,9 @@ from pathlib import Path
 import trio
 
 from arena.runner.client import TimeControl
+from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
-from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.runner.tournament import run_tournament
 from arena.store.database import Store
 from arena.store.records import GameResult
 

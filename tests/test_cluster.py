@@ -16,8 +16,9 @@ import trio
 from distributed import Client, LocalCluster
 
 from arena.runner.cluster import UNIT_GAMES, local_layout, units
+from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
-from arena.runner.tournament import Plan, create_tournament, run_tournament
+from arena.runner.tournament import run_tournament
 from arena.store.database import Store
 from arena.store.records import GameResult
 from tests.marked import bot_command, stored_keys, wait_gone

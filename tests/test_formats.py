@@ -17,8 +17,9 @@ import pytest
 
 from arena.cli import main
 from arena.formats.schedule import RoundRobin, gauntlet_tables, round_robin, seating
+from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
-from arena.runner.tournament import Plan, create_tournament, match_test
+from arena.runner.tournament import match_test
 from arena.stats.match_stats import Pentanomial, Sprt
 from arena.store.database import Store, StoredGame
 from tests.test_cli import RANDOM, arena, assert_one_line_error, dump

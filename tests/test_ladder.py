@@ -20,8 +20,8 @@ from arena.cli import main
 from arena.formats.ladder import STALEST_EVERY, LadderState, pick_table, table_rng
 from arena.formats.schedule import ConfigError, Ladder
 from arena.runner.ladder import create_ladder, run_ladder
+from arena.runner.plan import Plan
 from arena.runner.process import BotSpec
-from arena.runner.tournament import Plan
 from arena.store.database import StorageError, Store
 from arena.store.records import GameResult
 from reports.stats import rate

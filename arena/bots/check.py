@@ -30,10 +30,11 @@ import trio
 from arena.formats.schedule import Stream
 from arena.games import game_class
 from arena.runner.client import TimeControl
+from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec, default_sandbox
 from arena.runner.referee import BotRun, Entrant
 from arena.runner.sandbox import Sandbox, resolve
-from arena.runner.tournament import Plan, create_tournament, play_streams
+from arena.runner.tournament import play_streams
 from arena.store.database import CHECK_KIND, Store
 from arena.store.faults import FAULT_LABELS
 from arena.store.records import GameResult, move_time_percentiles, seat_move_times

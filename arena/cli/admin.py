@@ -4,7 +4,7 @@ deleting a tournament, the rules of each game and the version.
 ``arena rules``, ``arena tournaments``, ``arena games``, ``arena show``,
 ``arena delete`` and ``arena --version`` (see docs/cli.md).  :func:`add_commands`
 registers them on the ``arena`` parser; each sets its function as ``run``.
-Errors are :class:`arena.cli.UserError` (one line on stderr, exit 2).
+Errors are :class:`arena.cli.common.UserError` (one line on stderr, exit 2).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from arena.cli import UserError, open_store
+from arena.cli.common import UserError, open_store
 from arena.games import game_class, game_names
 from arena.runner.terminal_view import observation_lines, seat_label
 from arena.store.database import DEFAULT_URL, HEAD_REVISION, Store, StoredGame

@@ -22,14 +22,14 @@ from arena.bots.versions import (
     register,
     spec_of,
 )
-from arena.cli import (
+from arena.cli.common import (
     UserError,
-    _add_sandbox_flags,
-    _default_name,
-    _sandbox_of,
+    add_sandbox_flags,
     check_runnable,
+    default_name,
     open_store,
     parse_bot,
+    sandbox_of,
 )
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import in_directory
@@ -95,7 +95,7 @@ def choose_bots(texts: Sequence[str], store: Store | None, *, versioned: bool = 
             continue
         base = spec.name
         if not _NAMED.match(text):  # named after its command: a valid bot name
-            unnamed = _default_name(spec.argv()) if merge_unnamed else spec.name
+            unnamed = default_name(spec.argv()) if merge_unnamed else spec.name
             base = re.sub(r"[^A-Za-z0-9_.\-]", "_", unnamed)
         version = adhoc_version(store, base, spec.command, chosen.new)
         if version.added is None and version not in chosen.new:
@@ -149,7 +149,7 @@ def register_commands(sub: argparse._SubParsersAction[Any]) -> None:
     add.add_argument("--bot-store", metavar="DIR", default=None,
                      help="where stored versions are copied (default: arena-bots/ beside "
                           "the SQLite database; required for another database)")
-    _add_sandbox_flags(add)
+    add_sandbox_flags(add)
     listing = commands.add_parser("list", help="the stored bot versions")
     listing.add_argument("--all", action="store_true", help="retired versions too")
     show = commands.add_parser("show", help="a version's manifest, files and results")
@@ -176,7 +176,7 @@ def bot_add(args: argparse.Namespace) -> int:
     bot_store = Path(args.bot_store) if args.bot_store else default_bot_store(args.db)
     if bot_store is None:
         raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
-    sandbox = _sandbox_of(args, args.db)
+    sandbox = sandbox_of(args, args.db)
     store = open_store(args.db)
     added = add_bot(store, source, bot_store.resolve(), sandbox, check_runnable)
     label = added.version.label

@@ -4,7 +4,7 @@ The coordinating arena splits what is left of a schedule into :class:`Unit`\\ s
 (up to :data:`UNIT_GAMES` games of one seat-rotation stream, played on that
 unit's own bot processes, so no process sees a deal twice), submits each to
 Dask, and stores each unit's games as the unit comes back.  Workers only play:
-they run the trio table runner (:func:`arena.runner.tournament.play_stream`) and return
+they run the trio table runner (:func:`arena.runner.stream.play_stream`) and return
 the finished games; they never open the database.
 
 A lost worker costs only its units' unsaved games: Dask runs the unit again on
@@ -32,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from arena.formats.schedule import Stream
+from arena.runner.plan import Plan
+from arena.runner.stream import play_stream
 from arena.store.records import GameResult
 
 if TYPE_CHECKING:
     from distributed import Client, WorkerPlugin
 
-    from arena.runner.tournament import Plan, Stream
 
 #: Most games in one unit: a lost worker replays at most this many per unit it held.
 UNIT_GAMES = 8
@@ -73,8 +75,6 @@ def play_unit(plan: Plan, unit: Unit, seeds: list[int],
     The sandbox is resolved here, on the worker's machine.  The bots are killed
     before this returns, whatever happens.
     """
-    from arena.runner.tournament import play_stream
-
     sandbox = plan.resolve_sandbox(hidden)
     results: list[tuple[int, GameResult]] = []
 

@@ -6,7 +6,7 @@ join and retire while it runs), picks the table (:func:`arena.formats.ladder.pic
 stores it (:meth:`Store.append_table`), then plays the table's duplicate group:
 its own deal (:func:`arena.formats.ladder.deal_seed`), once per cyclic seat rotation,
 each rotation a stream on its own bot processes (as every tournament table,
-:func:`arena.runner.tournament.play_stream`; on a Dask cluster, as units), each game
+:func:`arena.runner.stream.play_stream`; on a Dask cluster, as units), each game
 stored under the unique key (table, deal 0, rotation) as it finishes.
 
 A table is stored before its games are played, so after an interruption
@@ -27,9 +27,11 @@ import trio
 from arena.formats.ladder import LadderState, deal_seed, pick_table, table_rng
 from arena.formats.schedule import ConfigError, Ladder
 from arena.runner.cluster import cluster_slots, run_units, units
+from arena.runner.plan import Plan, bot_config
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import Sandbox
-from arena.runner.tournament import OnGame, Plan, bot_config, game_saver, play_stream
+from arena.runner.stream import play_stream
+from arena.runner.tournament import OnGame, game_saver
 from arena.store.database import Store
 from arena.store.records import GameResult
 

@@ -1,0 +1,270 @@
+"""What the command groups share: bad input as one line, exit statuses,
+checks of flags, opening the database, the report folder, the run flags
+(where games run, the time control, the sandbox)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from tqdm import tqdm
+
+from arena.runner.client import CLOCKS, TimeControl
+from arena.runner.cluster import local_layout, open_client
+from arena.runner.process import BotSpec
+from arena.runner.sandbox import SANDBOX_CHOICES, Limits, Sandbox, path_arguments, resolve
+from arena.store.database import DEFAULT_URL, Store, private_paths, sqlite_database
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+DEFAULT_REPORT_DIR = "arena-report"
+
+EXIT_USAGE = 2
+
+EXIT_FAULT = 3
+
+EXIT_INTERRUPTED = 130
+
+#: The longest time limit accepted (--move-time etc.), in seconds: one day.
+MAX_SECONDS = 86400.0
+
+#: Deal seeds are stored as signed 64-bit integers.
+MAX_SEED = 2**63 - 1
+
+#: Most tables at once (each holds a process per seat).
+MAX_PARALLEL = 1024
+
+LOCKED_MESSAGE = "arena: database is locked by another process; retrying"
+
+_NAMED = re.compile(r"^([A-Za-z0-9_.\-]+)=(.+)$", re.S)
+#: The type of ``ArgumentParser.add_subparsers()``: each command group adds its commands to it.
+Subparsers = argparse._SubParsersAction
+
+
+class UserError(Exception):
+    """Bad input from the command line; printed as one line."""
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message} (see '{self.prog} --help')")
+
+def is_interrupt(exc: BaseException) -> bool:
+    """True for KeyboardInterrupt, also when trio wrapped it in exception groups."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(is_interrupt(e) for e in exc.exceptions)
+    return isinstance(exc, KeyboardInterrupt)
+
+def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
+    print(f"arena: error: {message}", file=sys.stderr)
+    raise SystemExit(status)
+
+
+# -- argument helpers ----------------------------------------------------------
+
+def parse_bot(text: str, index: int | None) -> BotSpec:
+    """``name=command`` or a bare command (named after its program or script,
+    then ``-index`` unless ``index`` is None)."""
+    match = _NAMED.match(text)
+    name, command = (match.group(1), match.group(2)) if match else (None, text)
+    if not command.strip():
+        raise UserError(f"bot {text!r} has an empty command")
+    spec = BotSpec(name or "", command)
+    try:
+        argv = spec.argv()
+    except ValueError as exc:
+        raise UserError(f"bot {text!r}: cannot split command: {exc}") from None
+    if not argv:
+        raise UserError(f"bot {text!r} has an empty command")
+    check_runnable(name or text, argv)
+    if name is None:
+        name = default_name(argv) + ("" if index is None else f"-{index}")
+    return BotSpec(name, command)
+
+def check_runnable(label: str, argv: Sequence[str]) -> None:
+    """UserError unless ``argv``'s program can be run and every file it names exists,
+    so that a typo fails now rather than as a crash in every game."""
+    program = argv[0]
+    if shutil.which(program) is None:
+        if os.sep not in program:
+            why = "not on PATH"
+        elif not os.path.exists(program):
+            why = "file not found"
+        else:
+            why = "not an executable file: chmod +x it, or name its interpreter first"
+        raise UserError(f"bot {label!r}: cannot run {program!r} ({why})")
+    for word in path_arguments(argv):
+        if not os.path.exists(word):
+            raise UserError(f"bot {label!r}: {word!r} does not exist (file not found)")
+
+def default_name(argv: Sequence[str]) -> str:
+    """A readable name for an unnamed bot: the module after ``-m``, else the
+    first script argument (``./my_bot.py`` -> ``my_bot``), else the program."""
+    if "-m" in argv[:-1]:
+        return argv[argv.index("-m") + 1].rsplit(".", 1)[-1]
+    for word in argv[1:]:
+        if not word.startswith("-") and (os.sep in word or os.path.exists(word)):
+            return Path(word).stem
+    return Path(argv[0]).stem
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"option {pair!r} is not key=value")
+        options[key.strip()] = value
+    return options
+
+def time_control(args: argparse.Namespace) -> TimeControl:
+    for flag in ("move_time", "bank_time", "handshake_time"):
+        check_seconds(f"--{flag.replace('_', '-')}", getattr(args, flag))
+    return TimeControl(handshake=args.handshake_time, move=args.move_time, bank=args.bank_time,
+                       clock=args.clock)
+
+def check_seconds(flag: str, value: float) -> None:
+    """UserError unless ``value`` is a finite time from 0 to :data:`MAX_SECONDS`."""
+    if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
+        raise UserError(f"{flag} must be a number of seconds from 0 to {MAX_SECONDS:g} "
+                        f"(one day), not {value!r}")
+
+def check_seed(seed: int | None) -> None:
+    """UserError unless ``seed`` (if given) is from 0 to :data:`MAX_SEED`."""
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise UserError(f"--seed must be from 0 to 2^63 - 1 ({MAX_SEED}), not {seed}")
+
+def open_store(url: str, *, existing: bool = False) -> Store:
+    """The database at ``url``, announcing on stderr when it waits for another
+    process's lock.  Refuses an in-memory SQLite database (it would store
+    nothing) and, with ``existing``, a SQLite file that does not exist (rather
+    than create an empty one)."""
+    database = sqlite_database(url)
+    if database in ("", ":memory:"):
+        raise UserError(f"--db {url!r} is an in-memory database, which would store nothing; "
+                        f"name a file, e.g. {DEFAULT_URL}")
+    if existing and database and not database.startswith("file:") and \
+            not Path(database).is_file():
+        raise UserError(f"no database file {database!r} (--db {url!r})")
+    return Store(url, on_locked=_say_locked)
+
+def _say_locked() -> None:
+    tqdm.write(LOCKED_MESSAGE, file=sys.stderr)
+
+def report_folder(out: str) -> Path:
+    """The report's folder, created if needed; UserError if it cannot be written."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"--out {out!r} is an existing file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UserError(f"cannot write the report into {out!r}: {exc.strerror or exc}") from None
+    return folder
+
+def add_parallel_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1,
+                        help="tables (a table's seat rotations) played at once "
+                             "(default: CPU count)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="worker processes on this machine, a local Dask cluster "
+                             "(default: one per two CPUs, at most --parallel; "
+                             "1 plays in this process)")
+    parser.add_argument("--cluster", metavar="tcp://HOST:PORT", default=None,
+                        help="play on the workers of this running Dask scheduler "
+                             "(see the README)")
+
+@dataclass(frozen=True)
+class Execution:
+    """Where a run's tables play: here (``client`` None) or on Dask workers."""
+
+    parallel: int
+    client: Client | None = None
+
+@contextlib.contextmanager
+def execution(args: argparse.Namespace) -> Iterator[Execution]:
+    """The run's :class:`Execution` from ``-j``, ``--workers`` and ``--cluster``;
+    a local cluster is shut down (its workers and their bots with it) on exit."""
+    if not 1 <= args.parallel <= MAX_PARALLEL:
+        raise UserError(f"--parallel must be between 1 and {MAX_PARALLEL}, not {args.parallel}")
+    if args.workers is not None and not 1 <= args.workers <= args.parallel:
+        raise UserError(f"--workers must be between 1 and --parallel ({args.parallel}), "
+                        f"not {args.workers}")
+    workers = args.workers or local_layout(args.parallel)[0]
+    if args.cluster is None and workers == 1:
+        yield Execution(args.parallel)
+        return
+    with open_client(args.parallel, args.cluster, workers) as client:
+        yield Execution(args.parallel, client)
+
+def add_time_flags(parser: argparse.ArgumentParser) -> None:
+    defaults = TimeControl()
+    parser.add_argument("--move-time", type=float, default=defaults.move, metavar="SECONDS",
+                        help=f"free time per move (default {defaults.move})")
+    parser.add_argument("--bank-time", type=float, default=defaults.bank, metavar="SECONDS",
+                        help=f"extra time per game, spent past the move time "
+                             f"(default {defaults.bank})")
+    parser.add_argument("--clock", default=defaults.clock, choices=CLOCKS,
+                        help="what the move time and bank measure: wall time (default) or "
+                             "the CPU time of the bot's processes (fair on a busy machine)")
+    parser.add_argument("--handshake-time", type=float, default=defaults.handshake,
+                        metavar="SECONDS", help=f"time to start and answer hello "
+                                                f"(default {defaults.handshake})")
+
+def add_sandbox_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sandbox", default="auto", choices=SANDBOX_CHOICES,
+                        help="how bots are confined: bwrap (bubblewrap, required), none, or "
+                             "auto (bwrap when it works here; default)")
+    parser.add_argument("--limit", action="append", default=[], metavar="NAME=NUMBER",
+                        help="a bot resource limit, repeatable: "
+                             + ", ".join(f"{f.name} (default {f.default})"
+                                         for f in dataclasses.fields(Limits)))
+    parser.add_argument("--pass-env", action="append", default=[], metavar="NAME",
+                        help="pass the organiser's environment variable NAME to bots, "
+                             "repeatable (bots get a cleared environment)")
+
+def add_run_flags(parser: argparse.ArgumentParser) -> None:
+    """Where games run, their time control and the sandbox (tournament, ladder)."""
+    add_parallel_flags(parser)
+    add_time_flags(parser)
+    add_sandbox_flags(parser)
+
+def resolve_sandbox(choice: str, limits: Limits, pass_env: Sequence[str],
+                    db_url: str | None) -> Sandbox:
+    """The sandbox for this run.  The database (the default one too) is never
+    shown to a bot, even beside its program."""
+    hidden = {*private_paths(DEFAULT_URL), *(private_paths(db_url) if db_url else ())}
+    return resolve(choice, limits, sorted(hidden), pass_env)
+
+def announce(sandbox: Sandbox) -> None:
+    """Say once, as a run starts, what protects the players from each other."""
+    warning = "" if sandbox.kind == "bwrap" else "WARNING: "
+    print(f"arena: {warning}bots run in {sandbox.describe()}", file=sys.stderr)
+
+def sandbox_of(args: argparse.Namespace, db_url: str | None) -> Sandbox:
+    return resolve_sandbox(args.sandbox, Limits.parse(args.limit), args.pass_env, db_url)
+
+def add_game_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", "-g", required=True, help="game name (see 'arena rules')")
+    parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                        help="game option, repeatable (e.g. rounds=5, deck=Ah,2c,...)")
+
+def add_entrant_flags(parser: argparse.ArgumentParser, game_help: str, bot_help: str) -> None:
+    """-g, -o and -b of a command that also resumes (so -g is not required)."""
+    parser.add_argument("--game", "-g", help=game_help)
+    parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                        help="game option, repeatable")
+    parser.add_argument("--bot", "-b", action="append", default=[], metavar="NAME=COMMAND",
+                        help=bot_help)

@@ -1,0 +1,182 @@
+"""Running a stored tournament, match or ladder from the command line: until it
+ends or a signal stops it, its status kept in the database, the resume hint and
+the closing lines."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
+
+import trio
+
+from arena.cli.bots import check_spec
+from arena.cli.common import (
+    EXIT_FAULT,
+    EXIT_INTERRUPTED,
+    Execution,
+    UserError,
+    is_interrupt,
+    open_store,
+    resolve_sandbox,
+)
+from arena.formats.schedule import ConfigError, Gauntlet, Match, balance
+from arena.runner.plan import Plan
+from arena.runner.progress import Progress
+from arena.runner.sandbox import Sandbox
+from arena.runner.tournament import run_match, run_tournament
+from arena.stats.match_stats import SequentialTest
+from arena.store.database import StorageError, Store, StoredGame
+
+
+async def until_signal(work: Callable[[], Awaitable[None]]) -> int | None:
+    """Run ``work()`` (a tournament, a match, a ladder); on SIGTERM or SIGHUP stop
+    it as Ctrl-C would.  Returns the signal number that stopped it, or None."""
+    stopped: int | None = None
+    async with trio.open_nursery() as nursery:
+        async def watch() -> None:
+            nonlocal stopped
+            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+                async for signum in signals:
+                    stopped = signum
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(watch)
+        await work()
+        nursery.cancel_scope.cancel()
+    return stopped
+
+def play_until_stopped(store: Store, tournament_id: int, sandbox: Sandbox,
+                        progress: Progress, work: Callable[[], Awaitable[None]]) -> int | None:
+    """Run ``work()`` on trio for a stored tournament, its status kept up to date;
+    the signal that stopped it (Ctrl-C, SIGTERM, SIGHUP), or None once it ends."""
+    try:
+        store.set_status(tournament_id, "running")
+        store.set_protections(tournament_id, sandbox.describe())
+        stopped = trio.run(until_signal, work)
+    except BaseException as exc:
+        if not is_interrupt(exc):
+            progress.close()
+            mark_failed(store, tournament_id)
+            raise storage_error(exc) from None
+        stopped = signal.SIGINT
+    progress.close()
+    if stopped is not None:
+        # One bounded attempt: a Ctrl-C must not wait for another process's lock.
+        with contextlib.suppress(StorageError):
+            store.set_status(tournament_id, "interrupted", wait=False)
+    return stopped
+
+def run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
+              sandbox: Sandbox, test: SequentialTest | None = None) -> int:
+    done = len(store.done_games(tournament_id))
+    progress = Progress(plan.total_games, done)
+    started = time.monotonic()
+
+    async def work() -> None:
+        if test is None:
+            await run_tournament(plan, store, tournament_id, parallel=run.parallel,
+                                 on_game=progress, sandbox=sandbox, client=run.client)
+        else:
+            await run_match(plan, store, tournament_id, test, parallel=run.parallel,
+                            on_game=progress, sandbox=sandbox)
+
+    if play_until_stopped(store, tournament_id, sandbox, progress, work) is not None:
+        stored = len(store.done_games(tournament_id))
+        command = "match" if isinstance(plan.format, Match) else "tournament"
+        print(f"arena: interrupted; {stored}/{plan.total_games} games stored; resume with "
+              f"'arena {command} --resume {tournament_id} --db {store.url}'", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    store.set_status(tournament_id, "finished")
+    return report_tournament(store, plan, tournament_id, progress.played,
+                              time.monotonic() - started)
+
+def mark_failed(store: Store, tournament_id: int) -> None:
+    """After an unexpected error: never leave the tournament "running"."""
+    with contextlib.suppress(Exception):
+        store.set_status(tournament_id, "failed", wait=False)
+
+def storage_error(exc: BaseException) -> BaseException:
+    """A StorageError (or a ladder's ConfigError: an entrant renamed mid-run) that
+    trio wrapped in exception groups, unwrapped so that it is reported in one line;
+    any other exception as it is."""
+    leaves = [exc]
+    while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
+        leaves = list(leaves[0].exceptions)
+    one_line = len(leaves) == 1 and isinstance(leaves[0], StorageError | ConfigError)
+    return leaves[0] if one_line else exc
+
+def report_tournament(store: Store, plan: Plan, tournament_id: int, played: int,
+                       elapsed: float) -> int:
+    """The closing lines of ``arena tournament`` (``played``: the games this arena
+    played, not the ones other arenas sharing the tournament did); its exit
+    status (3 if a bot faulted)."""
+    games = list(store.games(tournament_id))
+    faults = sum(len(game.faults) for game in games)
+    no_result = sum(game.no_result for game in games)
+    without = f" ({no_result} without result: every seat faulted)" if no_result else ""
+    print(f"{plan.format.kind} {tournament_id}: {len(games)} games "
+          f"({played} played in {elapsed:.1f}s), {faults} faults{without}, "
+          f"stored in {store.url}", file=sys.stderr)
+    for line in fault_summary(games):
+        print(line, file=sys.stderr)
+    return EXIT_FAULT if faults else 0
+
+def fault_summary(games: Iterable[StoredGame]) -> list[str]:
+    """One line per bot that faulted in ``games``: how often, of which kind, and
+    the last line of stderr its faults left."""
+    kinds: dict[str, Counter[str]] = {}
+    last: dict[str, str] = {}
+    for game in games:
+        for fault in game.faults:
+            kinds.setdefault(fault["bot"], Counter())[fault["kind"]] += 1
+            lines = [line for line in fault["stderr_tail"].splitlines() if line.strip()]
+            if lines:
+                last[fault["bot"]] = lines[-1].strip()[:200]
+    summary = []
+    for bot, counts in sorted(kinds.items()):
+        tally = ", ".join(f"{kind} x{count}" for kind, count in counts.most_common())
+        tail = f"last stderr line: {last[bot]!r}" if bot in last else "no stderr"
+        summary.append(f"arena: bot {bot!r} faulted: {tally}; {tail}")
+    return summary
+
+def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sandbox]:
+    """The stored tournament ``--resume ID`` names, if ``arena COMMAND`` plays its
+    kind: its store, its plan with the stored tables, and its sandbox."""
+    store = open_store(args.db, existing=True)
+    stored = store.tournament(args.resume)
+    if stored is None or stored["kind"] not in RESUMED_BY:
+        raise UserError(f"no tournament {args.resume} in {args.db}")
+    if RESUMED_BY[stored["kind"]] != command:
+        raise UserError(f"tournament {args.resume} is a {stored['kind']}: resume it with "
+                        f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
+    plan = Plan.from_stored(stored)
+    plan.validate()
+    for bot in plan.bots:
+        check_spec(bot)
+    sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
+    return store, plan, sandbox
+
+#: Which command resumes a stored tournament of each kind.
+RESUMED_BY = {"tournament": "tournament", "gauntlet": "tournament", "match": "match",
+              "ladder": "ladder"}
+
+def describe_schedule(plan: Plan) -> str:
+    """One line saying which tables a tournament plays and how even they are."""
+    tables = plan.tables()
+    if isinstance(plan.format, Gauntlet):
+        return (f"arena: gauntlet: {len(plan.format.challengers)} challenger(s) at "
+                f"{len(tables)} tables of {plan.table_size}")
+    possible = math.comb(len(plan.bots), plan.table_size)
+    if len(tables) == possible:
+        return f"arena: round robin: every combination, {len(tables)} tables"
+    spread = balance(tables, len(plan.bots))
+    return (f"arena: round robin: {len(tables)} of {possible} tables, balanced: tables per "
+            f"bot within {spread.tables_per_bot}, meetings per pair within "
+            f"{spread.tables_per_pair}")
