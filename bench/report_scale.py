@@ -43,8 +43,9 @@ from sqlalchemy import func, insert, select
 
 from arena.games import make_game
 from arena.games.loop import Choose, play
-from arena.store.database import FAULTS, GAMES, RECORDS, Store, TableRow
+from arena.store.database import FAULTS, GAMES, RECORDS, Store
 from arena.store.records import GameRecord, StepTimes
+from arena.store.schema import TableRow
 
 GOAL_SECONDS = 10.0
 GOAL_MB = 500.0

@@ -52,8 +52,10 @@ from sqlalchemy.orm import Session
 
 from arena.games import make_game
 from arena.games.loop import play
-from arena.store.database import BotRow, FaultRow, GameRow, RecordRow, Store, TableRow, writer
+from arena.store.database import Store
+from arena.store.engine import writer
 from arena.store.records import GameRecord, GameResult, forfeit_places
+from arena.store.schema import BotRow, FaultRow, GameRow, RecordRow, TableRow
 
 #: Issue 9's goal: CPU per saved game, in milliseconds.
 GOAL_MS = 2.0

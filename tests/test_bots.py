@@ -21,7 +21,8 @@ from arena.bots.versions import (
 )
 from arena.cli import main
 from arena.runner.sandbox import bwrap_problem
-from arena.store.database import Store, alembic_config
+from arena.store.database import Store
+from arena.store.engine import alembic_config
 from reports.render import render_report
 from tests.test_storage import new_tournament, result, revision
 

@@ -17,16 +17,9 @@ from sqlalchemy import func, select
 
 from arena.cli import main
 from arena.games import make_game
-from arena.store.database import (
-    CLAIMS,
-    FAULTS,
-    GAMES,
-    HEAD_REVISION,
-    RECORDS,
-    Store,
-    TableRow,
-    TournamentRow,
-)
+from arena.store.database import CLAIMS, FAULTS, GAMES, RECORDS, Store
+from arena.store.engine import HEAD_REVISION
+from arena.store.schema import TableRow, TournamentRow
 from tests.arena_db import Played
 from tests.pg import new_database, postgres_server
 from tests.terminal import Terminal

@@ -22,7 +22,8 @@ from arena.formats.schedule import ConfigError, Ladder
 from arena.runner.ladder import create_ladder, run_ladder
 from arena.runner.plan import Plan
 from arena.runner.process import BotSpec
-from arena.store.database import StorageError, Store
+from arena.store.database import Store
+from arena.store.engine import StorageError
 from arena.store.records import GameResult
 from reports.stats import rate
 from sample_bots import command

@@ -27,18 +27,18 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, text
 
 from arena.games import game_names
-from arena.store.database import (
+from arena.store.database import Store
+from arena.store.engine import (
     FIRST_REVISION,
     HEAD_REVISION,
     MIGRATIONS,
-    Base,
     StorageError,
-    Store,
     alembic_config,
     insert_new_in_savepoint,
     schema_revision,
 )
 from arena.store.records import PACKED_MSGPACK, FaultRecord, GameRecord, GameResult
+from arena.store.schema import Base
 from tests.pg import new_database, postgres_server
 from tests.test_records import played
 

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from arena.games import game_names
 from arena.runner.sandbox import NOBODY, Sandbox, in_directory, module_paths, path_arguments
-from arena.store.database import BotVersion, Store, sqlite_database
+from arena.store.database import BotVersion, Store
+from arena.store.engine import sqlite_database
 
 if TYPE_CHECKING:
     from arena.runner.process import BotSpec

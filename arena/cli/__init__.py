@@ -31,7 +31,7 @@ from arena.formats.schedule import ConfigError
 from arena.games.base import GameError
 from arena.runner.cluster import ClusterError
 from arena.runner.sandbox import SandboxError
-from arena.store.database import StorageError
+from arena.store.engine import StorageError
 
 __all__ = ["LOCKED_MESSAGE", "build_parser", "main"]
 

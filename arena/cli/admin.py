@@ -19,7 +19,8 @@ from typing import Any
 from arena.cli.common import UserError, open_store
 from arena.games import game_class, game_names
 from arena.runner.terminal_view import observation_lines, seat_label
-from arena.store.database import DEFAULT_URL, HEAD_REVISION, Store, StoredGame
+from arena.store.database import DEFAULT_URL, Store, StoredGame
+from arena.store.engine import HEAD_REVISION
 from arena.store.records import GameRecord
 
 PACKAGE = "five-arena"

@@ -33,15 +33,8 @@ from arena.cli.common import (
 )
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import in_directory
-from arena.store.database import (
-    DEFAULT_URL,
-    BotVersion,
-    StorageError,
-    Store,
-    StoredGame,
-    counted_games,
-    sqlite_database,
-)
+from arena.store.database import DEFAULT_URL, BotVersion, Store, StoredGame, counted_games
+from arena.store.engine import StorageError, sqlite_database
 
 _NAMED = re.compile(r"^[A-Za-z0-9_.\-]+=")
 

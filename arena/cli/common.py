@@ -24,7 +24,8 @@ from arena.runner.client import CLOCKS, TimeControl
 from arena.runner.cluster import local_layout, open_client
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import SANDBOX_CHOICES, Limits, Sandbox, path_arguments, resolve
-from arena.store.database import DEFAULT_URL, Store, private_paths, sqlite_database
+from arena.store.database import DEFAULT_URL, Store
+from arena.store.engine import private_paths, sqlite_database
 
 if TYPE_CHECKING:
     from distributed import Client

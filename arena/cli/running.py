@@ -31,7 +31,8 @@ from arena.runner.progress import Progress
 from arena.runner.sandbox import Sandbox
 from arena.runner.tournament import run_match, run_tournament
 from arena.stats.match_stats import SequentialTest
-from arena.store.database import StorageError, Store, StoredGame
+from arena.store.database import Store, StoredGame
+from arena.store.engine import StorageError
 
 
 async def until_signal(work: Callable[[], Awaitable[None]]) -> int | None:

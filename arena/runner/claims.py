@@ -29,7 +29,8 @@ from typing import TypeVar
 import trio
 
 from arena.formats.schedule import Stream
-from arena.store.database import StorageError, Store
+from arena.store.database import Store
+from arena.store.engine import StorageError
 
 #: How long a claim lasts unless it is renewed (by the claimants' clocks,
 #: which must agree to well within it).

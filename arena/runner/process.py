@@ -535,7 +535,8 @@ def default_sandbox() -> Sandbox:
     """``--sandbox auto`` with default limits, resolved once per process; the
     default database (``./arena.db``) is never shown to a bot."""
     if not _DEFAULT:
-        from arena.store.database import DEFAULT_URL, private_paths
+        from arena.store.database import DEFAULT_URL
+        from arena.store.engine import private_paths
 
         _DEFAULT.append(resolve("auto", hidden=private_paths(DEFAULT_URL)))
     return _DEFAULT[0]

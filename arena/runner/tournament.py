@@ -37,7 +37,8 @@ from arena.runner.plan import Plan
 from arena.runner.sandbox import Sandbox
 from arena.runner.stream import OnEntrants, play_stream
 from arena.stats.match_stats import SequentialTest
-from arena.store.database import DatabaseLocked, Store, StoredGame
+from arena.store.database import Store, StoredGame
+from arena.store.engine import DatabaseLocked
 from arena.store.records import GameResult
 
 if TYPE_CHECKING:

@@ -1,12 +1,14 @@
-"""Storage: every stored record and every query, in one module (SQLAlchemy 2).
+"""Storage: every query, in one class (:class:`Store`, SQLAlchemy 2).
 
 Default: a SQLite file (``sqlite:///arena.db``); any SQLAlchemy URL works.
 Each finished game is committed in its own transaction as it finishes, so an
 interrupted tournament loses at most the games that were in flight.  While
 another process holds the database's write lock (another arena, a backup),
-writes wait and retry (:class:`DatabaseLocked`, ``on_locked``) rather than fail.
+writes wait and retry (:class:`~arena.store.engine.DatabaseLocked`, ``on_locked``) rather than fail.
 
-The schema is Alembic's (``arena/store/migrations``): :func:`open_engine` upgrades
+The tables are in :mod:`arena.store.schema`, connecting and migrating in
+:mod:`arena.store.engine`.  The schema is Alembic's (``arena/store/migrations``):
+:func:`~arena.store.engine.open_engine` upgrades
 a database to the newest revision, adopts one created before migrations, and
 refuses one newer than this code.  Every game has a key (table, deal, rotation)
 that the database keeps unique, so saving a game twice stores it once; several
@@ -18,231 +20,60 @@ Reports read only what is here (:func:`Store.games`, :func:`Store.tournaments`
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from datetime import datetime
+from typing import Any, cast
 
 from sqlalchemy import (
-    JSON,
-    BigInteger,
-    Boolean,
-    DateTime,
-    Float,
-    ForeignKey,
-    Index,
-    Insert,
-    Integer,
-    LargeBinary,
-    String,
     Table,
     Text,
-    UniqueConstraint,
     bindparam,
     case,
-    create_engine,
     delete,
-    event,
     func,
     insert,
-    inspect,
     or_,
     select,
-    text,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import (
-    ArgumentError,
-    IntegrityError,
-    NoSuchModuleError,
-    OperationalError,
     SQLAlchemyError,
 )
 from sqlalchemy.orm import (
-    DeclarativeBase,
-    Mapped,
     Session,
-    mapped_column,
-    relationship,
     selectinload,
 )
 
+from arena.store.engine import (
+    StorageError,
+    T,
+    first_line,
+    insert_new,
+    now,
+    open_engine,
+    private_paths,
+    retry_locked,
+    writer,
+)
 from arena.store.records import GameRecord, GameResult, is_no_result
-
-if TYPE_CHECKING:
-    from alembic.config import Config
+from arena.store.schema import (
+    BotRow,
+    ClaimRow,
+    FaultRow,
+    GameRow,
+    RecordRow,
+    TableRow,
+    TournamentRow,
+)
 
 DEFAULT_URL = "sqlite:///arena.db"
 #: The kind of the tournaments ``arena check-bot`` stores: their games count in
 #: no leaderboard or rating.
 CHECK_KIND = "check"
-#: How long one SQLite write waits for another process's lock before it gives up.
-BUSY_TIMEOUT_MS = 2000
-#: Seconds between attempts of a write that waits for the database's lock.
-LOCK_RETRY_SECONDS = 1.0
-#: Alembic's scripts: the schema's revisions.
-MIGRATIONS = Path(__file__).with_name("migrations")
-#: The revision that matches the schema of databases created before migrations.
-FIRST_REVISION = "0001"
-#: The newest revision in ``MIGRATIONS`` (a test checks): known without
-#: importing Alembic, which only a database that needs migrating loads.
-HEAD_REVISION = "0003"
-#: PostgreSQL advisory lock held (for one transaction) while migrating.
-MIGRATION_LOCK_KEY = 0x46495645_4D494752  # "FIVEMIGR"
-#: Execution option: a write transaction (on SQLite, BEGIN IMMEDIATE).
-_WRITE = "arena_write"
-
-T = TypeVar("T")
-
-
-class StorageError(Exception):
-    """The database cannot be opened or used; the message says why in one line."""
-
-
-class DatabaseLocked(StorageError):
-    """Another process held the database's lock for longer than the busy timeout."""
-
-
-def _is_locked(exc: OperationalError) -> bool:
-    message = str(exc.orig if exc.orig is not None else exc).lower()
-    return "locked" in message or "busy" in message
-
-
-def _first_line(exc: Exception) -> str:
-    orig = getattr(exc, "orig", None)
-    return (str(orig or exc).splitlines() or [type(exc).__name__])[0]
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-class Base(DeclarativeBase):
-    pass
-
-
-class BotRow(Base):
-    """A bot version: one immutable program, identified by its label ``name``
-    (``BASE@VERSION``; a bot stored before versions has version "" and its
-    label is its base name)."""
-
-    __tablename__ = "bots"
-    __table_args__ = (Index("uq_bots_base_version", "base", "version", unique=True),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    command: Mapped[str] = mapped_column(Text)
-    version: Mapped[str] = mapped_column(String(200), default="")
-    author: Mapped[str] = mapped_column(String(200), default="")
-    base: Mapped[str] = mapped_column(String(200), index=True)
-    #: sha256 of the content (a directory's files, or an ad-hoc command and its files).
-    fingerprint: Mapped[str] = mapped_column(String(64), default="")
-    #: The stored copy the bot runs in; NULL for an ad-hoc version.
-    directory: Mapped[str | None] = mapped_column(Text, nullable=True)
-    build: Mapped[str] = mapped_column(Text, default="")
-    #: The games its manifest lists; NULL: not declared (ad-hoc).
-    games: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
-    added: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    retired: Mapped[bool] = mapped_column(Boolean, default=False)
-    #: The version the bot itself reports in its handshake.
-    reported: Mapped[str] = mapped_column(String(200), default="")
-
-
-class TournamentRow(Base):
-    """One tournament (or one ``arena play`` game): its configuration and status."""
-
-    __tablename__ = "tournaments"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    kind: Mapped[str] = mapped_column(String(20), default="tournament")
-    game: Mapped[str] = mapped_column(String(50))
-    config: Mapped[dict[str, Any]] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(20), default="running")
-    total_games: Mapped[int] = mapped_column(Integer, default=0)
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
-    tables: Mapped[list[TableRow]] = relationship(back_populates="tournament")
-
-
-class TableRow(Base):
-    """A table of a tournament: which bots sit at it."""
-
-    __tablename__ = "tables"
-    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
-    number: Mapped[int] = mapped_column(Integer)
-    bots: Mapped[list[str]] = mapped_column(JSON)
-    tournament: Mapped[TournamentRow] = relationship(back_populates="tables")
-
-
-class GameRow(Base):
-    """A finished game: who sat where and how it ended.  Its key (table, deal,
-    rotation) is unique: game ``number`` of a table is the table's ``deal``-th
-    deal in seat ``rotation``."""
-
-    __tablename__ = "games"
-    __table_args__ = (UniqueConstraint("table_id", "number"),
-                      Index("uq_games_table_deal_rotation", "table_id", "deal", "rotation",
-                            unique=True))
-    id: Mapped[int] = mapped_column(primary_key=True)
-    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
-    number: Mapped[int] = mapped_column(Integer)
-    deal: Mapped[int] = mapped_column(Integer)
-    rotation: Mapped[int] = mapped_column(Integer)
-    seed: Mapped[int] = mapped_column(BigInteger)
-    options: Mapped[dict[str, Any]] = mapped_column(JSON)
-    seats: Mapped[list[str]] = mapped_column(JSON)
-    scores: Mapped[list[float]] = mapped_column(JSON)
-    game_places: Mapped[list[int]] = mapped_column(JSON)
-    places: Mapped[list[int]] = mapped_column(JSON)
-    fault_count: Mapped[int] = mapped_column(Integer, default=0)
-    ignored: Mapped[list[int]] = mapped_column(JSON)
-    decisions: Mapped[int] = mapped_column(Integer, default=0)
-    duration: Mapped[float] = mapped_column(Float)
-    finished: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
-    faults: Mapped[list[FaultRow]] = relationship(order_by="FaultRow.id")
-    record: Mapped[RecordRow] = relationship(uselist=False)
-
-
-class FaultRow(Base):
-    """A bot fault in a game, with the bot's stderr tail."""
-
-    __tablename__ = "faults"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
-    seat: Mapped[int] = mapped_column(Integer)
-    bot: Mapped[str] = mapped_column(String(200), index=True)
-    kind: Mapped[str] = mapped_column(String(30))
-    detail: Mapped[str] = mapped_column(Text)
-    stderr_tail: Mapped[str] = mapped_column(Text)
-    #: First action step the arena played for the seat; NULL in older databases.
-    step: Mapped[int | None] = mapped_column(Integer, nullable=True)
-
-
-class RecordRow(Base):
-    """A game's full record (:meth:`GameRecord.pack`): the action log (enough to
-    replay the game exactly from seed + options), the events, the reveal, the
-    move times and the bots' stderr."""
-
-    __tablename__ = "records"
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-
-
-class ClaimRow(Base):
-    """Work an arena holds in a tournament (see :meth:`Store.claim`) until ``expires``
-    (seconds since the epoch, by the claiming arena's clock)."""
-
-    __tablename__ = "claims"
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
-    unit: Mapped[str] = mapped_column(String(200), primary_key=True)
-    owner: Mapped[str] = mapped_column(String(200))
-    expires: Mapped[float] = mapped_column(Float)
 
 
 GAMES, FAULTS, RECORDS, BOTS, CLAIMS = (cast(Table, row.__table__) for row in (
@@ -326,193 +157,6 @@ def stored_check(tournament: Mapping[str, Any]) -> dict[str, Any] | None:
             "status": tournament["status"]}
 
 
-def sqlite_database(url: str) -> str | None:
-    """The database of a SQLite URL (``""`` or ``":memory:"`` when in memory);
-    None for another backend or a string that is not a URL."""
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        return None
-    if parsed.get_backend_name() != "sqlite":
-        return None
-    return parsed.database or ""
-
-
-def private_paths(url: str) -> tuple[str, ...]:
-    """Files no bot may ever see: a SQLite database and its journals."""
-    database = sqlite_database(url)
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return ()
-    path = os.path.abspath(database)
-    return (path, *(path + suffix for suffix in ("-wal", "-shm", "-journal")))
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # The driver's own transaction handling is off (isolation_level None):
-    # _sqlite_begin begins every transaction, so that DDL and savepoints are
-    # transactional and a write takes the lock when it begins.
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    cursor.close()
-
-
-def _sqlite_begin(connection: Connection) -> None:
-    # A write begins IMMEDIATE: it waits for the write lock (busy timeout) up
-    # front, rather than failing when a read transaction turns into a write.
-    write = connection.get_execution_options().get(_WRITE, False)
-    connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-
-def _retry_locked(work: Callable[[], T], on_locked: Callable[[], None] | None) -> T:
-    """``work()``, retried while the database is locked, calling ``on_locked()``
-    before each wait; with ``on_locked`` None, DatabaseLocked at once."""
-    while True:
-        try:
-            return work()
-        except OperationalError as exc:
-            if not _is_locked(exc):
-                raise
-            if on_locked is None:
-                raise DatabaseLocked(f"database is locked: {_first_line(exc)}") from None
-            on_locked()
-        time.sleep(LOCK_RETRY_SECONDS)
-
-
-def writer(engine: Engine) -> Engine:
-    """``engine`` for write transactions: on SQLite they begin IMMEDIATE."""
-    return engine.execution_options(**{_WRITE: True})
-
-
-def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine:
-    """An engine for ``url`` with the schema upgraded to the newest revision
-    (:func:`upgrade_schema`); StorageError if unusable.
-
-    While the database is locked, upgrading waits (see ``on_locked`` in :class:`Store`)."""
-    try:
-        parsed = make_url(url)
-        is_sqlite = parsed.get_backend_name() == "sqlite"
-        # Games are saved from a worker thread, so SQLite must allow it.
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}} if is_sqlite \
-            else {}
-        engine = create_engine(parsed, **kwargs)
-        if is_sqlite:
-            event.listen(engine, "connect", _sqlite_pragmas)
-            event.listen(engine, "begin", _sqlite_begin)
-        _retry_locked(lambda: upgrade_schema(engine), on_locked)
-    except ArgumentError:
-        raise StorageError(f"not a database URL: {url!r} (try sqlite:///arena.db)") from None
-    except NoSuchModuleError as exc:
-        raise StorageError(f"unsupported database URL {url!r}: {exc}") from None
-    except ModuleNotFoundError as exc:
-        raise StorageError(f"database driver for {url!r} is not installed: {exc.name}") from None
-    except SQLAlchemyError as exc:
-        raise StorageError(f"cannot open database {url!r}: {_first_line(exc)}") from None
-    return engine
-
-
-# -- the schema's revisions (Alembic) -----------------------------------------------
-def schema_revision(connection: Connection) -> str | None:
-    """The database's schema revision; None if it has none (new, or made
-    before migrations)."""
-    if not inspect(connection).has_table("alembic_version"):
-        return None
-    return connection.scalar(text("SELECT version_num FROM alembic_version"))
-
-
-def alembic_config(connection: Connection) -> Config:
-    """Alembic's configuration (no ``alembic.ini``) to run the arena's migrations
-    on ``connection``, in its transaction: for ``alembic.command`` functions."""
-    from alembic.config import Config
-
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.attributes["connection"] = connection
-    return config
-
-
-def upgrade_schema(engine: Engine) -> None:
-    """Bring the database to :data:`HEAD_REVISION`: create the schema in a new
-    one, adopt one made before migrations, apply the missing revisions; one
-    transaction, one process at a time.  StorageError for a revision this code
-    does not know (made by newer code)."""
-    with engine.connect() as connection:
-        if schema_revision(connection) == HEAD_REVISION:
-            return
-    with writer(engine).begin() as connection:
-        if connection.dialect.name == "postgresql":
-            # Concurrent arenas on a new database: the second waits, then finds it done.
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
-                               {"key": MIGRATION_LOCK_KEY})
-        current = schema_revision(connection)
-        if current != HEAD_REVISION:
-            _migrate(connection, current, engine.url.render_as_string())
-
-
-def _migrate(connection: Connection, current: str | None, url: str) -> None:
-    from alembic import command
-    from alembic.script import ScriptDirectory
-    from alembic.util import CommandError
-
-    if current is not None and current not in {
-            script.revision for script in ScriptDirectory(str(MIGRATIONS)).walk_revisions()}:
-        raise StorageError(
-            f"database {url} has schema revision {current}, newer than this arena "
-            f"knows (head {HEAD_REVISION}): upgrade five-arena")
-    config = alembic_config(connection)
-    try:
-        if current is None and inspect(connection).has_table("games"):
-            _adopt_unversioned(connection)
-            command.stamp(config, FIRST_REVISION)
-        command.upgrade(config, HEAD_REVISION)
-    except CommandError as exc:
-        raise StorageError(f"cannot upgrade database {url}: {_first_line(exc)}") from None
-
-
-def _adopt_unversioned(connection: Connection) -> None:
-    """Make a database created before migrations match :data:`FIRST_REVISION`:
-    the oldest code created ``faults`` without ``step``."""
-    columns = {column["name"] for column in inspect(connection).get_columns("faults")}
-    if "step" not in columns:
-        connection.execute(text("ALTER TABLE faults ADD COLUMN step INTEGER"))
-
-
-def insert_new(connection: Connection, table: Table,
-               values: dict[str, Any]) -> tuple[Any, ...] | None:
-    """Insert a row unless a row with the same unique key is there (that one is
-    left as it is): the new row's primary key, or None.  Race-safe: of two
-    transactions inserting one key at once, the second waits for the first
-    and inserts nothing if it commits."""
-    dialect = connection.dialect.name
-    if dialect not in ("sqlite", "postgresql"):
-        return insert_new_in_savepoint(connection, table, values)
-    row = connection.execute(_insert_unless_taken(dialect, table), values).first()
-    return None if row is None else tuple(row)
-
-
-@functools.cache
-def _insert_unless_taken(dialect: str, table: Table) -> Insert:
-    # Built once: building a statement costs more CPU than running it (cached compiled).
-    statement = (sqlite.insert(table).on_conflict_do_nothing() if dialect == "sqlite"
-                 else postgresql.insert(table).on_conflict_do_nothing())
-    return statement.returning(*table.primary_key.columns)
-
-
-def insert_new_in_savepoint(connection: Connection, table: Table,
-                            values: dict[str, Any]) -> tuple[Any, ...] | None:
-    """:func:`insert_new` for databases without ``ON CONFLICT DO NOTHING``: a
-    plain insert in a savepoint, rolled back on a unique violation."""
-    try:
-        with connection.begin_nested():
-            inserted = connection.execute(insert(table), values).inserted_primary_key
-            return tuple(inserted or ())
-    except IntegrityError:
-        return None
-
-
 #: The version a bot reports in a game's handshake, where it changed; its author
 #: where none is known (a manifest's author stays).
 _UPDATE_BOT_INFO = update(BOTS).where(
@@ -559,10 +203,10 @@ class Store:
                 return work(session)
 
         try:
-            done = _retry_locked(attempt, self.notice_locked if wait else None)
+            done = retry_locked(attempt, self.notice_locked if wait else None)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot write to database {self.url!r}: "
-                               f"{_first_line(exc)}") from None
+                               f"{first_line(exc)}") from None
         self._waiting = False
         return done
 
@@ -596,7 +240,7 @@ class Store:
                                    f"give the new content a new version")
             row = BotRow(name=label, base=bot.base, version=version, command=bot.command,
                          fingerprint=bot.fingerprint, directory=bot.directory,
-                         build=bot.build, games=bot.games, author=bot.author, added=_now())
+                         build=bot.build, games=bot.games, author=bot.author, added=now())
             session.add(row)
             session.flush()
             return _bot_version(row), True
@@ -716,7 +360,7 @@ class Store:
             "seats": result.bots, "scores": result.scores, "game_places": result.game_places,
             "places": result.places, "fault_count": len(result.faults),
             "ignored": result.ignored, "decisions": result.decisions,
-            "duration": result.duration, "finished": _now()})
+            "duration": result.duration, "finished": now()})
         if inserted is None:
             stored = connection.scalar(select(GAMES.c.id).where(
                 *(GAMES.c[name] == value for name, value in key.items())))

@@ -1,0 +1,250 @@
+"""Connecting to a database: URLs, SQLite's pragmas and write transactions, waiting
+for another process's lock, schema migrations (Alembic, run from code) and
+inserts that tolerate a row already there.  Queries live in
+:mod:`arena.store.database`, tables in :mod:`arena.store.schema`."""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from sqlalchemy import (
+    Insert,
+    Table,
+    create_engine,
+    event,
+    insert,
+    inspect,
+    text,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import (
+    ArgumentError,
+    IntegrityError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+
+#: How long one SQLite write waits for another process's lock before it gives up.
+BUSY_TIMEOUT_MS = 2000
+
+#: Seconds between attempts of a write that waits for the database's lock.
+LOCK_RETRY_SECONDS = 1.0
+
+#: Alembic's scripts: the schema's revisions.
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+#: The revision that matches the schema of databases created before migrations.
+FIRST_REVISION = "0001"
+
+#: The newest revision in ``MIGRATIONS`` (a test checks): known without
+#: importing Alembic, which only a database that needs migrating loads.
+HEAD_REVISION = "0003"
+
+#: PostgreSQL advisory lock held (for one transaction) while migrating.
+MIGRATION_LOCK_KEY = 0x46495645_4D494752  # "FIVEMIGR"
+
+#: Execution option: a write transaction (on SQLite, BEGIN IMMEDIATE).
+WRITE = "arena_write"
+
+T = TypeVar("T")
+
+class StorageError(Exception):
+    """The database cannot be opened or used; the message says why in one line."""
+
+class DatabaseLocked(StorageError):
+    """Another process held the database's lock for longer than the busy timeout."""
+
+def is_locked(exc: OperationalError) -> bool:
+    message = str(exc.orig if exc.orig is not None else exc).lower()
+    return "locked" in message or "busy" in message
+
+def first_line(exc: Exception) -> str:
+    orig = getattr(exc, "orig", None)
+    return (str(orig or exc).splitlines() or [type(exc).__name__])[0]
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+def sqlite_database(url: str) -> str | None:
+    """The database of a SQLite URL (``""`` or ``":memory:"`` when in memory);
+    None for another backend or a string that is not a URL."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    return parsed.database or ""
+
+def private_paths(url: str) -> tuple[str, ...]:
+    """Files no bot may ever see: a SQLite database and its journals."""
+    database = sqlite_database(url)
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return ()
+    path = os.path.abspath(database)
+    return (path, *(path + suffix for suffix in ("-wal", "-shm", "-journal")))
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # The driver's own transaction handling is off (isolation_level None):
+    # _sqlite_begin begins every transaction, so that DDL and savepoints are
+    # transactional and a write takes the lock when it begins.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.close()
+
+def _sqlite_begin(connection: Connection) -> None:
+    # A write begins IMMEDIATE: it waits for the write lock (busy timeout) up
+    # front, rather than failing when a read transaction turns into a write.
+    write = connection.get_execution_options().get(WRITE, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+def retry_locked(work: Callable[[], T], on_locked: Callable[[], None] | None) -> T:
+    """``work()``, retried while the database is locked, calling ``on_locked()``
+    before each wait; with ``on_locked`` None, DatabaseLocked at once."""
+    while True:
+        try:
+            return work()
+        except OperationalError as exc:
+            if not is_locked(exc):
+                raise
+            if on_locked is None:
+                raise DatabaseLocked(f"database is locked: {first_line(exc)}") from None
+            on_locked()
+        time.sleep(LOCK_RETRY_SECONDS)
+
+def writer(engine: Engine) -> Engine:
+    """``engine`` for write transactions: on SQLite they begin IMMEDIATE."""
+    return engine.execution_options(**{WRITE: True})
+
+def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine:
+    """An engine for ``url`` with the schema upgraded to the newest revision
+    (:func:`upgrade_schema`); StorageError if unusable.
+
+    While the database is locked, upgrading waits (see ``on_locked`` in :class:`Store`)."""
+    try:
+        parsed = make_url(url)
+        is_sqlite = parsed.get_backend_name() == "sqlite"
+        # Games are saved from a worker thread, so SQLite must allow it.
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}} if is_sqlite \
+            else {}
+        engine = create_engine(parsed, **kwargs)
+        if is_sqlite:
+            event.listen(engine, "connect", _sqlite_pragmas)
+            event.listen(engine, "begin", _sqlite_begin)
+        retry_locked(lambda: upgrade_schema(engine), on_locked)
+    except ArgumentError:
+        raise StorageError(f"not a database URL: {url!r} (try sqlite:///arena.db)") from None
+    except NoSuchModuleError as exc:
+        raise StorageError(f"unsupported database URL {url!r}: {exc}") from None
+    except ModuleNotFoundError as exc:
+        raise StorageError(f"database driver for {url!r} is not installed: {exc.name}") from None
+    except SQLAlchemyError as exc:
+        raise StorageError(f"cannot open database {url!r}: {first_line(exc)}") from None
+    return engine
+
+# -- the schema's revisions (Alembic) -----------------------------------------------
+def schema_revision(connection: Connection) -> str | None:
+    """The database's schema revision; None if it has none (new, or made
+    before migrations)."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.scalar(text("SELECT version_num FROM alembic_version"))
+
+def alembic_config(connection: Connection) -> Config:
+    """Alembic's configuration (no ``alembic.ini``) to run the arena's migrations
+    on ``connection``, in its transaction: for ``alembic.command`` functions."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+def upgrade_schema(engine: Engine) -> None:
+    """Bring the database to :data:`HEAD_REVISION`: create the schema in a new
+    one, adopt one made before migrations, apply the missing revisions; one
+    transaction, one process at a time.  StorageError for a revision this code
+    does not know (made by newer code)."""
+    with engine.connect() as connection:
+        if schema_revision(connection) == HEAD_REVISION:
+            return
+    with writer(engine).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Concurrent arenas on a new database: the second waits, then finds it done.
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                               {"key": MIGRATION_LOCK_KEY})
+        current = schema_revision(connection)
+        if current != HEAD_REVISION:
+            _migrate(connection, current, engine.url.render_as_string())
+
+def _migrate(connection: Connection, current: str | None, url: str) -> None:
+    from alembic import command
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    if current is not None and current not in {
+            script.revision for script in ScriptDirectory(str(MIGRATIONS)).walk_revisions()}:
+        raise StorageError(
+            f"database {url} has schema revision {current}, newer than this arena "
+            f"knows (head {HEAD_REVISION}): upgrade five-arena")
+    config = alembic_config(connection)
+    try:
+        if current is None and inspect(connection).has_table("games"):
+            _adopt_unversioned(connection)
+            command.stamp(config, FIRST_REVISION)
+        command.upgrade(config, HEAD_REVISION)
+    except CommandError as exc:
+        raise StorageError(f"cannot upgrade database {url}: {first_line(exc)}") from None
+
+def _adopt_unversioned(connection: Connection) -> None:
+    """Make a database created before migrations match :data:`FIRST_REVISION`:
+    the oldest code created ``faults`` without ``step``."""
+    columns = {column["name"] for column in inspect(connection).get_columns("faults")}
+    if "step" not in columns:
+        connection.execute(text("ALTER TABLE faults ADD COLUMN step INTEGER"))
+
+def insert_new(connection: Connection, table: Table,
+               values: dict[str, Any]) -> tuple[Any, ...] | None:
+    """Insert a row unless a row with the same unique key is there (that one is
+    left as it is): the new row's primary key, or None.  Race-safe: of two
+    transactions inserting one key at once, the second waits for the first
+    and inserts nothing if it commits."""
+    dialect = connection.dialect.name
+    if dialect not in ("sqlite", "postgresql"):
+        return insert_new_in_savepoint(connection, table, values)
+    row = connection.execute(_insert_unless_taken(dialect, table), values).first()
+    return None if row is None else tuple(row)
+
+@functools.cache
+def _insert_unless_taken(dialect: str, table: Table) -> Insert:
+    # Built once: building a statement costs more CPU than running it (cached compiled).
+    statement = (sqlite.insert(table).on_conflict_do_nothing() if dialect == "sqlite"
+                 else postgresql.insert(table).on_conflict_do_nothing())
+    return statement.returning(*table.primary_key.columns)
+
+def insert_new_in_savepoint(connection: Connection, table: Table,
+                            values: dict[str, Any]) -> tuple[Any, ...] | None:
+    """:func:`insert_new` for databases without ``ON CONFLICT DO NOTHING``: a
+    plain insert in a savepoint, rolled back on a unique violation."""
+    try:
+        with connection.begin_nested():
+            inserted = connection.execute(insert(table), values).inserted_primary_key
+            return tuple(inserted or ())
+    except IntegrityError:
+        return None

@@ -1,0 +1,146 @@
+"""The database's tables (SQLAlchemy declarative rows); changes to them are
+Alembic revisions in ``arena/store/migrations/versions``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    mapped_column,
+    relationship,
+)
+
+if TYPE_CHECKING:
+    pass
+from arena.store.engine import now
+
+
+class Base(DeclarativeBase):
+    pass
+
+class BotRow(Base):
+    """A bot version: one immutable program, identified by its label ``name``
+    (``BASE@VERSION``; a bot stored before versions has version "" and its
+    label is its base name)."""
+
+    __tablename__ = "bots"
+    __table_args__ = (Index("uq_bots_base_version", "base", "version", unique=True),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    command: Mapped[str] = mapped_column(Text)
+    version: Mapped[str] = mapped_column(String(200), default="")
+    author: Mapped[str] = mapped_column(String(200), default="")
+    base: Mapped[str] = mapped_column(String(200), index=True)
+    #: sha256 of the content (a directory's files, or an ad-hoc command and its files).
+    fingerprint: Mapped[str] = mapped_column(String(64), default="")
+    #: The stored copy the bot runs in; NULL for an ad-hoc version.
+    directory: Mapped[str | None] = mapped_column(Text, nullable=True)
+    build: Mapped[str] = mapped_column(Text, default="")
+    #: The games its manifest lists; NULL: not declared (ad-hoc).
+    games: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    added: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The version the bot itself reports in its handshake.
+    reported: Mapped[str] = mapped_column(String(200), default="")
+
+class TournamentRow(Base):
+    """One tournament (or one ``arena play`` game): its configuration and status."""
+
+    __tablename__ = "tournaments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), default="tournament")
+    game: Mapped[str] = mapped_column(String(50))
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(20), default="running")
+    total_games: Mapped[int] = mapped_column(Integer, default=0)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    tables: Mapped[list[TableRow]] = relationship(back_populates="tournament")
+
+class TableRow(Base):
+    """A table of a tournament: which bots sit at it."""
+
+    __tablename__ = "tables"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    number: Mapped[int] = mapped_column(Integer)
+    bots: Mapped[list[str]] = mapped_column(JSON)
+    tournament: Mapped[TournamentRow] = relationship(back_populates="tables")
+
+class GameRow(Base):
+    """A finished game: who sat where and how it ended.  Its key (table, deal,
+    rotation) is unique: game ``number`` of a table is the table's ``deal``-th
+    deal in seat ``rotation``."""
+
+    __tablename__ = "games"
+    __table_args__ = (UniqueConstraint("table_id", "number"),
+                      Index("uq_games_table_deal_rotation", "table_id", "deal", "rotation",
+                            unique=True))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    deal: Mapped[int] = mapped_column(Integer)
+    rotation: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seats: Mapped[list[str]] = mapped_column(JSON)
+    scores: Mapped[list[float]] = mapped_column(JSON)
+    game_places: Mapped[list[int]] = mapped_column(JSON)
+    places: Mapped[list[int]] = mapped_column(JSON)
+    fault_count: Mapped[int] = mapped_column(Integer, default=0)
+    ignored: Mapped[list[int]] = mapped_column(JSON)
+    decisions: Mapped[int] = mapped_column(Integer, default=0)
+    duration: Mapped[float] = mapped_column(Float)
+    finished: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    faults: Mapped[list[FaultRow]] = relationship(order_by="FaultRow.id")
+    record: Mapped[RecordRow] = relationship(uselist=False)
+
+class FaultRow(Base):
+    """A bot fault in a game, with the bot's stderr tail."""
+
+    __tablename__ = "faults"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    bot: Mapped[str] = mapped_column(String(200), index=True)
+    kind: Mapped[str] = mapped_column(String(30))
+    detail: Mapped[str] = mapped_column(Text)
+    stderr_tail: Mapped[str] = mapped_column(Text)
+    #: First action step the arena played for the seat; NULL in older databases.
+    step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+class RecordRow(Base):
+    """A game's full record (:meth:`GameRecord.pack`): the action log (enough to
+    replay the game exactly from seed + options), the events, the reveal, the
+    move times and the bots' stderr."""
+
+    __tablename__ = "records"
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+class ClaimRow(Base):
+    """Work an arena holds in a tournament (see :meth:`Store.claim`) until ``expires``
+    (seconds since the epoch, by the claiming arena's clock)."""
+
+    __tablename__ = "claims"
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    unit: Mapped[str] = mapped_column(String(200), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(200))
+    expires: Mapped[float] = mapped_column(Float)
