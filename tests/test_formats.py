@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.formats.schedule import RoundRobin, gauntlet_tables, round_robin, seating
+from arena.formats.schedule import RoundRobin, seating
+from arena.formats.tables import gauntlet_tables, round_robin
 from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
 from arena.runner.tournament import match_test

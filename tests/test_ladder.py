@@ -18,7 +18,8 @@ import pytest
 
 from arena.cli import main
 from arena.formats.ladder import STALEST_EVERY, LadderState, pick_table, table_rng
-from arena.formats.schedule import ConfigError, Ladder
+from arena.formats.schedule import Ladder
+from arena.formats.tables import ConfigError
 from arena.runner.ladder import create_ladder, run_ladder
 from arena.runner.plan import Plan
 from arena.runner.process import BotSpec

@@ -9,8 +9,8 @@ from collections import Counter
 
 import pytest
 
-from arena.formats.schedule import (
-    DEFAULT_MAX_TABLES,
+from arena.formats.schedule import DEFAULT_MAX_TABLES
+from arena.formats.tables import (
     all_tables,
     balance,
     balanced_tables,

@@ -27,7 +27,7 @@ from arena.cli.common import (
     fail,
     is_interrupt,
 )
-from arena.formats.schedule import ConfigError
+from arena.formats.tables import ConfigError
 from arena.games.base import GameError
 from arena.runner.cluster import ClusterError
 from arena.runner.sandbox import SandboxError

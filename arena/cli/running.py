@@ -25,7 +25,8 @@ from arena.cli.common import (
     open_store,
     resolve_sandbox,
 )
-from arena.formats.schedule import ConfigError, Gauntlet, Match, balance
+from arena.formats.schedule import Gauntlet, Match
+from arena.formats.tables import ConfigError, balance
 from arena.runner.plan import Plan
 from arena.runner.progress import Progress
 from arena.runner.sandbox import Sandbox

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from arena.formats.schedule import ConfigError
+from arena.formats.tables import ConfigError
 
 #: Every STALEST_EVERY-th table (numbers 3, 7, 11, ...) is seeded by the entrant that
 #: played least recently; the others by the entrant with the fewest tables.

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 import trio
 
 from arena.formats.ladder import LadderState, deal_seed, pick_table, table_rng
-from arena.formats.schedule import ConfigError, Ladder
+from arena.formats.schedule import Ladder
+from arena.formats.tables import ConfigError
 from arena.runner.cluster import cluster_slots, run_units, units
 from arena.runner.plan import Plan, bot_config
 from arena.runner.process import BotSpec

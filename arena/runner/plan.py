@@ -11,16 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from arena.formats.schedule import (
-    ConfigError,
-    Format,
-    RoundRobin,
-    Stream,
-    Table,
-    format_from_config,
-    seating,
-)
+from arena.formats.schedule import Format, RoundRobin, Stream, format_from_config, seating
 from arena.formats.schedule import streams as make_streams
+from arena.formats.tables import ConfigError, Table
 from arena.games import make_game
 from arena.games.base import Game
 from arena.runner.client import TimeControl
