@@ -21,7 +21,8 @@ from arena.games import game_class
 from arena.runner.client import TimeControl
 from arena.runner.plan import Plan, create_tournament
 from arena.runner.tournament import run_tournament
-from arena.stats.ratings import ratable_games, rate
+from arena.stats.pools import ratable_games
+from arena.stats.ratings import rate
 from arena.store.database import Store
 from sample_bots import HEURISTICS, RANDOM, spec
 

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.stats.ratings import RatableGame, rate_pool
+from arena.stats.pools import RatableGame
+from arena.stats.ratings import rate_pool
 
 BOTS = 40
 GAMES = 200_000

@@ -17,7 +17,8 @@ from typing import Any
 from arena.games import game_class
 from arena.games.base import OptionError, OptionSpec
 from arena.stats.match_stats import los_decisive
-from arena.stats.ratings import PoolKey, RatedPool, Rating, pools, ratable_games, rate_pool
+from arena.stats.pools import PoolKey, pools, ratable_games
+from arena.stats.ratings import RatedPool, Rating, rate_pool
 from arena.store.database import Store, StoredGame
 from arena.store.faults import FAULT_KINDS
 from arena.store.records import move_time_percentiles, seat_move_times

@@ -14,7 +14,8 @@ from arena.runner.client import TimeControl
 from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
 from arena.runner.tournament import run_tournament
-from arena.stats.ratings import ratable_games, rate
+from arena.stats.pools import ratable_games
+from arena.stats.ratings import rate
 from arena.store.database import Store, counted_games
 from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_places, is_no_result
 

@@ -16,17 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.stats.pools import PoolKey, RatableGame, duplicate_group, pools, ratable_games
 from arena.stats.ratings import (
     CONFIDENCE,
     PROVISIONAL_GAMES,
-    PoolKey,
-    RatableGame,
     Rating,
-    duplicate_group,
     fit_elo,
     pairwise_outcomes,
-    pools,
-    ratable_games,
     rate,
     rate_pool,
 )

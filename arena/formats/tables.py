@@ -35,8 +35,10 @@ CYCLIC_RESTARTS = 3
 #: Candidate swaps the local search may evaluate (about a second of work).
 SWAP_EFFORT = 400_000
 
+
 class ConfigError(ValueError):
     """A tournament configuration that cannot be run; the message says why."""
+
 
 @dataclass(frozen=True)
 class Balance:
@@ -45,9 +47,11 @@ class Balance:
     tables_per_bot: int
     tables_per_pair: int
 
+
 def all_tables(bots: int, seats: int) -> list[Table]:
     """Every combination of ``seats`` bots, each in ascending order."""
     return list(itertools.combinations(range(bots), seats))
+
 
 def table_count(bots: int, seats: int, max_tables: int) -> int:
     """How many tables a round robin plays: every combination while there are at
@@ -60,12 +64,14 @@ def table_count(bots: int, seats: int, max_tables: int) -> int:
     step = bots // math.gcd(bots, seats)
     return max_tables - max_tables % step or max_tables
 
+
 def round_robin(bots: int, seats: int, max_tables: int, seed: int = 1) -> list[Table]:
     """Every combination while there are at most ``max_tables``, else a balanced
     choice of :func:`table_count` tables; seat orders from :func:`orient`."""
     if math.comb(bots, seats) <= max_tables:
         return orient(all_tables(bots, seats))
     return balanced_tables(bots, seats, table_count(bots, seats, max_tables), seed)
+
 
 def balance(tables: Sequence[Table], bots: int) -> Balance:
     """How far a schedule is from perfectly even."""
@@ -75,8 +81,10 @@ def balance(tables: Sequence[Table], bots: int) -> Balance:
         tables_per_bot=_spread([per_bot[b] for b in range(bots)]),
         tables_per_pair=_spread([pairs[p] for p in itertools.combinations(range(bots), 2)]))
 
+
 def _spread(values: Sequence[int]) -> int:
     return max(values) - min(values)
+
 
 def balanced_tables(bots: int, seats: int, tables: int, seed: int = 1) -> list[Table]:
     """``tables`` tables of ``seats`` distinct bots out of ``bots``, balanced.
@@ -107,6 +115,7 @@ def balanced_tables(bots: int, seats: int, tables: int, seed: int = 1) -> list[T
     rng.shuffle(relabelled)
     return orient(relabelled)
 
+
 def orient(tables: Sequence[Table], seed: int = 0) -> list[Table]:
     """The tables with their seats ordered so that, over the schedule, every bot
     sits directly after every other about equally often: table by table, the
@@ -124,6 +133,7 @@ def orient(tables: Sequence[Table], seed: int = 0) -> list[Table]:
         oriented.append(best)
     return oriented
 
+
 def _cyclic_orders(table: Table, rng: random.Random, most: int = 120) -> list[Table]:
     """The table's distinct cyclic seat orders (its first bot kept in seat 0);
     ``most`` of them at random for tables too large to try them all."""
@@ -131,6 +141,7 @@ def _cyclic_orders(table: Table, rng: random.Random, most: int = 120) -> list[Ta
     if math.factorial(len(rest)) <= most:
         return [(first, *order) for order in itertools.permutations(rest)]
     return [table] + [(first, *rng.sample(rest, len(rest))) for _ in range(most - 1)]
+
 
 @dataclass
 class _CyclicDesign:
@@ -196,6 +207,7 @@ class _CyclicDesign:
                     for shift in range(self.bots // order)]
         return out
 
+
 def _outside(count: int, low: int) -> int:
     """Penalty of a pair count outside the window [low, low + 1]: the distance to
     the fourth power, so where the window cannot be reached the searches prefer
@@ -204,9 +216,11 @@ def _outside(count: int, low: int) -> int:
         return (low - count) ** 4
     return max(0, count - low - 1) ** 4
 
+
 def _window(bots: int, seats: int, tables: int) -> int:
     """The lower end of the pair-count window: the mean count, rounded down."""
     return tables * math.comb(seats, 2) // math.comb(bots, 2)
+
 
 def _cyclic_design(bots: int, seats: int, tables: int,
                    rng: random.Random) -> _CyclicDesign | None:
@@ -228,6 +242,7 @@ def _cyclic_design(bots: int, seats: int, tables: int,
         if best.cost == 0:
             break
     return best
+
 
 def _anneal(design: _CyclicDesign, rng: random.Random, effort: int) -> None:
     """Simulated annealing: move one bot of one base table at a time, keeping a
@@ -255,6 +270,7 @@ def _anneal(design: _CyclicDesign, rng: random.Random, effort: int) -> None:
                 meetings[d] += c
             design.cost += delta
 
+
 def _greedy(bots: int, seats: int, count: int, rng: random.Random) -> list[Table]:
     """Tables filled seat by seat with the bot that has played least, then met
     the table's bots least: every bot's table count within one."""
@@ -274,6 +290,7 @@ def _greedy(bots: int, seats: int, count: int, rng: random.Random) -> list[Table
             played[best] += 1
         tables.append(tuple(table))
     return tables
+
 
 class _SwapSearch:
     """Swaps of two bots between two tables (every bot keeps its table count),
@@ -384,6 +401,7 @@ class _SwapSearch:
                     else:
                         self.bad.add(pair)
 
+
 def gauntlet_tables(challengers: Sequence[int], field: Sequence[int], seats: int,
                     max_tables: int, seed: int = 1) -> list[Table]:
     """Tables of one challenger and ``seats - 1`` field bots.
@@ -410,6 +428,7 @@ def gauntlet_tables(challengers: Sequence[int], field: Sequence[int], seats: int
                        for table in base])
     return orient([table for tables in zip(*rounds, strict=True) for table in tables])
 
+
 def _field_tables(bots: int, seats: int, max_tables: int, seed: int) -> list[Table]:
     """One challenger's field bots at each of its tables, as field indices, the bots
     that play one table more than others (if any) numbered first."""
@@ -421,6 +440,7 @@ def _field_tables(bots: int, seats: int, max_tables: int, seed: int) -> list[Tab
     order = sorted(range(bots), key=lambda b: (-played[b], b))
     label = {b: new for new, b in enumerate(order)}
     return [tuple(label[b] for b in table) for table in tables]
+
 
 def _rotation_step(tables: Sequence[Table], bots: int) -> int:
     """How far to turn the field between challengers so that the bots playing one

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 #: The most games a table may play (its deal seeds are drawn up front).
 MAX_GAMES_PER_TABLE = 100_000
 
+
 @dataclass(frozen=True)
 class Plan:
     """A tournament's full configuration; everything else derives from it.
@@ -151,10 +152,12 @@ class Plan:
                               f"which its configuration does not name") from None
         return cls.from_config(config, tables)
 
+
 def bot_config(bot: BotSpec) -> dict[str, str]:
     """How a tournament's configuration stores an entrant."""
     config = {"name": bot.name, "command": bot.command}
     return config if bot.directory is None else {**config, "directory": bot.directory}
+
 
 def create_tournament(store: Store, plan: Plan, *, kind: str | None = None,
                       extra: Mapping[str, Any] | None = None) -> int:
@@ -164,6 +167,7 @@ def create_tournament(store: Store, plan: Plan, *, kind: str | None = None,
     tables = [[plan.bots[i].name for i in table] for table in plan.tables()]
     return store.create_tournament(plan.game, {**plan.to_config(), **(extra or {})}, tables,
                                    plan.total_games, kind=kind or plan.format.kind)
+
 
 def find_tournament(store: Store, plan: Plan) -> dict[str, Any] | None:
     """The newest stored tournament (:meth:`Store.tournament`) of exactly this

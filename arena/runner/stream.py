@@ -67,6 +67,7 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
 
 _frozen: list[bool] = []
 
+
 def freeze_long_lived_objects() -> None:
     """Once per process, before its first table: leave every object alive now
     (modules, classes, the plan, the database's metadata) out of the garbage

@@ -18,20 +18,19 @@ in short:
 * Ratings are centred on the mean of the pool (of its finitely rated bots) or anchored on
   one bot; rank intervals come from the intervals; LOS from the bootstrap.
 
-Stored games become tables to rate through :func:`ratable_games`; :func:`pools` splits them
-into comparable pools first (same game, options and time control).
+Stored games become tables to rate through :func:`arena.stats.pools.ratable_games`;
+:func:`arena.stats.pools.pools` splits them into comparable pools first (same game,
+options and time control).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import math
-from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar, overload
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,121 +61,6 @@ _FULL_STEP_DECREMENT = 1e-8
 # Bootstrap chunk bound on resamples x max(players^2, pairs, group types): about 8 bytes
 # each in several arrays at once, so tens of MB whatever the data size.
 _MAX_BATCH_CELLS = 1_000_000
-
-
-# ---------------------------------------------------------------------------------------
-# Input: stored games, duplicate groups, comparable pools
-
-
-class TableResult(Protocol):
-    """A finished game as stored (e.g. ``arena.store.database.StoredGame``).
-
-    ``tournament_id``, ``table`` and ``number`` are read when present (see
-    :func:`ratable_games`)."""
-
-    @property
-    def seats(self) -> Sequence[str]: ...
-
-    @property
-    def places(self) -> Sequence[int]: ...
-
-    @property
-    def no_result(self) -> bool: ...
-
-
-@dataclass(frozen=True)
-class RatableGame(Sequence[tuple[str, int]]):
-    """One table to rate: its ``(player, place)`` seats and its duplicate group.
-
-    It is a sequence of seats, so it can be used wherever a plain list of seats is.
-    Games with an equal ``group`` are resampled together; ``None`` is a group of its own.
-    """
-
-    seats: tuple[tuple[str, int], ...]
-    group: Hashable = None
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[str, int]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[tuple[str, int]]: ...
-
-    def __getitem__(self, index: int | slice) -> Any:
-        return self.seats[index]
-
-    def __len__(self) -> int:
-        return len(self.seats)
-
-    def __iter__(self) -> Iterator[tuple[str, int]]:
-        return iter(self.seats)
-
-
-def duplicate_group(game: object) -> Hashable:
-    """``(tournament_id, table, deal)`` of a stored game, where ``deal = number // len(seats)``
-    (the games of one deal are its seat rotations, numbered consecutively); ``None`` (a
-    group of its own) for a game without those fields."""
-    tournament, table, number = (
-        getattr(game, name, None) for name in ("tournament_id", "table", "number"))
-    seats = getattr(game, "seats", ())
-    if tournament is None or table is None or number is None or not seats:
-        return None
-    return (tournament, table, int(number) // len(seats))
-
-
-def ratable_games(games: Iterable[TableResult]) -> list[RatableGame]:
-    """The tables to rate, each with its duplicate group (:func:`duplicate_group`): every
-    game but those without a result (every seat faulted, so their places say nothing) and
-    those of one player only (one bot version in every seat: a player cannot play
-    itself; where it holds some seats of a table, those self-pairs are skipped)."""
-    return [RatableGame(tuple(zip(game.seats, game.places, strict=True)), duplicate_group(game))
-            for game in games
-            if not game.no_result and len(set(game.seats)) > 1]
-
-
-class PooledGame(Protocol):
-    """What :func:`pools` reads of a stored game."""
-
-    @property
-    def game(self) -> str: ...
-
-    @property
-    def options(self) -> Mapping[str, Any]: ...
-
-
-G = TypeVar("G", bound=PooledGame)
-
-
-@dataclass(frozen=True, order=True)
-class PoolKey:
-    """The settings shared by the games of one pool, as canonical JSON (sorted keys)."""
-
-    game: str
-    options: str
-    time_control: str
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        """Options and time control as values, for display."""
-        return {"options": json.loads(self.options), "time_control": json.loads(self.time_control)}
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def pools(games: Iterable[G], time_control: Callable[[G], Any] = lambda game: None
-          ) -> dict[PoolKey, list[G]]:
-    """Games split into comparable pools: same game, same options, same time control.
-
-    ``time_control(game)`` gives a game's time control (any JSON-able value, e.g. the
-    tournament config's ``"time"``); by default every game's is unknown (``None``), so
-    time controls are not told apart.  Pools are in key order, games in input order.
-    """
-    split: dict[PoolKey, list[G]] = defaultdict(list)
-    for game in games:
-        key = PoolKey(game.game, _canonical(dict(game.options)), _canonical(time_control(game)))
-        split[key].append(game)
-    return dict(sorted(split.items()))
 
 
 # ---------------------------------------------------------------------------------------

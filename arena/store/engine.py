@@ -60,22 +60,28 @@ WRITE = "arena_write"
 
 T = TypeVar("T")
 
+
 class StorageError(Exception):
     """The database cannot be opened or used; the message says why in one line."""
 
+
 class DatabaseLocked(StorageError):
     """Another process held the database's lock for longer than the busy timeout."""
+
 
 def is_locked(exc: OperationalError) -> bool:
     message = str(exc.orig if exc.orig is not None else exc).lower()
     return "locked" in message or "busy" in message
 
+
 def first_line(exc: Exception) -> str:
     orig = getattr(exc, "orig", None)
     return (str(orig or exc).splitlines() or [type(exc).__name__])[0]
 
+
 def now() -> datetime:
     return datetime.now(UTC)
+
 
 def sqlite_database(url: str) -> str | None:
     """The database of a SQLite URL (``""`` or ``":memory:"`` when in memory);
@@ -88,6 +94,7 @@ def sqlite_database(url: str) -> str | None:
         return None
     return parsed.database or ""
 
+
 def private_paths(url: str) -> tuple[str, ...]:
     """Files no bot may ever see: a SQLite database and its journals."""
     database = sqlite_database(url)
@@ -95,6 +102,7 @@ def private_paths(url: str) -> tuple[str, ...]:
         return ()
     path = os.path.abspath(database)
     return (path, *(path + suffix for suffix in ("-wal", "-shm", "-journal")))
+
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # The driver's own transaction handling is off (isolation_level None):
@@ -108,11 +116,13 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
 
+
 def _sqlite_begin(connection: Connection) -> None:
     # A write begins IMMEDIATE: it waits for the write lock (busy timeout) up
     # front, rather than failing when a read transaction turns into a write.
     write = connection.get_execution_options().get(WRITE, False)
     connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
 
 def retry_locked(work: Callable[[], T], on_locked: Callable[[], None] | None) -> T:
     """``work()``, retried while the database is locked, calling ``on_locked()``
@@ -128,9 +138,11 @@ def retry_locked(work: Callable[[], T], on_locked: Callable[[], None] | None) ->
             on_locked()
         time.sleep(LOCK_RETRY_SECONDS)
 
+
 def writer(engine: Engine) -> Engine:
     """``engine`` for write transactions: on SQLite they begin IMMEDIATE."""
     return engine.execution_options(**{WRITE: True})
+
 
 def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine:
     """An engine for ``url`` with the schema upgraded to the newest revision
@@ -166,6 +178,7 @@ def schema_revision(connection: Connection) -> str | None:
         return None
     return connection.scalar(text("SELECT version_num FROM alembic_version"))
 
+
 def alembic_config(connection: Connection) -> Config:
     """Alembic's configuration (no ``alembic.ini``) to run the arena's migrations
     on ``connection``, in its transaction: for ``alembic.command`` functions."""
@@ -175,6 +188,7 @@ def alembic_config(connection: Connection) -> Config:
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
     return config
+
 
 def upgrade_schema(engine: Engine) -> None:
     """Bring the database to :data:`HEAD_REVISION`: create the schema in a new
@@ -192,6 +206,7 @@ def upgrade_schema(engine: Engine) -> None:
         current = schema_revision(connection)
         if current != HEAD_REVISION:
             _migrate(connection, current, engine.url.render_as_string())
+
 
 def _migrate(connection: Connection, current: str | None, url: str) -> None:
     from alembic import command
@@ -212,12 +227,14 @@ def _migrate(connection: Connection, current: str | None, url: str) -> None:
     except CommandError as exc:
         raise StorageError(f"cannot upgrade database {url}: {first_line(exc)}") from None
 
+
 def _adopt_unversioned(connection: Connection) -> None:
     """Make a database created before migrations match :data:`FIRST_REVISION`:
     the oldest code created ``faults`` without ``step``."""
     columns = {column["name"] for column in inspect(connection).get_columns("faults")}
     if "step" not in columns:
         connection.execute(text("ALTER TABLE faults ADD COLUMN step INTEGER"))
+
 
 def insert_new(connection: Connection, table: Table,
                values: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -231,12 +248,14 @@ def insert_new(connection: Connection, table: Table,
     row = connection.execute(_insert_unless_taken(dialect, table), values).first()
     return None if row is None else tuple(row)
 
+
 @functools.cache
 def _insert_unless_taken(dialect: str, table: Table) -> Insert:
     # Built once: building a statement costs more CPU than running it (cached compiled).
     statement = (sqlite.insert(table).on_conflict_do_nothing() if dialect == "sqlite"
                  else postgresql.insert(table).on_conflict_do_nothing())
     return statement.returning(*table.primary_key.columns)
+
 
 def insert_new_in_savepoint(connection: Connection, table: Table,
                             values: dict[str, Any]) -> tuple[Any, ...] | None:

@@ -35,6 +35,7 @@ from arena.store.engine import now
 class Base(DeclarativeBase):
     pass
 
+
 class BotRow(Base):
     """A bot version: one immutable program, identified by its label ``name``
     (``BASE@VERSION``; a bot stored before versions has version "" and its
@@ -60,6 +61,7 @@ class BotRow(Base):
     #: The version the bot itself reports in its handshake.
     reported: Mapped[str] = mapped_column(String(200), default="")
 
+
 class TournamentRow(Base):
     """One tournament (or one ``arena play`` game): its configuration and status."""
 
@@ -73,6 +75,7 @@ class TournamentRow(Base):
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     tables: Mapped[list[TableRow]] = relationship(back_populates="tournament")
 
+
 class TableRow(Base):
     """A table of a tournament: which bots sit at it."""
 
@@ -83,6 +86,7 @@ class TableRow(Base):
     number: Mapped[int] = mapped_column(Integer)
     bots: Mapped[list[str]] = mapped_column(JSON)
     tournament: Mapped[TournamentRow] = relationship(back_populates="tables")
+
 
 class GameRow(Base):
     """A finished game: who sat where and how it ended.  Its key (table, deal,
@@ -112,6 +116,7 @@ class GameRow(Base):
     faults: Mapped[list[FaultRow]] = relationship(order_by="FaultRow.id")
     record: Mapped[RecordRow] = relationship(uselist=False)
 
+
 class FaultRow(Base):
     """A bot fault in a game, with the bot's stderr tail."""
 
@@ -126,6 +131,7 @@ class FaultRow(Base):
     #: First action step the arena played for the seat; NULL in older databases.
     step: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
+
 class RecordRow(Base):
     """A game's full record (:meth:`GameRecord.pack`): the action log (enough to
     replay the game exactly from seed + options), the events, the reveal, the
@@ -134,6 +140,7 @@ class RecordRow(Base):
     __tablename__ = "records"
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
 
 class ClaimRow(Base):
     """Work an arena holds in a tournament (see :meth:`Store.claim`) until ``expires``
