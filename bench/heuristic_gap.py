@@ -17,6 +17,7 @@ import time
 
 import trio
 
+from arena.bots.samples import spec
 from arena.games import game_class
 from arena.runner.client import TimeControl
 from arena.runner.plan import Plan, create_tournament
@@ -24,7 +25,7 @@ from arena.runner.tournament import run_tournament
 from arena.stats.pools import ratable_games
 from arena.stats.ratings import rate
 from arena.store.database import Store
-from sample_bots import HEURISTICS, RANDOM, spec
+from sample_bots import HEURISTICS, RANDOM
 
 BAR = 200.0
 

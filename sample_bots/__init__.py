@@ -6,17 +6,13 @@ bots (determinised Monte Carlo, see :mod:`sample_bots.search`); ``random_bot``
 plays any game.
 
 Running a bot imports this package first, so it imports nothing of the arena's
-runtime (no trio, no ``arena.runner.process``): a bot starts as fast as the SDK allows.
-:func:`spec` imports :class:`~arena.runner.process.BotSpec` only when it is called.
+runtime (no trio, no ``arena.runner``): a bot starts as fast as the SDK allows.
+The organiser's side (a sample bot as an entrant) is :func:`arena.bots.samples.spec`.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from arena.runner.process import BotSpec
 
 RANDOM = "random_bot"
 HEURISTICS = {
@@ -39,10 +35,3 @@ def command(module: str) -> str:
     """The command line running ``sample_bots.<module>`` with this Python."""
     return f"{sys.executable} -m sample_bots.{module}"
 
-
-def spec(module: str, name: str | None = None) -> BotSpec:
-    """A BotSpec running ``sample_bots.<module>`` with this Python (for the
-    organiser's side: this imports ``arena.runner.process``, a bot never calls it)."""
-    from arena.runner.process import BotSpec
-
-    return BotSpec(name or module, command(module))

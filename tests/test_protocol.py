@@ -341,7 +341,8 @@ def test_a_bot_run_as_a_sample_bot_imports_nothing_of_the_arena_runtime() -> Non
     done = subprocess.run([sys.executable, "-c", probe], input=b"", capture_output=True,
                           timeout=30, check=True)
     assert done.stdout.decode().strip() == "[]"
-    from sample_bots import HEURISTICS, RANDOM, spec
+    from arena.bots.samples import spec
+    from sample_bots import HEURISTICS, RANDOM
 
     assert spec(RANDOM).command.endswith("-m sample_bots.random_bot")
     assert spec(HEURISTICS["five"], "h").name == "h"

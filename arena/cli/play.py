@@ -163,7 +163,8 @@ DEMO_GAMES = {"furious-five": 80, "five": 100, "five-or-less": 24, "five-card-ru
 def demo_plans(games: int | None, sandbox: Sandbox | None = None) -> list[Plan]:
     """One round robin per game: its heuristic sample bot against the random bot
     (two random bots where a game needs three players)."""
-    from sample_bots import HEURISTICS, RANDOM, spec
+    from arena.bots.samples import spec
+    from sample_bots import HEURISTICS, RANDOM
 
     plans = []
     for index, (game, module) in enumerate(HEURISTICS.items()):

@@ -1,4 +1,8 @@
-"""The registry of games: name -> :class:`~arena.games.base.Game` subclass."""
+"""The games: pure rules, cards and the game loop, and the registry of games
+(name -> :class:`~arena.games.base.Game` subclass).
+
+Imports nothing of the arena outside :mod:`arena.games`: no I/O, no trio, no clock.
+"""
 
 from __future__ import annotations
 

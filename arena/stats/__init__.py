@@ -1,0 +1,6 @@
+"""Statistics on plain data: Elo ratings (:mod:`~arena.stats.ratings`, on the tables
+:mod:`~arena.stats.pools` makes of stored games) and two-player match statistics
+(:mod:`~arena.stats.match_stats`: score, Elo, LOS, SPRT).
+
+Imports nothing of the arena: numpy and scipy only; it knows nothing of storage.
+"""

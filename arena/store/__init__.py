@@ -1,0 +1,10 @@
+"""Storage: the shape of a finished game and the database that keeps it.
+
+:mod:`~arena.store.records` (results, faults, the action log, per-seat and spectator
+views; no trio), :mod:`~arena.store.faults` (fault kinds and labels),
+:mod:`~arena.store.schema` (tables), :mod:`~arena.store.engine` (connecting, locks,
+migrations) and :mod:`~arena.store.database` (:class:`~arena.store.database.Store`:
+every query), with Alembic's revisions in ``migrations/``.
+
+May import: games.  Never imports the runner, formats, stats, bots or the CLI.
+"""
