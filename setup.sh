@@ -8,13 +8,23 @@
 #   postgresql   (tests) a real PostgreSQL server the tests start themselves
 #   chromium, chromium-driver   (tests) headless Chromium and its WebDriver, for the
 #                report's browser tests (tests/test_browser.py)
+#   gcc, libmsgpack-dev, nodejs, npm   (tests) what the C and JavaScript starter kits
+#                need to build and run (`arena new-bot`, tests/test_kits.py); nodejs and
+#                npm count as present when `node` and `npm` run (NodeSource's nodejs
+#                brings its own npm and conflicts with Debian's)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 want=(bubblewrap util-linux)
-if [ "${1:-}" = test ]; then want+=(postgresql chromium chromium-driver); fi
+if [ "${1:-}" = test ]; then
+    want+=(postgresql chromium chromium-driver gcc libmsgpack-dev nodejs npm)
+fi
 missing=()
 for package in "${want[@]}"; do
+    case "$package" in
+        nodejs) command -v node >/dev/null && continue ;;
+        npm) command -v npm >/dev/null && continue ;;
+    esac
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
         || missing+=("$package")
 done

@@ -140,8 +140,10 @@ class _Session:
         if kind == _REQUEST:  # the common case first
             self.send({"type": _ACTION, "id": message["id"], "index": int(bot.answer(message))})
         elif kind == wire.HELLO:
-            self.send({"type": wire.HELLO, "name": bot.name, "version": bot.version,
-                       "author": bot.author, "protocol": wire.PROTOCOL_VERSION})
+            cut = wire.HELLO_TEXT_MAX  # what the arena keeps
+            self.send({"type": wire.HELLO, "name": str(bot.name)[:cut],
+                       "version": str(bot.version)[:cut], "author": str(bot.author)[:cut],
+                       "protocol": wire.PROTOCOL_VERSION})
         elif kind == wire.MATCH_START:
             bot.on_match_start(message)
         elif kind == wire.GAME_START:

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 PROTOCOL_VERSION = 1
+#: Characters the arena keeps of a hello's name, version and author.
+HELLO_TEXT_MAX = 200
 
 # Message types, arena -> bot.
 HELLO = "hello"

@@ -334,5 +334,5 @@ def _action_index(index: object, legal: Sequence[str]) -> int:
     return index
 
 
-def _text(value: object, limit: int = 200) -> str:
+def _text(value: object, limit: int = wire.HELLO_TEXT_MAX) -> str:
     return str(value)[:limit] if value is not None else ""
