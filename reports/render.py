@@ -606,7 +606,8 @@ def config_items(tournament: dict[str, Any]) -> list[tuple[str, str]]:
     sizes = sorted({len(table) for table in tables})
     if "table_size" not in config and sizes:
         items.append(("Table size", " / ".join(map(str, sizes))))
-    items.append(("Deals", deals_text(tournament)))
+    if "seed" in config or tournament.get("deals"):  # not a single 'arena play' game
+        items.append(("Deals", deals_text(tournament)))
     for key, value in config.items():
         if key in ("game", "protections", *DEAL_KEYS):  # notices of their own
             continue

@@ -225,3 +225,12 @@ async def test_a_ladder_reveals_each_period_once_its_tables_are_played(
     secret = store.deal_secret(tid, LADDER_PERIOD)
     assert secret is not None and secret not in site
     assert all(g.seed == recomputed(secret, g.table, 0) for g in games if g.sealed)
+    # Resumed from what is stored, the open period goes on with its stored secret.
+    resumed = Plan.from_stored(store.tournament(tid) or {}, store.deal_secret(tid))
+    await run_ladder(resumed, store, tid, lambda: bots, parallel=2,
+                     max_groups=LADDER_PERIOD + 4)
+    games = list(store.games(tid))
+    assert len(games) == 2 * (LADDER_PERIOD + 4)
+    assert len((store.tournament(tid) or {})["deals"]) == 2
+    assert all(g.seed == recomputed(secret, g.table, 0) for g in games
+               if g.table >= LADDER_PERIOD)
