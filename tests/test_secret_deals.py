@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -234,3 +236,30 @@ async def test_a_ladder_reveals_each_period_once_its_tables_are_played(
     assert len((store.tournament(tid) or {})["deals"]) == 2
     assert all(g.seed == recomputed(secret, g.table, 0) for g in games
                if g.table >= LADDER_PERIOD)
+
+
+def test_a_tournament_stored_before_secret_deals_resumes_on_its_old_deals() -> None:
+    bots = tuple(BotSpec(name, RANDOM) for name in ("a", "b", "c"))
+    config = Plan(game="furious-five", bots=bots, table_size=2, games_per_table=6,
+                  seed=4).to_config()
+    assert config["deals"] == "known" and config["same_deals"] is False
+    old = {key: value for key, value in config.items() if key not in ("deals", "same_deals")}
+    plan = Plan.from_config(old)
+    rng = random.Random(4)  # how deals were drawn then: the same at every table
+    dealt = [rng.getrandbits(62) for _ in range(3)]
+    assert all([plan.deal_seeds().seed(table, deal) for deal in range(3)] == dealt
+               for table in range(3))
+    assert plan.to_config() == old  # so it is found again as the same plan
+
+
+def test_resuming_without_its_stored_secret_is_one_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    run = arena("tournament", *QUICK, "-k", "2", "-n", "2", *BOTS[:4], "--db", db,
+                cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(tmp_path / "a.db") as connection:
+        connection.execute("delete from deal_secrets")
+    again = arena("tournament", "--resume", "1", "--db", db, cwd=tmp_path)
+    assert again.returncode == 2 and again.stderr.strip().splitlines() == [
+        "arena: error: tournament 1 cannot be resumed: this tournament's deal secret is "
+        "not stored"]
