@@ -101,6 +101,10 @@ def test_same_deals_at_every_table_is_an_opt_in_named_unsafe(tmp_path: Path) -> 
     assert "KNOWN deals (--seed 5)" in run.stderr and "UNSAFE with untrusted bots" in run.stderr
     tables = seeds_by_table(list(Store(db).games()))
     assert tables[0] == tables[1] == tables[2] and len(tables[0]) == 2
+    report = arena("report", "--db", db, "--out", str(tmp_path / "site"), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "site" / "tournament-1.html").read_text(encoding="utf-8")
+    assert "known deals (seed 5); the same deals at every table" in page
     usage = arena("tournament", "--help", cwd=tmp_path).stdout
     assert "--same-deals" in usage and "UNSAFE with untrusted bots" in " ".join(usage.split())
 
