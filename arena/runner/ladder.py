@@ -30,12 +30,10 @@ import trio
 
 from arena.formats.deals import (
     LADDER_PERIOD,
-    KeyedDeals,
     ListedDeals,
     commitment,
     period_of,
     period_tables,
-    secret_key,
 )
 from arena.formats.ladder import LadderState, legacy_deal_seed, pick_table, table_rng
 from arena.formats.schedule import Ladder
@@ -111,14 +109,15 @@ class LadderTables:
             assert self.plan.seed is not None
             return legacy_deal_seed(self.plan.seed, number)
         if self.plan.secret is None:
-            return self.plan.deal_seeds().seed(number, 0)
+            return self.plan.deal_seeds().seed(number, 0)  # the known seed's
         period = period_of(number)
         if period not in self.secrets:
             first, secret = period * LADDER_PERIOD, new_secret()
             self.secrets[period] = (self.store.deal_secret(self.tournament_id, first) or
                                     self.store.add_deal_secret(self.tournament_id, first,
                                                                secret, commitment(secret)))
-        return KeyedDeals(secret_key(self.secrets[period])).seed(number, 0)
+        period_plan = dataclasses.replace(self.plan, secret=self.secrets[period])
+        return period_plan.deal_seeds().seed(number, 0)
 
     async def played(self, group: Group) -> None:
         """Count ``group`` as played to its end; reveal its period's secret if that
