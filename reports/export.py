@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena.store.database import CHECK_KIND, Store, StoredGame
+from arena.store.sealed import shown_config
 
 FORMATS = ("csv", "json", "pgn")
 FILES = {"csv": "results.csv", "json": "results.json", "pgn": "pairs.pgn"}
@@ -59,6 +60,7 @@ def export(store: Store, out_dir: Path, formats: Sequence[str] = FORMATS,
     out_dir.mkdir(parents=True, exist_ok=True)
     chosen = [f for f in FORMATS if f in formats]
     paths = [out_dir / FILES[f] for f in chosen]
+    tournaments = [{**t, "config": shown_config(t)} for t in tournaments]
     names = {t["id"]: f"tournament {t['id']} ({t['game']})" for t in tournaments}
     with ExitStack() as stack:
         files = {f: stack.enter_context(path.open("w", encoding="utf-8", newline=""))
@@ -90,13 +92,13 @@ class _Writer:
 
 def csv_rows(game: StoredGame) -> Iterator[list[Any]]:
     """A game's rows of ``results.csv``, one per seat (:data:`CSV_COLUMNS`)."""
-    options = json.dumps(game.options, sort_keys=True, separators=(",", ":"))
+    options = json.dumps(game.shown_options, sort_keys=True, separators=(",", ":"))
     kinds: dict[int, list[str]] = {}
     for fault in game.faults:
         kinds.setdefault(fault["seat"], []).append(fault["kind"])
     no_result = int(game.no_result)
     for seat, bot in enumerate(game.seats):
-        yield [game.id, game.tournament_id, game.game, game.table, game.number, game.seed,
+        yield [game.id, game.tournament_id, game.game, game.table, game.number, game.shown_seed,
                options, seat, bot, game.scores[seat], game.places[seat],
                game.game_places[seat], ";".join(kinds.get(seat, [])), no_result,
                game.duration, game.decisions]
@@ -118,8 +120,8 @@ class _Csv(_Writer):
 def game_json(game: StoredGame) -> dict[str, Any]:
     """A game as ``results.json`` holds it."""
     return {"id": game.id, "tournament_id": game.tournament_id, "game": game.game,
-            "table": game.table, "number": game.number, "seed": game.seed,
-            "options": game.options,
+            "table": game.table, "number": game.number, "seed": game.shown_seed,
+            "options": game.shown_options,
             "seats": [{"bot": bot, "score": game.scores[seat], "place": game.places[seat],
                        "game_place": game.game_places[seat]}
                       for seat, bot in enumerate(game.seats)],

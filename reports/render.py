@@ -40,6 +40,7 @@ from arena.stats.match_stats import MatchSummary, summarize
 from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
 from arena.store.database import Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
+from arena.store.sealed import shown_config
 from reports.charts import RatingChart, rating_chart
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
 from reports.replay import seat_file, write_replays
@@ -424,9 +425,13 @@ def game_row(game: StoredGame, replayed: bool, labels: Mapping[str, str],
 def _cells(game: StoredGame, link: str, seats: str, scores: str, places: str) -> str:
     return (f'<td class="num" data-sort="{game.id}">{link}</td>'
             f'<td class="num">{game.table}</td><td class="num">{game.number}</td>'
-            f'<td class="num seed">{game.seed}</td><td class="stack">{seats}</td>'
+            f'<td class="num seed">{_seed_text(game)}</td><td class="stack">{seats}</td>'
             f'<td class="num stack">{scores}</td><td class="num stack">{places}</td>'
             f'<td class="num" data-sort="{game.duration}">{game.duration:.1f}s</td>')
+
+
+def _seed_text(game: StoredGame) -> str:
+    return "secret" if game.shown_seed is None else str(game.shown_seed)
 
 
 def _escaped(text: str, cache: dict[str, str]) -> str:
@@ -594,15 +599,17 @@ def game_summary(games: Sequence[StoredGame]) -> list[tuple[str, str]]:
 
 def config_items(tournament: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, text) pairs describing a tournament's configuration, whatever its keys."""
-    config: dict[str, Any] = tournament["config"] or {}
+    config = shown_config(tournament)
     tables = tournament["tables"]
     items = [("Game", tournament["game"]), ("Kind", tournament["kind"]),
              ("Tables", str(len(tables)))]
     sizes = sorted({len(table) for table in tables})
     if "table_size" not in config and sizes:
         items.append(("Table size", " / ".join(map(str, sizes))))
+    if "seed" in config or tournament.get("deals"):  # not a single 'arena play' game
+        items.append(("Deals", deals_text(tournament)))
     for key, value in config.items():
-        if key in ("game", "protections"):  # protections: a notice of their own
+        if key in ("game", "protections", *DEAL_KEYS):  # notices of their own
             continue
         if key == "check" and isinstance(value, dict):  # on the bot's page in full
             items.append(("Check", "passed" if value.get("passed") else
@@ -615,6 +622,28 @@ def config_items(tournament: dict[str, Any]) -> list[tuple[str, str]]:
             text = format_value(value)
         items.append((key.replace("_", " ").capitalize(), text or "(none)"))
     return items
+
+
+#: Configuration keys that :func:`deals_text` describes.
+DEAL_KEYS = ("seed", "deals", "same_deals")
+
+
+def deals_text(tournament: dict[str, Any]) -> str:
+    """Where a tournament's deals come from, as its page says: known (the seed), or
+    secret with each commitment and, once revealed, the secret (docs/formats.md)."""
+    config = tournament["config"] or {}
+    same = "; the same deals at every table" if config.get("same_deals") or \
+        "deals" not in config else ""
+    if not tournament.get("deals"):
+        seed = config.get("seed")
+        return ("known deals" + ("" if seed is None else f" (seed {seed})") + same)
+    parts = []
+    for deals in tournament["deals"]:
+        where = f"tables from {deals['first_table']}: " if tournament["kind"] == "ladder" else ""
+        revealed = (f"revealed secret {deals['secret']}" if deals["secret"] is not None
+                    else "secret not revealed yet")
+        parts.append(f"{where}commitment sha256 {deals['commitment']}, {revealed}")
+    return "secret deals" + same + "; " + "; ".join(parts)
 
 
 def format_value(value: Any) -> str:

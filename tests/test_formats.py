@@ -40,15 +40,16 @@ def stored(path: Path) -> tuple[Store, dict, list[StoredGame]]:
     return store, tournament, list(store.games(tournament["id"]))
 
 
-def assert_games_follow_the_tables(tournament: dict, games: list[StoredGame]) -> None:
+def assert_games_follow_the_tables(store: Store, tournament: dict,
+                                   games: list[StoredGame]) -> None:
     """Every game of every stored table, once, seated by its rotation, on the
-    deal its number says (the same deals at every table)."""
+    deal its number says (each table its own deals)."""
     config = tournament["config"]
-    plan = Plan.from_stored(tournament)
+    plan = Plan.from_stored(tournament, store.deal_secret(tournament["id"]))
     k, n = config["table_size"], config["games_per_table"]
     names = [b["name"] for b in config["bots"]]
     seeds = plan.deal_seeds()
-    expected = {(t, g, tuple(names[b] for b in seating(table, g % k)), seeds[g // k])
+    expected = {(t, g, tuple(names[b] for b in seating(table, g % k)), seeds.seed(t, g // k))
                 for t, table in enumerate(plan.tables()) for g in range(n)}
     assert {(g.table, g.number, tuple(g.seats), g.seed) for g in games} == expected
     assert len(games) == len(expected)
@@ -62,7 +63,7 @@ def test_round_robin_plays_a_balanced_schedule_when_combinations_are_too_many(
                  "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "arena: round robin: 4 of 20 tables, balanced" in proc.stderr
-    _, tournament, games = stored(tmp_path / "a.db")
+    store, tournament, games = stored(tmp_path / "a.db")
     assert tournament["kind"] == "tournament" and tournament["status"] == "finished"
     assert tournament["config"]["format"] == {"name": "round-robin", "max_tables": 4}
     # The stored tables are the balanced schedule: every bot at 2 tables, pairs 0-1 times.
@@ -70,7 +71,7 @@ def test_round_robin_plays_a_balanced_schedule_when_combinations_are_too_many(
     labels = [f"{name}@1" for name in names]  # each an ad-hoc version (docs/bots.md)
     assert tournament["tables"] == [[labels[b] for b in table] for table in schedule]
     assert Counter(b for t in tournament["tables"] for b in t) == {n: 2 for n in labels}
-    assert_games_follow_the_tables(tournament, games)
+    assert_games_follow_the_tables(store, tournament, games)
     seats = Counter((name, seat) for g in games for seat, name in enumerate(g.seats))
     assert seats == {(name, seat): 2 for name in labels for seat in range(3)}
 
@@ -94,9 +95,9 @@ def test_resume_plays_the_stored_tables_not_a_new_schedule(tmp_path: Path) -> No
     proc = arena("tournament", "--resume", str(tid), "--db", f"sqlite:///{path}", "-j", "2",
                  "--workers", "1", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    _, tournament, games = stored(path)
+    store, tournament, games = stored(path)
     assert len(tournament["tables"]) == 4 and tournament["tables"][0] == ["r5", "r0", "r4"]
-    assert_games_follow_the_tables(tournament, games)
+    assert_games_follow_the_tables(store, tournament, games)
     assert {tuple(g.seats) for g in games if g.table == 0} == \
         {("r5", "r0", "r4"), ("r0", "r4", "r5"), ("r4", "r5", "r0")}
 
@@ -105,10 +106,10 @@ def test_gauntlet_seats_one_challenger_with_the_field_at_every_table(tmp_path: P
     names = ["new", "old", "f1", "f2", "f3"]
     proc = arena("tournament", *QUICK, "-k", "3", "-n", "3", *randoms(*names),
                  "--challenger", "new", "--challenger", "old", "--max-tables", "6",
-                 "-j", "2", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+                 "--seed", "1", "-j", "2", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "arena: gauntlet: 2 challenger(s) at 6 tables of 3" in proc.stderr
-    _, tournament, games = stored(tmp_path / "a.db")
+    store, tournament, games = stored(tmp_path / "a.db")
     assert tournament["kind"] == "gauntlet"
     # --challenger names a bot; the format holds its label (docs/bots.md)
     assert tournament["config"]["format"]["challengers"] == ["new@1", "old@1"]
@@ -120,7 +121,7 @@ def test_gauntlet_seats_one_challenger_with_the_field_at_every_table(tmp_path: P
     for challenger in ("new@1", "old@1"):
         met = Counter(b for t in tournament["tables"] if challenger in t for b in t)
         assert [met[f] for f in ("f1@1", "f2@1", "f3@1")] == [2, 2, 2]
-    assert_games_follow_the_tables(tournament, games)
+    assert_games_follow_the_tables(store, tournament, games)
 
 
 def match_pairs(games: list[StoredGame]) -> dict[int, list[StoredGame]]:
@@ -140,7 +141,7 @@ def test_match_stops_on_its_bound_and_leaves_no_half_pair(tmp_path: Path) -> Non
     assert first.startswith("match 1: greedy@1 vs random@1, furious-five: H")
     assert "LLR" in proc.stdout and "(-2.94, 2.94) [0.00, 300.00] Elo, logistic model" \
         in proc.stdout
-    _, tournament, games = stored(tmp_path / "m.db")
+    store, tournament, games = stored(tmp_path / "m.db")
     assert tournament["kind"] == "match" and tournament["status"] == "finished"
     assert tournament["tables"] == [["greedy@1", "random@1"]]
     pairs = match_pairs(games)
@@ -149,7 +150,7 @@ def test_match_stops_on_its_bound_and_leaves_no_half_pair(tmp_path: Path) -> Non
         assert a.seats == ["greedy@1", "random@1"] and b.seats == ["random@1", "greedy@1"]
     assert all(len(pair) == 2 for pair in pairs.values()), "a half pair was left"
     # At most one pair per lane (2 lanes at -j 4) was in flight when the test stopped.
-    plan = Plan.from_stored(tournament)
+    plan = Plan.from_stored(tournament, store.deal_secret(tournament["id"]))
     test = match_test(plan, games)
     assert test.outcome in ("H0", "H1") and test.outcome in first
     assert len(pairs) - test.next_deal <= 2

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import sqlite3
 import sys
 from collections import defaultdict
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import trio
 
+from arena.formats.deals import deal_seed, known_key
 from arena.games import make_game
 from arena.runner.client import TimeControl
 from arena.runner.plan import Plan, create_tournament
@@ -31,15 +31,14 @@ def plan_of(bots: int, table_size: int, games: int) -> Plan:
 
 def expected_schedule(plan: Plan) -> set[tuple[int, int, tuple[str, ...], int]]:
     """(table, game number, bots in seat order, seed) as the arena always scheduled
-    them: deal ``g // k`` with seats rotated by ``g % k``, the same seeds at every table."""
-    rng = random.Random(plan.seed)
+    them: deal ``g // k`` with seats rotated by ``g % k``, each table its own deal
+    seeds (the keyed hash of :mod:`arena.formats.deals`)."""
     k = plan.table_size
-    seeds = [rng.getrandbits(62) for _ in range(plan.games_per_table // k)]
     schedule = set()
     for number, table in enumerate(plan.tables()):
         for g in range(plan.games_per_table):
             seats = tuple(plan.bots[table[(seat + g % k) % k]].name for seat in range(k))
-            schedule.add((number, g, seats, seeds[g // k]))
+            schedule.add((number, g, seats, deal_seed(known_key(11), number, g // k)))
     return schedule
 
 
@@ -64,11 +63,13 @@ def read_log(store: Store, tid: int, games: set[tuple[int, int]] | None = None) 
 def assert_no_process_sees_a_deal_twice(plan: Plan, log: list[dict]) -> None:
     game = make_game(plan.game, plan.table_size, plan.options)
     deal_of: dict[tuple[str, ...], int] = {}
-    for seed in plan.deal_seeds():
+    seeds = {plan.deal_seeds().seed(t, d) for t in range(len(plan.tables()))
+             for d in range(plan.games_per_table // plan.table_size)}
+    for seed in seeds:
         state = game.new_state(seed)
         for seat in range(plan.table_size):
             deal_of[tuple(sorted(state.observation(seat)["hand"]))] = seed
-    assert len(deal_of) == plan.table_size * len(plan.deal_seeds()), "hands must identify deals"
+    assert len(deal_of) == plan.table_size * len(seeds), "hands must identify deals"
     seen: dict[str, list[int]] = defaultdict(list)
     for entry in log:
         hand = tuple(entry["hand"])

@@ -188,21 +188,25 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def replay_lines(game: StoredGame, record: GameRecord, seat: int | None) -> Iterator[str]:
     """A stored game as ``seat`` (None: a spectator) saw it, replayed through
-    its engine as the HTML replay viewer does: per shown step its decisions
+    its engine as the HTML replay viewer does: per shown step (numbered in the
+    view, without gaps), its decisions
     (those the arena played for a faulted seat marked), the events they led
     to, then the viewer's observation; at the end the result."""
     from reports.replay import replay, timeline
 
     names = list(game.seats)
     view = "spectator" if seat is None else seat_label(seat, names)
-    yield (f"game {game.id}: {game.game}, tournament {game.tournament_id}, seed {game.seed}, "
+    seed = "secret" if game.shown_seed is None else game.shown_seed
+    yield (f"game {game.id}: {game.game}, tournament {game.tournament_id}, seed {seed}, "
            f"{', '.join(seat_label(s, names) for s in range(len(names)))}; view: {view}")
     replayed = replay(game, record)
     if replayed is None:
         yield "(this record does not replay on this code's engines: decisions and events only)"
     before = None
-    for position in timeline(game, record, seat, replayed):
-        yield "start" if not position.moves else f"step {position.steps.start}: " + "; ".join(
+    # Steps are numbered in the view, 0, 1, ...: the record's own indices would
+    # leave gaps where steps the viewer may not see (a claim window) were played.
+    for number, position in enumerate(timeline(game, record, seat, replayed), start=-1):
+        yield "start" if not position.moves else f"step {number}: " + "; ".join(
             _move_text(move, names, seat) for move in position.moves)
         yield from (f"  * {line}" for line in position.log)
         yield from (f"  * (to you) {line}" for line in position.private)

@@ -22,7 +22,6 @@ from arena.cli.common import (
     add_entrant_flags,
     add_run_flags,
     announce,
-    check_seed,
     execution,
     open_store,
     parse_options,
@@ -31,7 +30,14 @@ from arena.cli.common import (
     time_control,
 )
 from arena.cli.rerender import Rerender
-from arena.cli.running import play_until_stopped, report_tournament, resume_plan
+from arena.cli.running import (
+    deal_fields,
+    describe_deals,
+    play_until_stopped,
+    report_tournament,
+    resume_plan,
+    revealed_deals,
+)
 from arena.formats.schedule import Ladder
 from arena.runner.ladder import Entrants, create_ladder, run_ladder
 from arena.runner.plan import Plan
@@ -64,8 +70,10 @@ def add_ladder(sub: Subparsers) -> None:
                        "repeatable (with --resume: the entrants from now on; default: the "
                        "ladder's entrants given by command)")
     lad.add_argument("--seats", "-k", type=int, default=2, help="players per table (default 2)")
-    lad.add_argument("--seed", type=int, default=1,
-                     help="seed of the tables' deals and picks (default 1)")
+    lad.add_argument("--seed", type=int, default=None,
+                     help="KNOWN deals: the seed of the tables' deals and picks, for "
+                          "reproducible research (default: secret deals, a secret per "
+                          "period of tables, each revealed when its tables are played)")
     lad.add_argument("--max-groups", type=int, default=None, metavar="N",
                      help="stop once the ladder has N tables (default: run until stopped)")
     lad.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
@@ -97,7 +105,6 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     else:
         if not args.game:
             raise UserError("--game is required (see 'arena rules')")
-        check_seed(args.seed)
         if known is not None:  # the stored bots that may play it now
             from arena.bots.versions import active_entrants
 
@@ -106,7 +113,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
                           if bot.name not in labels)
         plan = Plan(game=args.game, bots=bots, table_size=args.seats,
                     games_per_table=args.seats, options=parse_options(args.option),
-                    seed=args.seed, control=time_control(args), sandbox=args.sandbox,
+                    **deal_fields(args.seed), control=time_control(args), sandbox=args.sandbox,
                     limits=Limits.parse(args.limit), pass_env=tuple(args.pass_env),
                     format=Ladder())
         plan.validate()
@@ -116,6 +123,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         folder = None if args.no_report else report_folder(args.out)
     given.register(store)
     announce(sandbox)
+    print(describe_deals(plan), file=sys.stderr)
     with execution(args) as run:
         tid = args.resume if args.resume is not None else create_ladder(store, plan)
         return _run_ladder(store, plan, tid, run, sandbox,
@@ -183,5 +191,7 @@ def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sa
               file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
+    for line in revealed_deals(store, tournament_id):
+        print(line, file=sys.stderr)
     return report_tournament(store, plan, tournament_id, progress.played,
                               time.monotonic() - started)

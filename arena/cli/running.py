@@ -12,6 +12,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 import trio
 
@@ -21,13 +22,15 @@ from arena.cli.common import (
     EXIT_INTERRUPTED,
     Execution,
     UserError,
+    check_seed,
     is_interrupt,
     open_store,
     resolve_sandbox,
 )
+from arena.formats.deals import commitment
 from arena.formats.schedule import Gauntlet, Match
 from arena.formats.tables import ConfigError, balance
-from arena.runner.plan import Plan
+from arena.runner.plan import Plan, new_secret
 from arena.runner.progress import Progress
 from arena.runner.sandbox import Sandbox
 from arena.runner.tournament import run_match, run_tournament
@@ -96,8 +99,33 @@ def run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
               f"'arena {command} --resume {tournament_id} --db {store.url}'", file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
+    for line in revealed_deals(store, tournament_id):
+        print(line, file=sys.stderr)
     return report_tournament(store, plan, tournament_id, progress.played,
                               time.monotonic() - started)
+
+def deal_fields(seed: int | None) -> dict[str, Any]:
+    """A new plan's deal fields: the known ``--seed``, or (none given) a fresh secret."""
+    check_seed(seed)
+    return {"seed": seed} if seed is not None else {"seed": None, "secret": new_secret()}
+
+def describe_deals(plan: Plan) -> str:
+    """One line saying where the deals come from: the commitment to a secret, or
+    known deals (and the same deals at every table, if so)."""
+    same = (", the same deals at every table (--same-deals: UNSAFE with untrusted bots)"
+            if plan.same_deals or plan.legacy_deals else "")
+    if plan.secret is None:
+        return (f"arena: deals: KNOWN deals (--seed {plan.seed}): anyone can compute them; "
+                f"for reproducible research, not for untrusted bots{same}")
+    return (f"arena: deals: secret, committed to sha256 {commitment(plan.secret)} (the secret "
+            f"is revealed when it is finished: docs/formats.md#secret-deals){same}")
+
+def revealed_deals(store: Store, tournament_id: int) -> list[str]:
+    """The closing lines naming a finished tournament's revealed secrets."""
+    stored = store.tournament(tournament_id) or {}
+    return [f"arena: deals revealed: secret {deals['secret']} (from table "
+            f"{deals['first_table']}; its sha256 is the commitment {deals['commitment']})"
+            for deals in stored.get("deals", ()) if deals["secret"] is not None]
 
 def mark_failed(store: Store, tournament_id: int) -> None:
     """After an unexpected error: never leave the tournament "running"."""
@@ -158,7 +186,10 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
     if RESUMED_BY[stored["kind"]] != command:
         raise UserError(f"tournament {args.resume} is a {stored['kind']}: resume it with "
                         f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
-    plan = Plan.from_stored(stored)
+    try:
+        plan = Plan.from_stored(stored, store.deal_secret(args.resume))
+    except ConfigError as exc:
+        raise UserError(f"tournament {args.resume} cannot be resumed: {exc}") from None
     plan.validate()
     for bot in plan.bots:
         check_spec(bot)

@@ -26,7 +26,13 @@ from arena.cli.common import (
     resolve_sandbox,
     time_control,
 )
-from arena.cli.running import describe_schedule, resume_plan, run_plan
+from arena.cli.running import (
+    deal_fields,
+    describe_deals,
+    describe_schedule,
+    resume_plan,
+    run_plan,
+)
 from arena.formats.schedule import DEFAULT_MAX_TABLES, Gauntlet, Match, RoundRobin
 from arena.games import make_game
 from arena.games.base import GameError
@@ -62,8 +68,14 @@ def add_tournament(sub: Subparsers) -> None:
                    help="a gauntlet: every table seats one challenger (a bot's name, "
                         "repeatable) and k-1 bots of the rest, the field; challengers never "
                         "meet")
-    t.add_argument("--seed", type=int, default=1,
-                   help="seed of the deal seeds and the balanced schedule (default 1)")
+    t.add_argument("--seed", type=int, default=None,
+                   help="KNOWN deals: the seed of the deal seeds and the balanced schedule, "
+                        "for reproducible research (default: secret deals from a fresh "
+                        "secret, revealed when the tournament is finished)")
+    t.add_argument("--same-deals", action="store_true",
+                   help="the same deals at every table (default: each table its own). "
+                        "UNSAFE with untrusted bots: copies of one bot at two tables hold "
+                        "the same cards at once and can tell each other")
     t.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
     t.add_argument("--resume", type=int, metavar="ID",
                    help="resume tournament ID from the database: its stored tables and "
@@ -99,7 +111,9 @@ def add_match(sub: Subparsers) -> None:
                         "bayesian: cutechess's SPRT game by game (BayesElo draw model)")
     m.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, metavar="N",
                    help=f"stop after N pairs without a verdict (default {DEFAULT_MAX_PAIRS})")
-    m.add_argument("--seed", type=int, default=1, help="seed of the deal seeds (default 1)")
+    m.add_argument("--seed", type=int, default=None,
+                   help="KNOWN deals: the seed of the deal seeds, for reproducible research "
+                        "(default: secret deals, revealed when the match is finished)")
     m.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1,
                    help="games played at once, in this process (default: CPU count)")
     m.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
@@ -115,6 +129,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "tournament")
         announce(sandbox)
+        print(describe_deals(plan), file=sys.stderr)
         with execution(args) as run:
             return run_plan(store, plan, args.resume, run, sandbox)
     if not args.game:
@@ -127,14 +142,16 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     form = (Gauntlet(tuple(map(entrants.label, args.challenger)), args.max_tables)
             if args.challenger else RoundRobin(args.max_tables))
     plan = Plan(game=args.game, bots=bots, table_size=args.table_size, games_per_table=games,
-                options=parse_options(args.option), seed=args.seed, control=time_control(args),
+                options=parse_options(args.option), control=time_control(args),
                 sandbox=args.sandbox, limits=Limits.parse(args.limit),
-                pass_env=tuple(args.pass_env), format=form)
+                pass_env=tuple(args.pass_env), format=form, same_deals=args.same_deals,
+                **deal_fields(args.seed))
     plan.validate()
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
     store = known or open_store(args.db)
     entrants.register(store)
     announce(sandbox)
+    print(describe_deals(plan), file=sys.stderr)
     print(describe_schedule(plan), file=sys.stderr)
     with execution(args) as run:
         return run_plan(store, plan, create_tournament(store, plan), run, sandbox)
@@ -146,6 +163,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "match")
         announce(sandbox)
+        print(describe_deals(plan), file=sys.stderr)
         test = match_test(plan, store.games(args.resume))
     else:
         store, plan, sandbox = new_match(args)
@@ -181,7 +199,7 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
         raise UserError(f"a match is for two players: {exc}") from None
     sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta, args.sprt_model)
     plan = Plan(game=args.game, bots=bots, table_size=2, games_per_table=2 * args.max_pairs,
-                options=options, seed=args.seed, control=time_control(args),
+                options=options, **deal_fields(args.seed), control=time_control(args),
                 sandbox=args.sandbox, limits=Limits.parse(args.limit),
                 pass_env=tuple(args.pass_env), format=Match(sprt))
     plan.validate()
@@ -189,6 +207,7 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
     store = known or open_store(args.db)
     entrants.register(store)
     announce(sandbox)
+    print(describe_deals(plan), file=sys.stderr)
     return store, plan, sandbox
 
 def match_verdict(plan: Plan, tournament_id: int, test: SequentialTest,

@@ -71,8 +71,9 @@ def table_rng(seed: int, number: int) -> random.Random:
     return random.Random(f"ladder-table:{seed}:{number}")
 
 
-def deal_seed(seed: int, number: int) -> int:
-    """The deal seed of a ladder's table ``number``: every table plays its own deal."""
+def legacy_deal_seed(seed: int, number: int) -> int:
+    """The deal seed of table ``number`` of a ladder stored before deals were keyed
+    (:mod:`arena.formats.deals`), kept so that such a ladder resumes on its deals."""
     return random.Random(f"ladder-deal:{seed}:{number}").getrandbits(62)
 
 

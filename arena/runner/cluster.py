@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from arena.formats.deals import DealSeeds
 from arena.formats.schedule import Stream
 from arena.runner.plan import Plan
 from arena.runner.stream import play_stream
@@ -68,7 +69,7 @@ def units(streams: Sequence[tuple[Stream, Sequence[int]]],
     return [chunks[i] for i in range(longest) for chunks in chunked if i < len(chunks)]
 
 
-def play_unit(plan: Plan, unit: Unit, seeds: list[int],
+def play_unit(plan: Plan, unit: Unit, seeds: DealSeeds,
               hidden: tuple[str, ...]) -> list[tuple[int, GameResult]]:
     """On a worker: play ``unit`` to its end, return (game number, result) pairs.
 
@@ -162,7 +163,7 @@ def cluster_slots(client: Client) -> int:
 SaveGame = Callable[[Unit, int, GameResult], Awaitable[None]]
 
 
-async def run_units(client: Client, plan: Plan, todo: Sequence[Unit], seeds: list[int],
+async def run_units(client: Client, plan: Plan, todo: Sequence[Unit], seeds: DealSeeds,
                     hidden: tuple[str, ...], save: SaveGame) -> None:
     """Play every unit on the cluster, saving each unit's games as it comes back.
 

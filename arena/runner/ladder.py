@@ -4,14 +4,18 @@ A ladder is a stored tournament of kind ``ladder`` whose tables grow as it
 plays.  Before each table it asks ``entrants()`` who is active now (so entrants
 join and retire while it runs), picks the table (:func:`arena.formats.ladder.pick_table`),
 stores it (:meth:`Store.append_table`), then plays the table's duplicate group:
-its own deal (:func:`arena.formats.ladder.deal_seed`), once per cyclic seat rotation,
+its own deal (:meth:`LadderTables.deal_seed`: keyed by the secret of the table's
+period, :mod:`arena.formats.deals`), once per cyclic seat rotation,
 each rotation a stream on its own bot processes (as every tournament table,
 :func:`arena.runner.stream.play_stream`; on a Dask cluster, as units), each game
 stored under the unique key (table, deal 0, rotation) as it finishes.
 
 A table is stored before its games are played, so after an interruption
 (Ctrl-C, a kill) :func:`run_ladder` first finishes the tables with games
-missing, then picks new ones; a game is never stored twice.
+missing, then picks new ones; a game is never stored twice.  Without a known
+seed each period of :data:`~arena.formats.deals.LADDER_PERIOD` tables has its own
+secret, stored (its commitment published) when the period's first table is
+picked and revealed once every table of the period is played.
 """
 
 from __future__ import annotations
@@ -24,11 +28,18 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.formats.ladder import LadderState, deal_seed, pick_table, table_rng
+from arena.formats.deals import (
+    LADDER_PERIOD,
+    ListedDeals,
+    commitment,
+    period_of,
+    period_tables,
+)
+from arena.formats.ladder import LadderState, legacy_deal_seed, pick_table, table_rng
 from arena.formats.schedule import Ladder
 from arena.formats.tables import ConfigError
 from arena.runner.cluster import cluster_slots, run_units, units
-from arena.runner.plan import Plan, bot_config
+from arena.runner.plan import Plan, bot_config, new_secret, sealed_secret
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import Sandbox
 from arena.runner.stream import play_stream
@@ -67,7 +78,8 @@ def create_ladder(store: Store, plan: Plan) -> int:
     if not isinstance(plan.format, Ladder) or plan.games_per_table != plan.table_size:
         raise ConfigError("a ladder plays one duplicate group per table (format Ladder)")
     store.register_bots([(b.name, b.command) for b in plan.bots])
-    return store.create_tournament(plan.game, plan.to_config(), [], 0, kind=Ladder.kind)
+    return store.create_tournament(plan.game, plan.to_config(), [], 0, kind=Ladder.kind,
+                                   secret=sealed_secret(plan))
 
 
 class LadderTables:
@@ -84,6 +96,44 @@ class LadderTables:
         self.stored: list[list[str]] = stored["tables"]
         self.state = LadderState.of(self.stored)
         self.known = {bot.name: bot for bot in plan.bots}
+        #: Secrets by period; the tables of each period not played to the end yet.
+        self.secrets: dict[int, str] = {} if plan.secret is None else {0: plan.secret}
+        self.unplayed: dict[int, set[int]] = {}
+        self.sealed = [period_of(d["first_table"]) for d in stored.get("deals", ())
+                       if d["secret"] is None]
+
+    def deal_seed(self, number: int) -> int:
+        """The deal seed of table ``number``: from the secret of its period (stored
+        now if it is the period's first table), else from the known seed."""
+        if self.plan.legacy_deals:
+            assert self.plan.seed is not None
+            return legacy_deal_seed(self.plan.seed, number)
+        if self.plan.secret is None:
+            return self.plan.deal_seeds().seed(number, 0)  # the known seed's
+        period = period_of(number)
+        if period not in self.secrets:
+            first, secret = period * LADDER_PERIOD, new_secret()
+            self.secrets[period] = (self.store.deal_secret(self.tournament_id, first) or
+                                    self.store.add_deal_secret(self.tournament_id, first,
+                                                               secret, commitment(secret)))
+        period_plan = dataclasses.replace(self.plan, secret=self.secrets[period])
+        return period_plan.deal_seeds().seed(number, 0)
+
+    async def played(self, group: Group) -> None:
+        """Count ``group`` as played to its end; reveal its period's secret if that
+        was the period's last table still to play."""
+        period = period_of(group.number)
+        self.unplayed.setdefault(period, set()).discard(group.number)
+        for period in self._finished_periods():
+            await trio.to_thread.run_sync(self.store.reveal_deal_secret, self.tournament_id,
+                                          period * LADDER_PERIOD, abandon_on_cancel=True)
+
+    def _finished_periods(self) -> list[int]:
+        """The sealed periods whose tables are all picked and played (no longer sealed)."""
+        finished = [period for period in self.sealed if not self.unplayed.get(period) and
+                    self.state.tables > period_tables(period)[-1]]
+        self.sealed = [period for period in self.sealed if period not in finished]
+        return finished
 
     def unfinished(self) -> list[Group]:
         """The stored tables with games still to play, in table order."""
@@ -98,7 +148,10 @@ class LadderTables:
                     raise ConfigError(f"ladder {self.tournament_id} seats bot {unknown[0]!r}, "
                                       f"which its configuration does not name")
                 groups.append(Group(number, tuple(self.known[name] for name in names),
-                                    deal_seed(self.plan.seed, number), missing))
+                                    self.deal_seed(number), missing))
+                self.unplayed.setdefault(period_of(number), set()).add(number)
+        for period in self._finished_periods():  # played to the end before an interruption
+            self.store.reveal_deal_secret(self.tournament_id, period * LADDER_PERIOD)
         return groups
 
     def active(self) -> dict[str, BotSpec]:
@@ -126,10 +179,14 @@ class LadderTables:
             waited = True
             await trio.sleep(ENTRANTS_POLL_SECONDS)
         number = self.state.tables
-        names = pick_table(self.state, list(active), k, table_rng(self.plan.seed, number))
+        names = pick_table(self.state, list(active), k,
+                           table_rng(self.plan.schedule_seed, number))
         new = [active[name] for name in names if name not in self.known]
+        seed = 0
 
         def store_table() -> None:
+            nonlocal seed
+            seed = self.deal_seed(number)
             if new:
                 self.store.register_bots([(bot.name, bot.command) for bot in new])
             self.store.append_table(self.tournament_id, number, names, games=k,
@@ -138,8 +195,10 @@ class LadderTables:
         await trio.to_thread.run_sync(store_table, abandon_on_cancel=True)
         self.known.update((bot.name, bot) for bot in new)
         self.state.add(names)
-        return Group(number, tuple(active[name] for name in names),
-                     deal_seed(self.plan.seed, number), tuple(range(k)))
+        self.unplayed.setdefault(period_of(number), set()).add(number)
+        if self.plan.secret is not None and period_of(number) not in self.sealed:
+            self.sealed.append(period_of(number))
+        return Group(number, tuple(active[name] for name in names), seed, tuple(range(k)))
 
 
 async def run_ladder(plan: Plan, store: Store, tournament_id: int, entrants: Entrants, *,
@@ -171,6 +230,7 @@ async def run_ladder(plan: Plan, store: Store, tournament_id: int, entrants: Ent
     async def play_group(group: Group) -> None:
         try:
             await play(group)
+            await tables.played(group)
         finally:
             slots.release()
 
@@ -196,7 +256,7 @@ async def _play_here(plan: Plan, sandbox: Sandbox, save: Save, slots: trio.Capac
             games = [g for g in stream.games if g in group.rotations]
             if games:
                 nursery.start_soon(functools.partial(
-                    play_stream, table, stream, games, [group.seed], sandbox,
+                    play_stream, table, stream, games, ListedDeals((group.seed,)), sandbox,
                     functools.partial(save, group.number), slots=slots))
 
 
@@ -207,5 +267,5 @@ async def _play_on_cluster(client: Client, plan: Plan, hidden: tuple[str, ...], 
     todo = [(stream, [g for g in stream.games if g in group.rotations])
             for stream in table.streams()]
     await run_units(client, table, units([(s, games) for s, games in todo if games]),
-                    [group.seed], hidden,
+                    ListedDeals((group.seed,)), hidden,
                     lambda _unit, number, result: save(group.number, number, result))

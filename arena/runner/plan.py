@@ -1,16 +1,28 @@
 """A tournament's plan: its full configuration (game, bots, format, deals, time
 control, sandbox), from which the tables, streams and deal seeds derive; storing a
-new tournament from it and finding a stored one of exactly this plan."""
+new tournament from it (with its deal secret) and finding a stored one of exactly
+this plan."""
 
 from __future__ import annotations
 
 import functools
 import json
 import random
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from arena.formats.deals import (
+    SECRET_BYTES,
+    DealSeeds,
+    KeyedDeals,
+    ListedDeals,
+    commitment,
+    known_key,
+    schedule_seed,
+    secret_key,
+)
 from arena.formats.schedule import Format, RoundRobin, Stream, format_from_config, seating
 from arena.formats.schedule import streams as make_streams
 from arena.formats.tables import ConfigError, Table
@@ -43,7 +55,8 @@ class Plan:
     table_size: int
     games_per_table: int
     options: dict[str, Any] = field(default_factory=dict)
-    seed: int = 1
+    #: An explicit ``--seed`` (known deals), or None: the deals come from ``secret``.
+    seed: int | None = 1
     control: TimeControl = field(default_factory=TimeControl)
     #: ``--sandbox`` choice (auto, bwrap, none), resolved on each run.
     sandbox: str = "auto"
@@ -52,6 +65,13 @@ class Plan:
     format: Format = field(default_factory=RoundRobin)
     #: Bot indices at each table as stored; None: chosen by ``format``.
     fixed_tables: tuple[Table, ...] | None = None
+    #: The deal secret (hex, :func:`new_secret`) when ``seed`` is None; never in the config.
+    secret: str | None = field(default=None, repr=False)
+    #: The same deals at every table (``--same-deals``: only for trusted bots).
+    same_deals: bool = False
+    #: Stored before deals were keyed: the same deals at every table, drawn by
+    #: ``random.Random(seed)`` (kept so such a tournament resumes on its deals).
+    legacy_deals: bool = False
 
     def resolve_sandbox(self, hidden: Sequence[str] = ()) -> Sandbox:
         """The sandbox this run's bots get (SandboxError if it cannot run here)."""
@@ -66,6 +86,8 @@ class Plan:
 
     def validate(self) -> None:
         """Raise ConfigError / OptionError if this plan cannot run."""
+        if (self.seed is None) == (self.secret is None):
+            raise ConfigError("a plan has either a known seed or a deal secret")
         names = self.names
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -91,11 +113,30 @@ class Plan:
     def _tables(self) -> tuple[Table, ...]:
         if self.fixed_tables is not None:
             return self.fixed_tables
-        return tuple(self.format.tables(self.names, self.table_size, self.seed))
+        return tuple(self.format.tables(self.names, self.table_size, self.schedule_seed))
 
-    def deal_seeds(self) -> list[int]:
-        rng = random.Random(self.seed)
-        return [rng.getrandbits(62) for _ in range(self.games_per_table // self.table_size)]
+    @property
+    def schedule_seed(self) -> int:
+        """The seed of the format's choices (tables, a ladder's picks): the known
+        seed, else one derived from the secret."""
+        return self.seed if self.seed is not None else schedule_seed(self.key)
+
+    @property
+    def key(self) -> bytes:
+        """The key every deal seed derives from (:mod:`arena.formats.deals`)."""
+        if self.secret is not None:
+            return secret_key(self.secret)
+        assert self.seed is not None
+        return known_key(self.seed)
+
+    def deal_seeds(self) -> DealSeeds:
+        """The one source of this plan's deal seeds: ``deal_seeds().seed(table, deal)``
+        (see :mod:`arena.formats.deals`)."""
+        if self.legacy_deals:
+            rng = random.Random(self.seed)
+            return ListedDeals(tuple(rng.getrandbits(62)
+                                     for _ in range(self.games_per_table // self.table_size)))
+        return KeyedDeals(self.key, shared=self.same_deals)
 
     def seating(self, table: Sequence[int], game_number: int) -> list[int]:
         """Bot index in each seat for a table's game: a cyclic rotation per game."""
@@ -114,8 +155,13 @@ class Plan:
         return len(self._tables) * self.games_per_table
 
     def to_config(self) -> dict[str, Any]:
+        """The stored configuration: public (the secret is stored apart, see
+        :func:`create_tournament`)."""
+        deals = {} if self.legacy_deals else {
+            "deals": "known" if self.secret is None else "secret",
+            "same_deals": self.same_deals}
         return {"game": self.game, "options": self.options, "table_size": self.table_size,
-                "games_per_table": self.games_per_table, "seed": self.seed,
+                "games_per_table": self.games_per_table, "seed": self.seed, **deals,
                 "bots": [bot_config(b) for b in self.bots],
                 "format": self.format.to_config(),
                 "time": self.control.to_dict(),
@@ -123,13 +169,21 @@ class Plan:
                             "pass_env": list(self.pass_env)}}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any],
-                    tables: Sequence[Table] | None = None) -> Plan:
+    def from_config(cls, config: dict[str, Any], tables: Sequence[Table] | None = None,
+                    secret: str | None = None) -> Plan:
+        """The plan a configuration stored (``secret``: its deal secret, if secret)."""
+        if config.get("deals") == "secret" and secret is None:
+            raise ConfigError("this tournament's deal secret is not stored")
+        seed = config.get("seed")
         time = config.get("time", {})
         sandbox = config.get("sandbox", {})
         return cls(game=config["game"], options=dict(config.get("options", {})),
                    table_size=int(config["table_size"]),
-                   games_per_table=int(config["games_per_table"]), seed=int(config["seed"]),
+                   games_per_table=int(config["games_per_table"]),
+                   seed=None if seed is None else int(seed),
+                   secret=secret if config.get("deals") == "secret" else None,
+                   same_deals=bool(config.get("same_deals", False)),
+                   legacy_deals="deals" not in config,
                    bots=tuple(BotSpec(b["name"], b["command"], b.get("directory"))
                               for b in config["bots"]),
                    control=TimeControl(**time), sandbox=sandbox.get("choice", "auto"),
@@ -139,10 +193,11 @@ class Plan:
                    fixed_tables=None if tables is None else tuple(map(tuple, tables)))
 
     @classmethod
-    def from_stored(cls, stored: dict[str, Any]) -> Plan:
+    def from_stored(cls, stored: dict[str, Any], secret: str | None = None) -> Plan:
         """The plan of a stored tournament (:meth:`Store.tournament`), with the
         tables it stored: never chosen again, so a resume plays the same schedule
-        whatever the code or the format's search would choose today."""
+        whatever the code or the format's search would choose today; ``secret``:
+        its stored deal secret (:meth:`Store.deal_secret`), so it plays the same deals."""
         config = stored["config"]
         index = {b["name"]: i for i, b in enumerate(config["bots"])}
         try:
@@ -150,7 +205,12 @@ class Plan:
         except KeyError as exc:
             raise ConfigError(f"tournament {stored['id']} seats bot {exc.args[0]!r}, "
                               f"which its configuration does not name") from None
-        return cls.from_config(config, tables)
+        return cls.from_config(config, tables, secret)
+
+
+def new_secret() -> str:
+    """A fresh deal secret from the operating system (64 hex digits)."""
+    return secrets.token_hex(SECRET_BYTES)
 
 
 def bot_config(bot: BotSpec) -> dict[str, str]:
@@ -166,7 +226,13 @@ def create_tournament(store: Store, plan: Plan, *, kind: str | None = None,
     store.register_bots([(b.name, b.command) for b in plan.bots])
     tables = [[plan.bots[i].name for i in table] for table in plan.tables()]
     return store.create_tournament(plan.game, {**plan.to_config(), **(extra or {})}, tables,
-                                   plan.total_games, kind=kind or plan.format.kind)
+                                   plan.total_games, kind=kind or plan.format.kind,
+                                   secret=sealed_secret(plan))
+
+
+def sealed_secret(plan: Plan) -> tuple[str, str] | None:
+    """The plan's secret and its commitment, as the store keeps them; None for known deals."""
+    return None if plan.secret is None else (plan.secret, commitment(plan.secret))
 
 
 def find_tournament(store: Store, plan: Plan) -> dict[str, Any] | None:

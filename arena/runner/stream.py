@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import trio
 
+from arena.formats.deals import DealSeeds
 from arena.formats.schedule import Stream
 from arena.runner.plan import Plan
 from arena.runner.referee import Entrant, end_all, match_start_message, play_game, start_early
@@ -25,13 +26,14 @@ OnResult = Callable[[int, GameResult], Awaitable[None]]
 OnEntrants = Callable[[Stream, Sequence[Entrant]], None]
 
 
-async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: Sequence[int],
+async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: DealSeeds,
                       sandbox: Sandbox, on_result: OnResult, *,
                       may_start: Callable[[int], Awaitable[bool]] | None = None,
                       slots: trio.CapacityLimiter | None = None,
                       on_entrants: OnEntrants | None = None, early: bool = False) -> None:
     """Play ``games`` (game numbers of ``stream``, in order) on the stream's own
-    bot processes, one bot per seat, handing each result to ``on_result``.
+    bot processes, one bot per seat, on the deals ``seeds`` gives (by the stream's
+table and the game's deal), handing each result to ``on_result``.
 
     Before each game, ``may_start(game_number)`` (if given) may end the stream
     early; each game holds one of ``slots`` (if given) while it plays;
@@ -56,8 +58,8 @@ async def play_stream(plan: Plan, stream: Stream, games: Sequence[int], seeds: S
                 if may_start is not None and not await may_start(game_number):
                     break
                 async with slots or contextlib.nullcontext():
-                    result = await play_game(game, seeds[plan.deal(game_number)], entrants,
-                                             game_number, plan.control)
+                    seed = seeds.seed(stream.table, plan.deal(game_number))
+                    result = await play_game(game, seed, entrants, game_number, plan.control)
                 await on_result(game_number, result)
             finished = True
         finally:

@@ -4,8 +4,9 @@ A :class:`~arena.runner.plan.Plan` holds a tournament's configuration; its forma
 (:mod:`arena.formats.schedule`: round robin, gauntlet, match) chooses the tables, and
 every table plays ``games_per_table`` games in groups of ``table_size``: one
 deal seed, played once per cyclic seat rotation (duplicate deals), so every
-bot sits every seat equally often on the same cards.  The same deal seeds are
-used at every table.  The tables are stored with the tournament and a resumed
+bot sits every seat equally often on the same cards.  Every table has its own
+deal seeds (:meth:`Plan.deal_seeds`) unless the plan asks for the same deals at
+every table.  The tables are stored with the tournament and a resumed
 one reads them back (:meth:`Plan.from_stored`).  One stream is played by
 :func:`arena.runner.stream.play_stream`.
 
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from arena.formats.deals import DealSeeds
 from arena.formats.schedule import Match, Stream
 from arena.runner.claims import RETRY_SECONDS, Claims
 from arena.runner.cluster import run_units, units
@@ -90,7 +92,7 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
 
 
 async def play_streams(plan: Plan, todo: Sequence[tuple[Stream, Sequence[int]]],
-                       seeds: Sequence[int], sandbox: Sandbox, parallel: int,
+                       seeds: DealSeeds, sandbox: Sandbox, parallel: int,
                        on_result: Callable[[int, int, GameResult], Awaitable[None]],
                        on_entrants: OnEntrants | None = None, claims: Claims | None = None
                        ) -> list[tuple[Stream, Sequence[int]]]:

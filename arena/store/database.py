@@ -63,12 +63,14 @@ from arena.store.records import GameRecord, GameResult, is_no_result
 from arena.store.schema import (
     BotRow,
     ClaimRow,
+    DealSecretRow,
     FaultRow,
     GameRow,
     RecordRow,
     TableRow,
     TournamentRow,
 )
+from arena.store.sealed import Seals, without_deck
 
 DEFAULT_URL = "sqlite:///arena.db"
 #: The kind of the tournaments ``arena check-bot`` stores: their games count in
@@ -76,8 +78,8 @@ DEFAULT_URL = "sqlite:///arena.db"
 CHECK_KIND = "check"
 
 
-GAMES, FAULTS, RECORDS, BOTS, CLAIMS = (cast(Table, row.__table__) for row in (
-    GameRow, FaultRow, RecordRow, BotRow, ClaimRow))
+GAMES, FAULTS, RECORDS, BOTS, CLAIMS, SECRETS = (cast(Table, row.__table__) for row in (
+    GameRow, FaultRow, RecordRow, BotRow, ClaimRow, DealSecretRow))
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,19 @@ class StoredGame:
     duration: float
     decisions: int
     ignored: list[int]
+    #: Its deal secret is not revealed yet (:mod:`arena.store.sealed`): show
+    #: ``shown_seed`` and ``shown_options``, never ``seed`` or ``options``.
+    sealed: bool = False
+
+    @property
+    def shown_seed(self) -> int | None:
+        """The seed, or None while the game is sealed."""
+        return None if self.sealed else self.seed
+
+    @property
+    def shown_options(self) -> dict[str, Any]:
+        """The options, without a stacked deck while the game is sealed."""
+        return without_deck(self.options) if self.sealed else self.options
 
     @property
     def no_result(self) -> bool:
@@ -267,16 +282,52 @@ class Store:
         return self._write(work)
 
     def create_tournament(self, game: str, config: dict[str, Any], tables: Sequence[Sequence[str]],
-                          total_games: int, kind: str = "tournament") -> int:
+                          total_games: int, kind: str = "tournament",
+                          secret: tuple[str, str] | None = None) -> int:
+        """Store a tournament and its tables; its id.  ``secret``: its deal secret
+        and the commitment to it (:mod:`arena.formats.deals`), unrevealed."""
         def work(session: Session) -> int:
             row = TournamentRow(kind=kind, game=game, config=config, total_games=total_games)
             session.add(row)
             session.flush()
             for number, bots in enumerate(tables):
                 session.add(TableRow(tournament_id=row.id, number=number, bots=list(bots)))
+            if secret is not None:
+                session.add(DealSecretRow(tournament_id=row.id, first_table=0, secret=secret[0],
+                                          commitment=secret[1], revealed=False))
             return row.id
 
         return self._write(work)
+
+    # -- deal secrets (arena.formats.deals) ---------------------------------------
+    def add_deal_secret(self, tournament_id: int, first_table: int, secret: str,
+                        commitment: str) -> str:
+        """Store the deal secret of a tournament's tables from ``first_table`` on (a
+        ladder's next period), unless one is stored already; the stored secret."""
+        def work(session: Session) -> str:
+            insert_new(session.connection(), SECRETS, {
+                "tournament_id": tournament_id, "first_table": first_table, "secret": secret,
+                "commitment": commitment, "revealed": False})
+            stored = session.get(DealSecretRow, (tournament_id, first_table))
+            assert stored is not None
+            return stored.secret
+
+        return self._write(work)
+
+    def deal_secret(self, tournament_id: int, first_table: int = 0) -> str | None:
+        """The organiser's copy of a deal secret, revealed or not (to play its deals);
+        None if there is none."""
+        with Session(self.engine) as session:
+            row = session.get(DealSecretRow, (tournament_id, first_table))
+            return None if row is None else row.secret
+
+    def reveal_deal_secret(self, tournament_id: int, first_table: int) -> None:
+        """Reveal the secret of a tournament's tables from ``first_table`` on (a
+        ladder's finished period): its games are no longer sealed."""
+        self._write(lambda session: session.connection().execute(
+            update(SECRETS).where(SECRETS.c.tournament_id == tournament_id,
+                                  SECRETS.c.first_table == first_table)
+            .values(revealed=True)))
 
     def append_table(self, tournament_id: int, number: int, bots: Sequence[str], *,
                      games: int, configs: Sequence[Mapping[str, str]] = ()) -> None:
@@ -311,10 +362,14 @@ class Store:
         self._write(work, True)
 
     def set_status(self, tournament_id: int, status: str, *, wait: bool = True) -> None:
+        """Set a tournament's status; "finished" also reveals its deal secrets."""
         def work(session: Session) -> None:
             row = session.get(TournamentRow, tournament_id)
             if row is not None:
                 row.status = status
+            if status == "finished":
+                session.connection().execute(update(SECRETS).where(
+                    SECRETS.c.tournament_id == tournament_id).values(revealed=True))
 
         self._write(work, wait)
 
@@ -460,12 +515,37 @@ class Store:
 
     @staticmethod
     def _tournament_dict(session: Session, row: TournamentRow) -> dict[str, Any]:
+        """A tournament as :meth:`tournament` gives it; ``deals``: its deal secrets as
+        they may be shown (first table, commitment, the secret once revealed);
+        ``sealed``: some of its games may be sealed."""
         done = session.scalar(select(func.count(GameRow.id)).join(TableRow).where(
             TableRow.tournament_id == row.id)) or 0
+        secrets = session.scalars(select(DealSecretRow).where(
+            DealSecretRow.tournament_id == row.id).order_by(DealSecretRow.first_table)).all()
+        finished = row.status == "finished"
+        deals = [{"first_table": s.first_table, "commitment": s.commitment,
+                  "secret": s.secret if s.revealed or finished else None} for s in secrets]
         return {"id": row.id, "kind": row.kind, "game": row.game, "config": row.config,
                 "status": row.status, "total_games": row.total_games, "games_done": done,
                 "created": row.created.isoformat() if row.created else "",
-                "tables": [t.bots for t in sorted(row.tables, key=lambda t: t.number)]}
+                "tables": [t.bots for t in sorted(row.tables, key=lambda t: t.number)],
+                "deals": deals,
+                "sealed": not finished and (not deals or deals[-1]["secret"] is None)}
+
+    def _seals(self, connection: Connection) -> dict[int, Seals]:
+        """Which games of each tournament are sealed (:class:`Seals`)."""
+        seals = {tid: Seals(status == "finished") for tid, status in connection.execute(
+            select(TournamentRow.id, TournamentRow.status))}
+        rows = connection.execute(select(SECRETS.c.tournament_id, SECRETS.c.first_table,
+                                         SECRETS.c.revealed)
+                                  .order_by(SECRETS.c.tournament_id, SECRETS.c.first_table))
+        by_tournament: dict[int, list[tuple[int, bool]]] = {}
+        for tid, first, revealed in rows:
+            by_tournament.setdefault(tid, []).append((first, bool(revealed)))
+        for tid, secrets in by_tournament.items():
+            if tid in seals and not seals[tid].finished:
+                seals[tid] = Seals(False, [f for f, _ in secrets], [r for _, r in secrets])
+        return seals
 
     def checks(self, label: str | None = None) -> list[dict[str, Any]]:
         """The stored ``arena check-bot`` reports (tournaments of kind
@@ -498,6 +578,7 @@ class Store:
                      .options(selectinload(GameRow.faults)))
             if tournament_id is not None:
                 query = query.where(TournamentRow.id == tournament_id)
+            seals = self._seals(session.connection())
             for game, table, tournament in session.execute(query):
                 yield StoredGame(
                     id=game.id, tournament_id=tournament.id, table=table.number,
@@ -508,7 +589,7 @@ class Store:
                              "stderr_tail": f.stderr_tail, "step": f.step}
                             for f in game.faults],
                     duration=game.duration, decisions=game.decisions,
-                    ignored=game.ignored)
+                    ignored=game.ignored, sealed=seals[tournament.id].sealed(table.number))
 
     def record(self, game_id: int) -> GameRecord | None:
         """A game's full record (actions, events, reveal, times, stderr)."""
@@ -534,6 +615,7 @@ class Store:
                 connection.execute(delete(child).where(child.c.game_id.in_(games)))
             deleted = connection.execute(delete(GAMES).where(GAMES.c.table_id.in_(tables)))
             connection.execute(delete(CLAIMS).where(CLAIMS.c.tournament_id == tournament_id))
+            connection.execute(delete(SECRETS).where(SECRETS.c.tournament_id == tournament_id))
             connection.execute(delete(TableRow).where(TableRow.tournament_id == tournament_id))
             connection.execute(delete(TournamentRow).where(TournamentRow.id == tournament_id))
             return int(deleted.rowcount)
@@ -602,6 +684,7 @@ class Store:
         faults = select(FAULTS.c.game_id, *(FAULTS.c[key] for key in _FAULT_KEYS)) \
             .order_by(FAULTS.c.id)
         with self.engine.connect() as connection:
+            seals = self._seals(connection)
             while rows := connection.execute(games.where(GAMES.c.id > after)).all():
                 first, after = rows[0][0], rows[-1][0]
                 by_game: dict[int, list[dict[str, Any]]] = {}
@@ -617,7 +700,8 @@ class Store:
                         game=game, seed=seed, options=decode(options), seats=decode(seats),
                         scores=decode(scores, share=False), places=decode(places),
                         game_places=decode(game_places), faults=by_game.get(game_id, []),
-                        duration=duration, decisions=decisions, ignored=decode(ignored))
+                        duration=duration, decisions=decisions, ignored=decode(ignored),
+                        sealed=seals[tournament].sealed(table))
 
 
 #: JSON columns :meth:`Store.scan_games` reads, in the order it reads them.

@@ -151,3 +151,17 @@ class ClaimRow(Base):
     unit: Mapped[str] = mapped_column(String(200), primary_key=True)
     owner: Mapped[str] = mapped_column(String(200))
     expires: Mapped[float] = mapped_column(Float)
+
+
+class DealSecretRow(Base):
+    """A tournament's deal secret (:mod:`arena.formats.deals`): the key of the deal
+    seeds of its tables from ``first_table`` on (a ladder has one per period), the
+    commitment published at the start, and whether it is revealed yet.  Until it
+    is, nothing shown of the games it dealt carries a seed or a stacked deck."""
+
+    __tablename__ = "deal_secrets"
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    first_table: Mapped[int] = mapped_column(Integer, primary_key=True)
+    secret: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    revealed: Mapped[bool] = mapped_column(Boolean, default=False)
