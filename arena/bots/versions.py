@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.games import game_names
-from arena.runner.sandbox import NOBODY, Sandbox, in_directory, module_paths, path_arguments
+from arena.runner.sandbox import (
+    NOBODY,
+    Sandbox,
+    SandboxError,
+    in_directory,
+    module_paths,
+    path_arguments,
+)
 from arena.store.database import BotVersion, Store
 from arena.store.engine import sqlite_database
 
@@ -256,11 +263,15 @@ def build(directory: Path, command: str, sandbox: Sandbox, label: str) -> None:
     argv = _split(command, f"bot {label}: build")
     if sandbox.kind == "bwrap" and os.geteuid() == 0:
         _own_tree(directory, NOBODY)  # the sandbox's user writes the build's files
-    launch = sandbox.launch(argv, directory=str(directory), writable=True)
     try:
-        with subprocess.Popen(launch.argv, env=launch.env, cwd=launch.cwd,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, start_new_session=True) as process:
+        launch = sandbox.launch(argv, directory=str(directory), writable=True)
+    except SandboxError as exc:
+        raise BotError(f"bot {label}: cannot run build {command!r}: {exc}") from None
+    try:
+        with launch.command() as (command_line, fds), subprocess.Popen(
+                command_line, env=launch.env, cwd=launch.cwd, pass_fds=fds,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, start_new_session=True) as process:
             try:
                 _, err = process.communicate(timeout=BUILD_SECONDS)
             except subprocess.TimeoutExpired:
@@ -270,8 +281,7 @@ def build(directory: Path, command: str, sandbox: Sandbox, label: str) -> None:
     except OSError as exc:
         raise BotError(f"bot {label}: cannot run build {command!r}: {exc}") from None
     finally:
-        if launch.scratch is not None:
-            shutil.rmtree(launch.scratch, ignore_errors=True)
+        launch.release()
     if process.returncode != 0:
         lines = [line.strip() for line in err.decode(errors="replace").splitlines()
                  if line.strip()]
