@@ -537,14 +537,18 @@ runpy.run_module("sample_bots.random_bot", run_name="__main__")
 def test_an_honest_bot_runs_from_its_own_folder(tmp_path: Path, open_dir: Path) -> None:
     """``python bot.py weights.bin`` in the bot's folder, where the default
     ``arena.db`` lies too (the run's --db is elsewhere): its helper module and
-    data file (any suffix) are there; only the database files are not."""
+    data file (any suffix) are there; the database files, the bot store beside
+    it and the default report folder are not."""
     folder = open_dir
     (folder / "bot.py").write_text(HONEST_BOT)
     (folder / "helper.py").write_text("WORD = 'helped'\n")
     (folder / "weights.bin").write_text("weights")
     Store(f"sqlite:///{folder / 'arena.db'}").close()
+    for private in ("arena-bots/other/1", "arena-report"):  # other bots' files, a report
+        (folder / private).mkdir(parents=True)
+        (folder / private / "secret.txt").write_text("secret")
     for path in folder.iterdir():
-        path.chmod(0o644)
+        path.chmod(0o755 if path.is_dir() else 0o644)
     mark = marker()
     bots = {"mine": f"python bot.py weights.bin {mark}", "random": RANDOM}
     run = run_tournament(tmp_path, bots, [mark], cwd=folder)
@@ -553,7 +557,8 @@ def test_an_honest_bot_runs_from_its_own_folder(tmp_path: Path, open_dir: Path) 
     assert "HELPER OK helped" in logs and "WEIGHTS OK weights" in logs, logs[-3000:]
     assert "DB OPEN OK" not in logs and "DB REFUSED arena.db" in logs, logs[-3000:]
     listed = [line for line in logs.splitlines() if line.startswith("LISTED")]
-    assert listed and all("'helper.py'" in line and "'arena.db'" not in line
+    assert listed and all("'helper.py'" in line and "'arena.db'" not in line and
+                          "'arena-bots'" not in line and "'arena-report'" not in line
                           for line in listed), listed
 
 

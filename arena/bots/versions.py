@@ -34,10 +34,12 @@ from arena.runner.sandbox import (
     SandboxError,
     in_directory,
     module_paths,
+    named_files,
     path_arguments,
+    under_system,
 )
 from arena.store.database import BotVersion, Store
-from arena.store.engine import sqlite_database
+from arena.store.engine import DEFAULT_BOT_STORE, database_file
 
 if TYPE_CHECKING:
     from arena.runner.process import BotSpec
@@ -50,8 +52,6 @@ REFERENCE = re.compile(r"([A-Za-z0-9_.\-]+)(?:@([A-Za-z0-9_.\-]+))?")
 #: Neither fingerprinted nor stored.
 SKIPPED_DIRS = frozenset({".git", "__pycache__"})
 SKIPPED_SUFFIXES = (".pyc",)
-#: The bot store's folder beside a SQLite database file.
-DEFAULT_STORE = "arena-bots"
 #: Wall-clock seconds a build may take.
 BUILD_SECONDS = 600.0
 
@@ -187,10 +187,8 @@ def adhoc_fingerprint(command: str) -> str:
 
 def default_bot_store(url: str) -> Path | None:
     """``arena-bots/`` beside a SQLite database file; None for another database."""
-    database = sqlite_database(url)
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return None
-    return Path(database).resolve().parent / DEFAULT_STORE
+    database = database_file(url)
+    return None if database is None else Path(database).resolve().parent / DEFAULT_BOT_STORE
 
 
 @dataclass(frozen=True)
@@ -220,6 +218,7 @@ def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
         raise BotError(f"bot {label} is stored already with other content: give this "
                        f"content a new version in {MANIFEST}")
     target = bot_store / manifest.name / version
+    _check_confined(source, manifest.command, label)
     _copy(source, target)
     try:
         if manifest.build:
@@ -235,6 +234,19 @@ def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
         _remove(target)
         raise
     return Added(stored[0], stored[1])
+
+
+def _check_confined(source: Path, command: str, label: str) -> None:
+    """A stored bot's command names only files inside its own directory (the
+    sandbox shows it nothing else): BotError naming the first that is not."""
+    argv = _split(command, f"bot {label}: command")
+    root = source.resolve()
+    named = [argv[0]] if os.sep in argv[0] and not under_system(argv[0]) else []
+    for word in [*named, *named_files(argv, str(root))]:
+        real = (root / word).resolve()  # an absolute word stays itself
+        if real != root and root not in real.parents:
+            raise BotError(f"bot {label}: its command names {word!r}, outside its own "
+                           f"directory {source} (a stored bot may use only its own files)")
 
 
 def _copy(source: Path, target: Path) -> None:
