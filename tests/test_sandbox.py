@@ -619,3 +619,47 @@ def test_without_cgroups_the_run_says_so_and_limits_per_process(
         assert f"DATA {Limits().memory_mb << 20}" in memory_bot.stderr.text()
     finally:
         cgroups._found.cache_clear()
+
+
+UNIFIED = f"{cgroups.ROOT}/unified"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists(f"{UNIFIED}/cgroup.procs"),
+                    reason="needs root and a cgroup v2 hierarchy beside v1 (a hybrid host)")
+def test_a_cgroup_v2_group_joins_charges_and_kills(tmp_path: Path) -> None:
+    """The v2 side of a group (joining, cpu.stat, cgroup.kill, removal) on the
+    hybrid host's unified hierarchy, which offers no controllers here (so bots
+    get v1 groups): the limits are v2's only untried part."""
+    own = cgroups._own_paths()[""].rstrip("/")
+    group = cgroups.BotGroup(2, (f"{UNIFIED}{own}/five-arena-test-{os.getpid()}",))
+    os.mkdir(group.dirs[0])
+    script = textwrap.dedent("""
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            time.sleep(60)
+        end = time.process_time() + 0.3
+        while time.process_time() < end:
+            pass
+        print("spun", flush=True)
+        time.sleep(60)
+    """)
+    process = subprocess.Popen(cgroups.join_argv(group, [sys.executable, "-c", script]),
+                               stdout=subprocess.PIPE)
+    fd = os.open(group.cpu_file, os.O_RDONLY)
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"spun\n"
+        assert len(group.pids()) == 2
+        assert group.cpu_seconds(fd) >= 0.29
+        group.kill()
+        process.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while not group.remove() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not os.path.exists(group.dirs[0])
+    finally:
+        os.close(fd)
+        process.kill()
+        process.wait()
+        group.kill()
+        group.remove()
