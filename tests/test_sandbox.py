@@ -20,6 +20,7 @@ from arena.runner import cgroups
 from arena.runner.process import BotProcess, BotSpec, start_bot_process
 from arena.runner.sandbox import Limits, Sandbox, SandboxError, resolve
 from tests.marked import bot_processes, wait_gone
+from tests.pg import new_database, postgres_server
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "bots" / "probe_bot.py"
@@ -459,9 +460,19 @@ def arena_groups() -> set[str]:
     return {e.name for e in os.scandir(folder) if e.is_dir()} if os.path.isdir(folder) else set()
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new database: a SQLite file, or one on a throw-away PostgreSQL server."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'arena.db'}"
+        return
+    with postgres_server() as url:
+        yield new_database(url)
+
+
 @needs_cgroup
-def test_no_cgroup_is_left_after_a_kill_and_a_resume(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'arena.db'}"
+def test_no_cgroup_is_left_after_a_kill_and_a_resume(tmp_path: Path, database_url: str) -> None:
+    db = database_url
     hang = f"{sys.executable} {HERE / 'bots' / 'zoo' / 'orphan_burner.py'} burn=0 wait=2"
     argv = [sys.executable, "-m", "arena.cli", "tournament", "-g", "furious-five", "-k", "2",
             "-n", "4", "-o", "rounds=1", "--db", db, "-j", "1", "-b", f"slow={hang}",
