@@ -102,6 +102,29 @@ def test_a_bad_manifest_is_one_line_and_stores_nothing(
     assert not (tmp_path / "arena.db").exists() and not (tmp_path / "arena-bots").exists()
 
 
+@pytest.mark.parametrize("command", [
+    "python bot.py ../notes.txt", "python ../outside.py", "python bot.py ../../..",
+    "./link.py", "{outside}/outside.py"])
+def test_a_stored_bots_command_names_only_its_own_files(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str], command: str) -> None:
+    (tmp_path / "notes.txt").write_text("the organiser's notes")
+    (tmp_path / "outside.py").write_text("print('outside')")
+    folder = make_bot(tmp_path / "bot")
+    (folder / "link.py").symlink_to(tmp_path / "outside.py")
+    toml = MANIFEST.format(name="reader", flags="", extra="")
+    (folder / "bot.toml").write_text(toml.replace('"python bot.py "',
+                                                  repr(command.format(outside=tmp_path))))
+    status, _, err = run(capsys, "bot", "add", str(folder), "--db", db)
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith("arena: error: bot reader@1: its command names ") and \
+        "outside its own directory" in err
+    assert not (tmp_path / "arena-bots").exists() or not any((tmp_path / "arena-bots").iterdir())
+    # Its own files, by any name, are fine.
+    (folder / "bot.toml").write_text(toml.replace('"python bot.py "', '"python ./bot.py data.txt"'))
+    status, _, err = run(capsys, "bot", "add", str(folder), "--db", db)
+    assert status == 0, err
+
+
 def test_a_directory_without_manifest_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BotError, match=r"has no bot\.toml"):
         read_manifest(tmp_path)

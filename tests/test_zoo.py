@@ -339,6 +339,7 @@ CASES = [
     Case("hang", "hang.py", (), faults_every_game("timeout")),
     Case("sleep_once", "sleep_once.py", (), sleep_once, n=4),
     Case("crash", "crash.py", (), faults_every_game("crash", "about to crash")),
+    Case("close_stdout", "close_stdout.py", (), faults_every_game("crash", "closing stdout")),
     Case("exit_between_games", "exit_between_games.py", (), exit_between_games, n=4),
     Case("garbage", "garbage.py", (), faults_every_game("protocol_error")),
     Case("nonmap", "nonmap.py", (), faults_every_game("protocol_error", "map")),
@@ -514,6 +515,51 @@ def test_the_database_is_out_of_reach_in_the_readme_layout(tmp_path: Path, open_
         logs = run.all_stderr(name)
         for relative in ("arena.db", "../arena.db"):
             assert f"DB REFUSED {relative}: No such file" in logs, logs[-3000:]
+
+
+HONEST_BOT = """\
+import os, runpy, sys
+import helper
+print("HELPER OK", helper.WORD, file=sys.stderr)
+print("WEIGHTS OK", open(sys.argv[1]).read(), file=sys.stderr)
+for name in ("arena.db", "arena.db-wal", os.path.join(os.path.dirname(__file__), "arena.db")):
+    try:
+        open(name).read()
+        print("DB OPEN OK", name, file=sys.stderr)
+    except OSError as exc:
+        print("DB REFUSED", name, exc.__class__.__name__, file=sys.stderr)
+print("LISTED", sorted(os.listdir(os.path.dirname(__file__))), file=sys.stderr, flush=True)
+sys.argv = sys.argv[:1]
+runpy.run_module("sample_bots.random_bot", run_name="__main__")
+"""
+
+
+def test_an_honest_bot_runs_from_its_own_folder(tmp_path: Path, open_dir: Path) -> None:
+    """``python bot.py weights.bin`` in the bot's folder, where the default
+    ``arena.db`` lies too (the run's --db is elsewhere): its helper module and
+    data file (any suffix) are there; the database files, the bot store beside
+    it and the default report folder are not."""
+    folder = open_dir
+    (folder / "bot.py").write_text(HONEST_BOT)
+    (folder / "helper.py").write_text("WORD = 'helped'\n")
+    (folder / "weights.bin").write_text("weights")
+    Store(f"sqlite:///{folder / 'arena.db'}").close()
+    for private in ("arena-bots/other/1", "arena-report"):  # other bots' files, a report
+        (folder / private).mkdir(parents=True)
+        (folder / private / "secret.txt").write_text("secret")
+    for path in folder.iterdir():
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    mark = marker()
+    bots = {"mine": f"python bot.py weights.bin {mark}", "random": RANDOM}
+    run = run_tournament(tmp_path, bots, [mark], cwd=folder)
+    assert not run.faults("mine"), run.describe()
+    logs = run.all_stderr("mine")
+    assert "HELPER OK helped" in logs and "WEIGHTS OK weights" in logs, logs[-3000:]
+    assert "DB OPEN OK" not in logs and "DB REFUSED arena.db" in logs, logs[-3000:]
+    listed = [line for line in logs.splitlines() if line.startswith("LISTED")]
+    assert listed and all("'helper.py'" in line and "'arena.db'" not in line and
+                          "'arena-bots'" not in line and "'arena-report'" not in line
+                          for line in listed), listed
 
 
 # -- issue 7 part 2: bots cannot talk across games or tables --------------------------------

@@ -28,9 +28,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.games import game_names
-from arena.runner.sandbox import NOBODY, Sandbox, in_directory, module_paths, path_arguments
+from arena.runner.sandbox import (
+    NOBODY,
+    Sandbox,
+    SandboxError,
+    in_directory,
+    module_paths,
+    named_files,
+    path_arguments,
+    under_system,
+)
 from arena.store.database import BotVersion, Store
-from arena.store.engine import sqlite_database
+from arena.store.engine import DEFAULT_BOT_STORE, database_file
 
 if TYPE_CHECKING:
     from arena.runner.process import BotSpec
@@ -43,8 +52,6 @@ REFERENCE = re.compile(r"([A-Za-z0-9_.\-]+)(?:@([A-Za-z0-9_.\-]+))?")
 #: Neither fingerprinted nor stored.
 SKIPPED_DIRS = frozenset({".git", "__pycache__"})
 SKIPPED_SUFFIXES = (".pyc",)
-#: The bot store's folder beside a SQLite database file.
-DEFAULT_STORE = "arena-bots"
 #: Wall-clock seconds a build may take.
 BUILD_SECONDS = 600.0
 
@@ -180,10 +187,8 @@ def adhoc_fingerprint(command: str) -> str:
 
 def default_bot_store(url: str) -> Path | None:
     """``arena-bots/`` beside a SQLite database file; None for another database."""
-    database = sqlite_database(url)
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return None
-    return Path(database).resolve().parent / DEFAULT_STORE
+    database = database_file(url)
+    return None if database is None else Path(database).resolve().parent / DEFAULT_BOT_STORE
 
 
 @dataclass(frozen=True)
@@ -213,6 +218,7 @@ def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
         raise BotError(f"bot {label} is stored already with other content: give this "
                        f"content a new version in {MANIFEST}")
     target = bot_store / manifest.name / version
+    _check_confined(source, manifest.command, label)
     _copy(source, target)
     try:
         if manifest.build:
@@ -228,6 +234,19 @@ def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
         _remove(target)
         raise
     return Added(stored[0], stored[1])
+
+
+def _check_confined(source: Path, command: str, label: str) -> None:
+    """A stored bot's command names only files inside its own directory (the
+    sandbox shows it nothing else): BotError naming the first that is not."""
+    argv = _split(command, f"bot {label}: command")
+    root = source.resolve()
+    named = [argv[0]] if os.sep in argv[0] and not under_system(argv[0]) else []
+    for word in [*named, *named_files(argv, str(root))]:
+        real = (root / word).resolve()  # an absolute word stays itself
+        if real != root and root not in real.parents:
+            raise BotError(f"bot {label}: its command names {word!r}, outside its own "
+                           f"directory {source} (a stored bot may use only its own files)")
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -256,11 +275,15 @@ def build(directory: Path, command: str, sandbox: Sandbox, label: str) -> None:
     argv = _split(command, f"bot {label}: build")
     if sandbox.kind == "bwrap" and os.geteuid() == 0:
         _own_tree(directory, NOBODY)  # the sandbox's user writes the build's files
-    launch = sandbox.launch(argv, directory=str(directory), writable=True)
     try:
-        with subprocess.Popen(launch.argv, env=launch.env, cwd=launch.cwd,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, start_new_session=True) as process:
+        launch = sandbox.launch(argv, directory=str(directory), writable=True)
+    except SandboxError as exc:
+        raise BotError(f"bot {label}: cannot run build {command!r}: {exc}") from None
+    try:
+        with launch.command() as (command_line, fds), subprocess.Popen(
+                command_line, env=launch.env, cwd=launch.cwd, pass_fds=fds,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, start_new_session=True) as process:
             try:
                 _, err = process.communicate(timeout=BUILD_SECONDS)
             except subprocess.TimeoutExpired:
@@ -270,8 +293,7 @@ def build(directory: Path, command: str, sandbox: Sandbox, label: str) -> None:
     except OSError as exc:
         raise BotError(f"bot {label}: cannot run build {command!r}: {exc}") from None
     finally:
-        if launch.scratch is not None:
-            shutil.rmtree(launch.scratch, ignore_errors=True)
+        launch.release()
     if process.returncode != 0:
         lines = [line.strip() for line in err.decode(errors="replace").splitlines()
                  if line.strip()]

@@ -243,10 +243,12 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
     add_sandbox_flags(parser)
 
 def resolve_sandbox(choice: str, limits: Limits, pass_env: Sequence[str],
-                    db_url: str | None) -> Sandbox:
-    """The sandbox for this run.  The database (the default one too) is never
+                    db_url: str | None, report: str | None = None) -> Sandbox:
+    """The sandbox for this run.  The database (the default one too), its bot
+    store and the report folders (the default one, and ``report``) are never
     shown to a bot, even beside its program."""
-    hidden = {*private_paths(DEFAULT_URL), *(private_paths(db_url) if db_url else ())}
+    hidden = {*private_paths(DEFAULT_URL), *(private_paths(db_url) if db_url else ()),
+              *(os.path.abspath(folder) for folder in (DEFAULT_REPORT_DIR, report) if folder)}
     return resolve(choice, limits, sorted(hidden), pass_env)
 
 def announce(sandbox: Sandbox) -> None:

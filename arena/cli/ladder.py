@@ -118,7 +118,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
                     format=Ladder())
         plan.validate()
         entrants = list(given.specs)
-        sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
+        sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db,
+                                  args.out)
         store = known or open_store(args.db)
         folder = None if args.no_report else report_folder(args.out)
     given.register(store)

@@ -26,7 +26,6 @@ import contextlib
 import math
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import time
@@ -46,6 +45,9 @@ READ_CHUNK = 65536
 #: the bot waits on its own full pipe, which costs nobody else anything.
 STDERR_BYTES_PER_SECOND = 4 << 20
 STDERR_BURST_BYTES = 1 << 20
+#: How long a bot whose stdout ended is given to exit, so its fault says how
+#: it ended (an exit status, a signal) rather than only that stdout closed.
+EXIT_GRACE_SECONDS = 0.5
 #: The process table is scanned for new children of bots at most this often.
 SCAN_INTERVAL = 1.0
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -272,6 +274,10 @@ class BotProcess:
         self._clocks_generation = -1
         self._stats = _StatReader()
         self._closed = False
+        # The bot's cgroup's CPU counter, kept open (None: no cgroup).
+        self._cgroup_cpu: int | None = None
+        if launch.cgroup is not None:
+            self._cgroup_cpu = os.open(launch.cgroup.cpu_file, os.O_RDONLY | os.O_CLOEXEC)
 
     @property
     def returncode(self) -> int | None:
@@ -303,10 +309,12 @@ class BotProcess:
     async def receive(self) -> bytes:
         """Read the next chunk of stdout; end of file is a crash.
 
-        Always exactly one checkpoint, before reading: it waits until the pipe
+        Always exactly one checkpoint before reading: it waits until the pipe
         is readable, which yields to the other tasks even when bytes are there
         already (so a bot that answers at once cannot make its table starve
-        the others).  Cancelled there, nothing has been read."""
+        the others).  Cancelled there, nothing has been read.  At end of file
+        it waits up to :data:`EXIT_GRACE_SECONDS` for the process to exit
+        before raising (cancelled there, the cancellation propagates)."""
         try:
             while True:
                 await trio.lowlevel.wait_readable(_open_fd(self.stdout))
@@ -318,6 +326,9 @@ class BotProcess:
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise CrashFault(f"stdout closed ({exc.__class__.__name__})") from None
         if not data:
+            # Closed by its exit, most often: give the exit a moment to show.
+            with trio.move_on_after(EXIT_GRACE_SECONDS):
+                await self.wait()
             raise CrashFault(self.exit_description())
         return data
 
@@ -334,18 +345,24 @@ class BotProcess:
         return f"exited with code {code}"
 
     def cpu_seconds(self, refresh: bool = False) -> float:
-        """CPU time used so far by the bot's whole process tree, as /proc counts
-        it: in 10 ms ticks, so exact in sum over many moves, coarse for one.
-        A process counts while it lives (from when it is found, see
+        """CPU time used so far by the bot.  In its cgroup: every process that
+        was ever in it (threads, orphans, re-parented and reaped children), to
+        the nanosecond, in one read.  Without one, its process tree as /proc
+        counts it: in 10 ms ticks, so exact in sum over many moves, coarse for
+        one; a process counts while it lives (from when it is found, see
         :meth:`_find_members`), then through its parent's count of its reaped
-        children.  One /proc read per process."""
+        children; one /proc read per process."""
+        if self._cgroup_cpu is not None and self.launch.cgroup is not None:
+            return self.launch.cgroup.cpu_seconds(self._cgroup_cpu)
         return self._stats.cpu_seconds(self._find_members(refresh))
 
     def live_cpu_seconds(self) -> float:
         """CPU time used so far by the bot's live processes (all their threads),
         to the nanosecond: one ``clock_gettime`` of each process's CPU clock,
         a tenth of :meth:`cpu_seconds`' cost.  Unlike it, it does not count
-        children already reaped."""
+        children already reaped.  In a cgroup: the same as :meth:`cpu_seconds`."""
+        if self._cgroup_cpu is not None and self.launch.cgroup is not None:
+            return self.launch.cgroup.cpu_seconds(self._cgroup_cpu)
         if time.monotonic() >= _TABLE.due or self._clocks_generation != _TABLE.generation:
             self._clocks = [_process_cpu_clock(pid) for pid in self._find_members()]
             self._clocks_generation = _TABLE.generation
@@ -471,9 +488,12 @@ class BotProcess:
             os.killpg(self.pid, signal.SIGKILL)
         if self.sandbox.kind != "bwrap":
             kill_marked(self.launch.marker)
+        if self.launch.cgroup is not None:
+            self.launch.cgroup.kill()
 
     async def aclose(self) -> None:
-        """Kill the tree, reap the process, close the pipes, delete its directory.
+        """Kill the tree, reap the process, close the pipes, remove its cgroup
+        and delete its directory.
 
         Shielded from cancellation: once called, it always finishes, so a
         cancelled table still leaves no process behind.
@@ -493,8 +513,16 @@ class BotProcess:
             for stream in (self.stdin, self.stdout, self._stderr_stream):
                 await stream.aclose()
             self._stats.close()
-            if self.launch.scratch is not None:
-                shutil.rmtree(self.launch.scratch, ignore_errors=True)
+            if self._cgroup_cpu is not None:
+                os.close(self._cgroup_cpu)
+                self._cgroup_cpu = None
+            group = self.launch.cgroup
+            # Its killed processes take a moment to leave the group.
+            with trio.move_on_after(5):
+                while group is not None and not group.remove():
+                    group.kill()
+                    await trio.sleep(0.005)
+            self.launch.release(patience=0)
 
 
 def _open_fd(stream: trio.lowlevel.FdStream) -> int:
@@ -542,20 +570,19 @@ def default_sandbox() -> Sandbox:
     return _DEFAULT[0]
 
 
-def _spawn(launch: Launch) -> tuple[subprocess.Popen[bytes], tuple[int, int, int]]:
-    pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
-    child = (pipes[0][0], pipes[1][1], pipes[2][1])
-    try:
-        popen = subprocess.Popen(launch.argv, stdin=child[0], stdout=child[1], stderr=child[2],
-                                 env=launch.env, cwd=launch.cwd, start_new_session=True,
-                                 close_fds=True)
-    except BaseException:
-        for fd in (*child, pipes[0][1], pipes[1][0], pipes[2][0]):
-            os.close(fd)
-        raise
-    for fd in child:
-        os.close(fd)
-    return popen, (pipes[0][1], pipes[1][0], pipes[2][0])
+def _spawn(launch: Launch, child: tuple[int, int, int]) -> subprocess.Popen[bytes]:
+    """Start ``launch`` on the ``child`` ends of its pipes.  Under bubblewrap the
+    bot's stdout is passed as an extra descriptor (``Launch`` made the bot's
+    chain take it as fd 1): bwrap's own processes get /dev/null, so the bot
+    closing its stdout is an end of file here."""
+    stdout: int = child[1]
+    extra: tuple[int, ...] = ()
+    if launch.options:
+        stdout, extra = subprocess.DEVNULL, (child[1],)
+    with launch.command() as (argv, fds):
+        return subprocess.Popen(argv, stdin=child[0], stdout=stdout, stderr=child[2],
+                                env=launch.env, cwd=launch.cwd, start_new_session=True,
+                                close_fds=True, pass_fds=(*fds, *extra))
 
 
 async def start_bot_process(spec: BotSpec, nursery: trio.Nursery,
@@ -567,16 +594,23 @@ async def start_bot_process(spec: BotSpec, nursery: trio.Nursery,
     Raises :class:`CrashFault` if the command cannot be started.
     """
     sandbox = sandbox or default_sandbox()
+    pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
+    child = (pipes[0][0], pipes[1][1], pipes[2][1])
+    fds = (pipes[0][1], pipes[1][0], pipes[2][0])
+    launch: Launch | None = None
     try:
-        launch = sandbox.launch(spec.argv(), directory=spec.directory)
+        launch = sandbox.launch(spec.argv(), directory=spec.directory,
+                                stdout_fd=child[1] if sandbox.kind == "bwrap" else None)
+        popen = _spawn(launch, child)
     except (SandboxError, ValueError, OSError) as exc:
+        for fd in fds:
+            os.close(fd)
+        if launch is not None:
+            launch.release()
         raise CrashFault(f"could not start {spec.command!r}: {exc}") from None
-    try:
-        popen, fds = _spawn(launch)
-    except (OSError, ValueError) as exc:
-        if launch.scratch is not None:
-            shutil.rmtree(launch.scratch, ignore_errors=True)
-        raise CrashFault(f"could not start {spec.command!r}: {exc}") from None
+    finally:
+        for fd in child:
+            os.close(fd)
     streams = tuple(trio.lowlevel.FdStream(fd) for fd in fds)
     bot = BotProcess(spec, popen, launch, sandbox, streams)
     await nursery.start(bot._drain_stderr)

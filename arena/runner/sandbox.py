@@ -38,11 +38,15 @@ import shutil
 import site
 import stat
 import sys
+import time
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
+
+from arena.runner import cgroups
+from arena.runner.cgroups import BotGroup, join_argv
 
 SandboxKind = Literal["bwrap", "none"]
 SANDBOX_CHOICES = ("auto", "bwrap", "none")
@@ -117,8 +121,12 @@ class Limits:
 
 @dataclass(frozen=True)
 class Launch:
-    """Everything :mod:`arena.runner.process` needs to start one confined bot."""
+    """Everything :mod:`arena.runner.process` needs to start one confined bot.
 
+    Start it with the command line of :meth:`command` (never ``argv`` alone),
+    and :meth:`release` it when it has ended."""
+
+    #: The program and what follows bwrap's own options (the exec chain, the bot).
     argv: list[str]
     env: dict[str, str]
     cwd: str
@@ -126,6 +134,45 @@ class Launch:
     scratch: str | None
     #: The value of :data:`MARKER_VAR` in every process of this bot.
     marker: str
+    #: The bot's cgroup, made for it (the exec chain moves the bot into it).
+    cgroup: BotGroup | None = None
+    #: bwrap's own options, NUL-separated: read from a descriptor (``--args``),
+    #: so ``/proc/1/cmdline`` inside shows none of them.
+    options: bytes = b""
+
+    @contextlib.contextmanager
+    def command(self) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+        """The command line to start, and the descriptors it must inherit
+        (``pass_fds``); they are closed when the block ends."""
+        argv, fds = list(self.argv), []
+        try:
+            if self.options:
+                fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
+                fds.append(fd)
+                os.write(fd, self.options)
+                os.lseek(fd, 0, os.SEEK_SET)
+                argv[1:1] = ["--args", str(fd)]
+            if self.cgroup is not None:
+                argv = join_argv(self.cgroup, argv)
+            yield argv, tuple(fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def release(self, patience: float = 5.0) -> None:
+        """Kill what is left in the bot's cgroup and remove it; delete its
+        private directory.  Blocks up to ``patience`` seconds until the cgroup
+        is gone (killed processes take a moment to leave it); async callers
+        wait for that themselves and pass 0 (see
+        :meth:`arena.runner.process.BotProcess.aclose`)."""
+        deadline = time.monotonic() + patience
+        while self.cgroup is not None:
+            self.cgroup.kill()
+            if self.cgroup.remove() or time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -134,11 +181,14 @@ class Sandbox:
 
     kind: SandboxKind
     limits: Limits = field(default_factory=Limits)
-    #: Host paths never exposed to a bot even inside a directory it may read
-    #: (the database and its journal files).
+    #: Host paths never shown to a bot, by resolved identity, even inside a
+    #: folder it may read: the database and its journals, the bot store,
+    #: report folders.  A folder that holds one is shown without it.
     hidden: tuple[str, ...] = ()
     #: Organiser's environment variables passed through (``--pass-env``).
     pass_env: tuple[str, ...] = ()
+    #: Each bot in a cgroup of its own (memory, processes and CPU time per bot).
+    cgroup: bool = False
 
     def describe(self) -> str:
         """What protects the other players from a bot, in one line."""
@@ -150,34 +200,66 @@ class Sandbox:
             where = ("NO sandbox (bots run as the organiser's user: they can read the "
                      "organiser's files and the database, see other processes and use the "
                      "network); private temporary directory")
-        return f"{where}; cleared environment; limits: {self.limits.describe()}"
+        found = cgroups.host()
+        if self.cgroup and found is not None:
+            account = (f"{found.describe()} per bot: memory {self.limits.memory_mb} MiB "
+                       f"(shared memory and /tmp included), {self.limits.processes} "
+                       f"processes, CPU time of every process")
+        else:
+            account = (f"cgroup MISSING ({cgroups.problem() or 'not requested'}): "
+                       f"limits per process")
+        return f"{where}; cleared environment; {account}; limits: {self.limits.describe()}"
 
     def launch(self, argv: Sequence[str], scratch_root: str | None = None,
-               directory: str | None = None, *, writable: bool = False) -> Launch:
+               directory: str | None = None, *, writable: bool = False,
+               stdout_fd: int | None = None) -> Launch:
         """The command line, environment and directory that start ``argv``; with a
         ``directory`` (a stored bot's), the bot starts there and sees it
-        read-only (``writable``: read-write, for its build)."""
+        read-only (``writable``: read-write, for its build), and no other file
+        its command names.  ``stdout_fd``: the bot's stdout is this descriptor
+        of the starting process (inherited), not its fd 1, so that only the bot
+        holds it (under bubblewrap its own processes keep fds 0-2 open).
+        The caller must :meth:`Launch.release` the result."""
         if directory is not None:
-            directory = os.path.abspath(directory)
+            directory = os.path.realpath(directory)
             argv = in_directory(argv, directory)
         argv = resolve_argv(argv)
         marker = secrets.token_hex(8)
         env = {**BOT_ENV, MARKER_VAR: marker}
         env.update({k: os.environ[k] for k in self.pass_env if k in os.environ})
-        if self.kind == "bwrap":
-            env.update(HOME=BWRAP_HOME, TMPDIR=BWRAP_HOME)
-            out = self._bwrap_argv(argv, env, directory, writable)
-            return Launch(out, env, "/", None, marker)
-        scratch = _make_scratch(scratch_root)
-        env.update(HOME=scratch, TMPDIR=scratch)
-        processes = self.limits.processes + _processes_of_user()
-        wrapped = ["setpriv", "--pdeathsig", "KILL", "--",
-                   "prlimit", *self.limits.prlimit_args(processes), "--", *argv]
-        return Launch(wrapped, env, directory or scratch, scratch, marker)
+        group = self._make_cgroup()
+        try:
+            if self.kind == "bwrap":
+                env.update(HOME=BWRAP_HOME, TMPDIR=BWRAP_HOME)
+                options, chain = self._bwrap_argv(argv, env, directory, writable, stdout_fd)
+                data = b"".join(os.fsencode(word) + b"\0" for word in options)
+                return Launch(["bwrap", *chain], env, "/", None, marker, group, data)
+            scratch = _make_scratch(scratch_root)
+            env.update(HOME=scratch, TMPDIR=scratch)
+            processes = self.limits.processes + _processes_of_user()
+            wrapped = ["setpriv", "--pdeathsig", "KILL", "--",
+                       "prlimit", *self.limits.prlimit_args(processes), "--",
+                       *_redirect(stdout_fd), *argv]
+            return Launch(wrapped, env, directory or scratch, scratch, marker, group)
+        except BaseException:
+            if group is not None:
+                group.remove()
+            raise
+
+    def _make_cgroup(self) -> cgroups.BotGroup | None:
+        if not self.cgroup:
+            return None
+        # bubblewrap's own two processes (outside and PID 1) are in the group too.
+        extra = 2 if self.kind == "bwrap" else 0
+        try:
+            return cgroups.make(self.limits.memory_mb << 20, self.limits.processes + extra)
+        except cgroups.CgroupError as exc:
+            raise SandboxError(str(exc)) from None
 
     def _bwrap_argv(self, argv: list[str], env: Mapping[str, str], directory: str | None,
-                    writable: bool) -> list[str]:
-        out = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                    writable: bool, stdout_fd: int | None) -> tuple[list[str], list[str]]:
+        """bwrap's options, and the exec chain after them."""
+        out = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
         for key, value in env.items():
             out += ["--setenv", key, value]
@@ -186,29 +268,43 @@ class Sandbox:
                 "--size", str(self.limits.file_size_mb << 20), "--perms", "1777",
                 "--tmpfs", BWRAP_HOME, "--chdir", BWRAP_HOME]
         # After the private /tmp, so a program kept under /tmp stays visible.
-        paths = program_paths(argv)
-        out += _program_mounts(paths, self.hidden)
+        paths = program_paths(argv, directory)
+        hidden = Hidden.of(self.hidden)
+        made: set[str] = set()
+        out += _program_mounts(paths, hidden, made)
         if directory is not None:
             # Last, so that it is exactly what the bot may (or, building, must) write.
-            out += [*_ancestor_dirs(directory), "--bind" if writable else "--ro-bind",
+            out += [*_ancestor_dirs(directory, made), "--bind" if writable else "--ro-bind",
                     directory, directory, "--chdir", directory]
+        chain = [*_redirect(stdout_fd), *argv]
         if os.geteuid() == 0:
             _check_world_readable(paths)
             # The kernel exempts root from RLIMIT_NPROC: become nobody, in a user
             # namespace of its own, before the limits are set.
-            out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
-                    "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-                    "unshare", "--user", "--"]
-        else:
-            out += ["--unshare-user", "--disable-userns", "--"]
-        return [*out, "prlimit", *self.limits.prlimit_args(), "--", *argv]
+            out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+            return out, ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                         "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+                         "unshare", "--user", "--", "prlimit", *self.limits.prlimit_args(),
+                         "--", *chain]
+        out += ["--unshare-user", "--disable-userns"]
+        return out, ["prlimit", *self.limits.prlimit_args(), "--", *chain]
+
+
+def _redirect(stdout_fd: int | None) -> list[str]:
+    """The exec step that makes ``stdout_fd`` the bot's stdout (and closes it)."""
+    if stdout_fd is None:
+        return []
+    if stdout_fd < 10:
+        return ["/bin/sh", "-c", f'exec "$@" >&{stdout_fd} {stdout_fd}>&-', "sh"]
+    # dash knows only fds 0-9; bash sets SHLVL in what it execs.
+    return ["/bin/bash", "-c", f'exec env -u SHLVL "$@" >&{stdout_fd} {stdout_fd}>&-', "sh"]
 
 
 def resolve(choice: str, limits: Limits | None = None, hidden: Iterable[str] = (),
             pass_env: Iterable[str] = ()) -> Sandbox:
     """The sandbox for ``--sandbox choice``: ``auto`` is bwrap when it works here,
-    else ``none``; ``bwrap`` raises :class:`SandboxError` if it does not work."""
+    else ``none``; ``bwrap`` raises :class:`SandboxError` if it does not work.
+    Bots get cgroups wherever one can be made here (:func:`cgroups.problem`)."""
     if choice not in SANDBOX_CHOICES:
         raise SandboxError(f"--sandbox {choice!r}: choose one of {', '.join(SANDBOX_CHOICES)}")
     missing = [tool for tool in ("prlimit", "setpriv") if shutil.which(tool) is None]
@@ -222,7 +318,8 @@ def resolve(choice: str, limits: Limits | None = None, hidden: Iterable[str] = (
             kind = "bwrap"
         elif choice == "bwrap":
             raise SandboxError(f"--sandbox bwrap: {problem}")
-    return Sandbox(kind, limits or Limits(), tuple(hidden), tuple(pass_env))
+    return Sandbox(kind, limits or Limits(), tuple(hidden), tuple(pass_env),
+                   cgroups.problem() is None)
 
 
 _BWRAP_PROBLEM: list[str | None] = []
@@ -242,10 +339,13 @@ def _probe_bwrap() -> str | None:
         return "bubblewrap is not installed (apt-get install bubblewrap)"
     probe = Sandbox("bwrap").launch(["true"])
     try:
-        done = subprocess.run(probe.argv, env=probe.env, cwd=probe.cwd, capture_output=True,
-                              timeout=20, check=False)
+        with probe.command() as (argv, fds):
+            done = subprocess.run(argv, env=probe.env, cwd=probe.cwd, capture_output=True,
+                                  timeout=20, check=False, pass_fds=fds)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap does not start: {exc}"
+    finally:
+        probe.release()
     if done.returncode != 0:
         detail = done.stderr.decode(errors="replace").strip().splitlines()
         return ("bubblewrap cannot create namespaces here"
@@ -258,7 +358,8 @@ def _probe_bwrap() -> str | None:
 def resolve_argv(argv: Sequence[str]) -> list[str]:
     """``argv`` with the program made absolute (looked up on the organiser's PATH;
     ``python``/``python3`` mean the arena's own interpreter) and every argument
-    that names an existing file made absolute, since the bot starts elsewhere."""
+    that names an existing file made its resolved real path, since the bot
+    starts elsewhere and sees only real paths."""
     if not argv:
         raise SandboxError("empty bot command")
     program = argv[0]
@@ -267,36 +368,53 @@ def resolve_argv(argv: Sequence[str]) -> list[str]:
     else:
         found = shutil.which(program)
         program = os.path.abspath(found) if found else program
-    files = {word for word in path_arguments(argv) if os.path.exists(word)}
-    return [program, *(os.path.abspath(w) if w in files else w for w in argv[1:])]
+    files = set(named_files(argv))
+    return [program, *(os.path.realpath(w) if w in files else w for w in argv[1:])]
 
 
 def path_arguments(argv: Sequence[str]) -> Iterator[str]:
     """The arguments after the program that look like files: they contain a path
-    separator or end in one of :data:`FILE_SUFFIXES`.  Options, ``KEY=VALUE``,
-    URLs and the word after ``-m``/``-c``/``-e`` (a module or code) are not files."""
+    separator or end in one of :data:`FILE_SUFFIXES` (each must exist: see
+    :func:`named_files` for what is mounted).  Options, ``KEY=VALUE``, URLs and
+    the word after ``-m``/``-c``/``-e`` (a module or code) are not files."""
+    for word in _words(argv):
+        if os.sep in word or Path(word).suffix.lower() in FILE_SUFFIXES:
+            yield word
+
+
+def named_files(argv: Sequence[str], base: str = "") -> Iterator[str]:
+    """The arguments after the program that name an existing file or folder
+    (relative to ``base``, default the working directory), whatever their
+    suffix (``weights.bin``)."""
+    for word in _words(argv):
+        if os.path.exists(os.path.join(base, word)):
+            yield word
+
+
+def _words(argv: Sequence[str]) -> Iterator[str]:
     words = iter(argv[1:])
     for word in words:
         if word in ("-m", "-c", "-e"):
             next(words, None)
-        elif not (word.startswith("-") or "=" in word or "://" in word) and (
-                os.sep in word or Path(word).suffix.lower() in FILE_SUFFIXES):
+        elif word and not (word.startswith("-") or "=" in word or "://" in word):
             yield word
 
 
-def program_paths(argv: Sequence[str]) -> list[str]:
-    """Host paths a bot needs read-only: its program's installation and the
-    files its command names (for ``python -m pkg``, that package's project)."""
+def program_paths(argv: Sequence[str], directory: str | None = None) -> list[str]:
+    """Host paths a bot needs read-only: its program (the arena's Python: its
+    installation) and the files its command names (for ``python -m pkg``, that
+    package's project).
+    A stored bot (``directory``) gets no named file outside its directory."""
     program = os.path.realpath(argv[0])
     paths: list[str] = []
     if os.path.realpath(sys.executable) == program or argv[0] == sys.executable:
         paths += python_installation()
         if "-m" in argv[:-1]:
             paths += module_paths(argv[argv.index("-m") + 1])
-    elif not _under_system(program):
-        parent = os.path.dirname(program)
-        paths.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
-    paths += [word for word in path_arguments(argv) if os.path.exists(word)]
+    elif not under_system(program) and (directory is None or _contains(directory, program)):
+        paths.append(program)  # and so its folder, never the folder above it
+    named = [os.path.realpath(word) for word in named_files(argv)]
+    paths += [p for p in named if directory is None or _contains(directory, p)]
     return paths
 
 
@@ -347,7 +465,8 @@ def _editable_package_dirs() -> list[str]:
     return dirs
 
 
-def _under_system(path: str) -> bool:
+def under_system(path: str) -> bool:
+    """Whether ``path`` is in the system directories every bot sees read-only."""
     return any(path == d or path.startswith(d + "/") for d in SYSTEM_DIRS)
 
 
@@ -361,32 +480,81 @@ def _system_mounts() -> list[str]:
     return out
 
 
-def _program_mounts(paths: Iterable[str], hidden: Sequence[str]) -> list[str]:
-    """Read-only binds for ``paths``, each ancestor created world-traversable
-    (bwrap would copy a 0700 ancestor's mode, e.g. /root's).  A directory that
-    holds a hidden path is not bound; only the named files in it are."""
+@dataclass(frozen=True)
+class Hidden:
+    """What no bot may see, as resolved real paths and (device, inode) pairs."""
+
+    paths: tuple[str, ...]
+    identities: frozenset[tuple[int, int]]
+
+    @classmethod
+    def of(cls, paths: Iterable[str]) -> Hidden:
+        real = tuple(sorted({os.path.realpath(p) for p in paths}))
+        ids = set()
+        for path in real:
+            with contextlib.suppress(OSError):
+                info = os.stat(path)
+                ids.add((info.st_dev, info.st_ino))
+        return cls(real, frozenset(ids))
+
+    def covers(self, path: str) -> bool:
+        """Whether ``path`` (real) is hidden, or inside something hidden."""
+        if any(_contains(h, path) for h in self.paths):
+            return True
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        return (info.st_dev, info.st_ino) in self.identities
+
+    def inside(self, folder: str) -> bool:
+        """Whether something hidden lies inside ``folder`` (real)."""
+        return any(_contains(folder, h) and h != folder for h in self.paths)
+
+
+def _program_mounts(paths: Iterable[str], hidden: Hidden, made: set[str]) -> list[str]:
+    """Read-only binds for ``paths`` (and, for a file, its folder), from their
+    resolved real paths, each ancestor created world-traversable (bwrap would
+    copy a 0700 ancestor's mode, e.g. /root's).  Nothing hidden is bound: a
+    folder holding something hidden is rebuilt from its other entries, and a
+    folder holding the organiser's working directory is not bound at all
+    (only the files named in it are)."""
+    cwd = os.path.realpath(os.getcwd())
     binds: list[str] = []
-    for path in paths:
-        path = os.path.abspath(path)
-        if _under_system(path) or any(_contains(h, path) for h in hidden):
+    for path in map(os.path.realpath, paths):
+        if under_system(path) or hidden.covers(path) or not os.path.exists(path):
             continue
-        if os.path.isdir(path) and any(_contains(path, h) for h in hidden):
+        folder = os.path.dirname(path) if os.path.isfile(path) else path
+        if _contains(folder, cwd) and folder != cwd:
+            if folder != path:
+                binds.append(path)
             continue
-        if os.path.isfile(path) and any(_contains(os.path.dirname(path), h) for h in hidden):
-            binds.append(path)
-        elif os.path.isfile(path):
-            binds.append(os.path.dirname(path))
-        else:
-            binds.append(path)
+        binds.append(folder)
     out: list[str] = []
     bound: list[str] = []
-    made: set[str] = set()
     for path in sorted(set(binds), key=len):
         if any(_contains(done, path) for done in bound):
             continue
-        out += _ancestor_dirs(path, made)
-        out += ["--ro-bind", path, path]
+        out += _bind_without(path, hidden, made)
         bound.append(path)
+    return out
+
+
+def _bind_without(path: str, hidden: Hidden, made: set[str]) -> list[str]:
+    """A read-only bind of ``path``; of a folder holding something hidden, its
+    entries one by one (a symlink as a symlink), less the hidden ones, so that
+    a file added to it later stays out of sight too."""
+    out = _ancestor_dirs(path, made)
+    if not (os.path.isdir(path) and hidden.inside(path)):
+        return [*out, "--ro-bind", path, path]
+    out += ["--perms", "0755", "--dir", path]
+    made.add(path)
+    with os.scandir(path) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_symlink():
+                out += ["--symlink", os.readlink(entry.path), entry.path]
+            elif not hidden.covers(entry.path):
+                out += _bind_without(entry.path, hidden, made)
     return out
 
 
@@ -419,7 +587,7 @@ def in_directory(argv: Sequence[str], directory: str) -> list[str]:
 def _check_world_readable(paths: Iterable[str]) -> None:
     """Under root the bot runs as nobody: say so before it fails obscurely."""
     for path in paths:
-        if _under_system(path) or not os.path.exists(path):
+        if under_system(path) or not os.path.exists(path):
             continue
         need = stat.S_IROTH | (stat.S_IXOTH if os.path.isdir(path) else 0)
         if os.stat(path).st_mode & need != need:

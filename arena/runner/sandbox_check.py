@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from arena.runner import cgroups
 from arena.runner.sandbox import Limits, Sandbox, SandboxError, bwrap_problem, resolve
 
 PROBE = r"""
@@ -60,12 +61,14 @@ def run_probe(sandbox: Sandbox) -> dict[str, Any]:
         # The folder in hex: a path on the command line would be shown to the bot.
         folder = os.getcwd().encode().hex()
         launch = sandbox.launch([sys.executable, "-c", PROBE, str(port), folder])
-        done = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, capture_output=True,
-                              timeout=60, check=False)
+        try:
+            with launch.command() as (argv, fds):
+                done = subprocess.run(argv, env=launch.env, cwd=launch.cwd, pass_fds=fds,
+                                      capture_output=True, timeout=60, check=False)
+        finally:
+            launch.release()
     finally:
         server.close()
-        if "launch" in locals() and launch.scratch:
-            subprocess.run(["rm", "-rf", launch.scratch], check=False)
     if done.returncode != 0:
         tail = done.stderr.decode(errors="replace").strip().splitlines()
         why = tail[-1] if tail else f"exit {done.returncode}"
@@ -98,7 +101,17 @@ def checks(sandbox: Sandbox) -> list[Check]:
               ", ".join(map(str, seen["env"]))),
         Check("resource limits", not wrong,
               limits.describe() if not wrong else f"not applied: {', '.join(wrong)}"),
+        Check("cgroup per bot (memory with shared memory and /tmp, processes, CPU time)",
+              sandbox.cgroup and cgroups.host() is not None,
+              _cgroup_detail(sandbox)),
     ]
+
+
+def _cgroup_detail(sandbox: Sandbox) -> str:
+    found = cgroups.host()
+    if sandbox.cgroup and found is not None:
+        return f"{found.describe()} under {', '.join(found.folders)}"
+    return f"{cgroups.problem() or 'not used'}: limits per process, CPU time from /proc"
 
 
 def _allowed_env(sandbox: Sandbox) -> set[str]:

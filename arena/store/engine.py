@@ -95,13 +95,26 @@ def sqlite_database(url: str) -> str | None:
     return parsed.database or ""
 
 
-def private_paths(url: str) -> tuple[str, ...]:
-    """Files no bot may ever see: a SQLite database and its journals."""
+#: The bot store's folder beside a SQLite database (``arena bot add``).
+DEFAULT_BOT_STORE = "arena-bots"
+
+
+def database_file(url: str) -> str | None:
+    """The absolute path of a SQLite database file; None for another database."""
     database = sqlite_database(url)
     if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return os.path.abspath(database)
+
+
+def private_paths(url: str) -> tuple[str, ...]:
+    """What no bot may ever see: a SQLite database, its journals and the bot
+    store beside it (other bots' files)."""
+    path = database_file(url)
+    if path is None:
         return ()
-    path = os.path.abspath(database)
-    return (path, *(path + suffix for suffix in ("-wal", "-shm", "-journal")))
+    store = os.path.join(os.path.dirname(os.path.realpath(path)), DEFAULT_BOT_STORE)
+    return (path, *(path + suffix for suffix in ("-wal", "-shm", "-journal")), store)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
