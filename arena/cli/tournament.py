@@ -49,8 +49,9 @@ DEFAULT_MAX_PAIRS = 5000
 def add_tournament(sub: Subparsers) -> None:
     """``arena tournament``."""
     t = sub.add_parser("tournament", help="run (or resume) a round robin or a gauntlet",
-                       description="Every table of -k bots plays -n games: one deal per "
-                                   "seat rotation, the same deals at every table. A round "
+                       description="Every table of -k bots plays -n games: each deal "
+                                   "once per seat rotation, each table its own secret deals "
+                                   "(see --seed, --same-deals). A round "
                                    "robin plays every combination of the bots while there "
                                    "are at most --max-tables, else a balanced choice; with "
                                    "--challenger, a gauntlet: every table seats one "

@@ -4,8 +4,8 @@ A format (:class:`RoundRobin`, :class:`Gauntlet`, :class:`Match`; a
 :class:`Ladder` picks its tables as it plays, see :mod:`arena.formats.ladder`) answers one
 question, behind one small interface (:class:`Format`): which tables of
 ``seats`` bots does a tournament play.  Everything after that is common to all
-formats: every table plays the same deals, each deal once per cyclic seat
-rotation (a duplicate group), and each rotation of a table is a :class:`Stream`
+formats: every table plays its own deals (:mod:`arena.formats.deals`), each deal
+once per cyclic seat rotation (a duplicate group), and each rotation of a table is a :class:`Stream`
 played on its own bot processes (:func:`streams`).
 
 Which tables a round robin or a gauntlet chooses is :mod:`arena.formats.tables`.
