@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from arena.bots.versions import BotError
-from arena.cli import admin, bots, check, ladder, play, report, tournament
+from arena.cli import admin, bots, check, ladder, play, report, serve, tournament
 from arena.cli.common import (
     EXIT_INTERRUPTED,
     LOCKED_MESSAGE,
@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_check_bot(sub)
     admin.add_commands(parser, sub)  # rules, tournaments, games, show, delete, --version
     bots.register_commands(sub)  # bot add, list, show, retire
+    serve.add_serve(sub)  # serve, user add, submit
     return parser
 
 

@@ -1,0 +1,114 @@
+"""What the server's pages and API show, computed from the store and cached:
+the leaderboards and game lists of one :class:`Snapshot` (recomputed when a
+game or submission is stored), and replays rendered on demand from a stored
+record (:mod:`reports.replay`, the static report's code and visibility rules).
+
+Blocking (database reads, rating fits): called from worker threads.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.store.accounts import Accounts
+from arena.store.database import Store, StoredGame
+from reports.render import BoardRow, Figures, Section, latest_checks, section
+from reports.replay import ReplayData, pack, replay_context, replay_data
+from reports.stats import fault_kinds, split_pools, time_control
+
+#: Resamples behind each rating interval on the server's leaderboards.
+BOOTSTRAP = 100
+#: Games per page of a games list.
+PAGE_ROWS = 50
+#: Replays kept rendered.
+REPLAY_CACHE = 256
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The stored games and leaderboards as of ``stamp``."""
+
+    stamp: tuple[int, ...]
+    games: list[StoredGame]
+    tournaments: dict[int, dict[str, Any]]
+    sections: list[Section]
+    kinds: list[str]
+    #: Version label -> its base name.
+    bases: dict[str, str] = field(default_factory=dict)
+
+    def rows(self, labels: set[str]) -> list[tuple[Section, BoardRow]]:
+        """The leaderboard rows of ``labels``, pool by pool."""
+        return [(s, row) for s in self.sections for row in s.board if row.bot in labels]
+
+    def finished(self, tournament_id: int) -> bool:
+        """Whether a tournament is over (its seeds may then be shown)."""
+        return self.tournaments.get(tournament_id, {}).get("status") == "finished"
+
+    def filtered(self, *, bot: str | None = None, game: str | None = None,
+                 tournament: int | None = None) -> list[StoredGame]:
+        """The games, newest first, of a bot name (any version, or one label), a
+        game and a tournament, where given."""
+        found = []
+        for g in reversed(self.games):
+            if (game and g.game != game) or (tournament is not None and \
+                    g.tournament_id != tournament):
+                continue
+            if bot and not any(s == bot or self.bases.get(s) == bot for s in g.seats):
+                continue
+            found.append(g)
+        return found
+
+
+class Views:
+    """The cached views of one database."""
+
+    def __init__(self, store: Store, accounts: Accounts) -> None:
+        self.store, self.accounts = store, accounts
+        self._lock = threading.Lock()
+        self._snapshot: Snapshot | None = None
+        self.replay = functools.lru_cache(maxsize=REPLAY_CACHE)(self._replay)
+
+    def snapshot(self) -> Snapshot:
+        """The snapshot of the database now, recomputed only if something was stored."""
+        stamp = self.accounts.activity()
+        with self._lock:
+            if self._snapshot is None or self._snapshot.stamp != stamp:
+                self._snapshot = self._compute(stamp)
+            return self._snapshot
+
+    def _compute(self, stamp: tuple[int, ...]) -> Snapshot:
+        games = list(self.store.scan_games())
+        tournaments = {t["id"]: t for t in self.store.tournaments()}
+        checks = latest_checks(tournaments.values())
+        rated = [g for g in games if g.tournament_id not in checks.tournament_ids]
+        controls = {tid: time_control(t["config"]) for tid, t in tournaments.items()}
+        registered = self.store.bots()
+        versions = {bot["name"]: bot["reported"] for bot in registered}
+        kinds = fault_kinds(games)
+        figures = Figures(BOOTSTRAP)
+        sections = [section(pool, figures, kinds, versions)
+                    for pool in split_pools(rated, controls)]
+        return Snapshot(stamp, games, tournaments, sections, kinds,
+                        {bot["name"]: bot["base"] for bot in registered})
+
+    def _replay(self, game_id: int) -> tuple[StoredGame, ReplayData, dict[str, Any]] | None:
+        game = self.store.game(game_id)
+        record = self.store.record(game_id) if game is not None else None
+        if game is None or record is None:
+            return None
+        return game, replay_data(game, record), replay_context(game, record)
+
+
+def seat_script(data: ReplayData, seat: int) -> str:
+    """The script that shows one seat's view in the replay viewer."""
+    return f'replaySeat("{pack(data.seats[seat])}");\n'
+
+
+def page_data(data: ReplayData, seat_urls: Sequence[str]) -> str:
+    """The replay page's embedded data: the spectator's view, and the seat files
+    this viewer may load."""
+    return pack({**data.spectator, "seat_files": list(seat_urls)})
