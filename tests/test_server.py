@@ -4,23 +4,31 @@ checked by the bots layer, real HTTP (requests)."""
 
 from __future__ import annotations
 
+import io
+import os
 import re
+import stat
 import sys
+import tarfile
+import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 import requests
 
 from reports.replay import unpack
 from tests.server import (
+    MANIFEST,
     arena,
     bot_archive,
     csrf_of,
+    make_bot,
     running_server,
     set_password,
     sign_in,
     user_add,
+    wait_status,
 )
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
@@ -33,6 +41,7 @@ class Site:
     db: str
     tokens: dict[str, str]
     links: dict[str, str]
+    signed: set[str] = field(default_factory=set)
 
     def get(self, path: str, token: str | None = None, **kw: object) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -173,3 +182,176 @@ def test_the_api_refuses_writes_without_a_token(site: Site) -> None:
     assert ann.post(f"{site.base}/api/submissions", timeout=60,
                     files={"archive": ("b.tar.gz", archive)}).status_code == 401
     assert site.get("/api/bots/nobody-bot").status_code == 404
+
+
+# -- uploads ---------------------------------------------------------------------------
+
+def zip_of(entries: list[tuple[zipfile.ZipInfo | str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info, data in entries:
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+def zip_link(name: str, target: str) -> tuple[zipfile.ZipInfo, bytes]:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    return info, target.encode()
+
+
+def tar_with(*members: tuple[tarfile.TarInfo, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        tar.addfile(_file("bot.toml", MANIFEST.format(name="evil", author="x").encode()),
+                    io.BytesIO(MANIFEST.format(name="evil", author="x").encode()))
+        for info, data in members:
+            tar.addfile(info, io.BytesIO(data) if data else None)
+    return buffer.getvalue()
+
+
+def _file(name: str, data: bytes) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    return info
+
+
+def _special(name: str, kind: bytes, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    return info
+
+
+def _bomb() -> bytes:
+    """60 MiB of zeros in one file: a few tens of KiB packed."""
+    data = bytes(60 * 2**20)
+    return tar_with((_file("zeros.bin", data), data))
+
+
+GOOD_TOML = MANIFEST.format(name="evil", author="x")
+BAD_ARCHIVES = {
+    "absolute path": (tar_with((_file("/etc/evil", b"x"), b"x")), "absolute path"),
+    "escaping path": (tar_with((_file("../evil", b"x"), b"x")), "points out of"),
+    "link out": (tar_with((_special("out", tarfile.SYMTYPE, "../../etc/passwd"), b"")),
+                 "points out of"),
+    "absolute link": (tar_with((_special("abs", tarfile.SYMTYPE, "/etc/passwd"), b"")),
+                      "absolute"),
+    "hard link out": (tar_with((_special("hard", tarfile.LNKTYPE, "/etc/passwd"), b"")),
+                      "absolute path"),
+    "device file": (tar_with((_special("dev", tarfile.CHRTYPE), b"")), "device file"),
+    "fifo": (tar_with((_special("fifo", tarfile.FIFOTYPE), b"")), "device file or FIFO"),
+    "decompression bomb": (_bomb(), "decompression bomb"),
+    "too many files": (tar_with(*((_file(f"f{i}", b""), b"") for i in range(2001))),
+                       "more than 2000 entries"),
+    "too deep": (tar_with((_file("/".join("d" * 17) + "/f", b"x"), b"x")), "deeper than"),
+    "zip escaping path": (zip_of([("bot.toml", GOOD_TOML.encode()), ("../evil", b"x")]),
+                          "points out of"),
+    "zip absolute path": (zip_of([("bot.toml", GOOD_TOML.encode()), ("/evil", b"x")]),
+                          "absolute path"),
+    "zip link out": (zip_of([("bot.toml", GOOD_TOML.encode()), zip_link("l", "../../x")]),
+                     "points out of"),
+    "zip bomb": (zip_of([("bot.toml", GOOD_TOML.encode()), ("z", bytes(60 * 2**20))]),
+                 "decompression bomb"),
+    "no bot.toml": (zip_of([("bot.py", b"print()")]), "no bot.toml"),
+    "bad bot.toml": (zip_of([("bot.toml", b'name = "x"\n')]), "'command' is required"),
+    "not an archive": (b"just some bytes", "not a readable"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ARCHIVES))
+def test_each_bad_archive_is_refused_with_its_reason(site: Site, case: str) -> None:
+    data, reason = BAD_ARCHIVES[case]
+    name = "bot.zip" if case.startswith(("zip", "no ", "bad ", "not ")) else "bot.tar.gz"
+    reply = site.post("/api/submissions", site.tokens["bob"],
+                      files={"archive": (name, data)})
+    assert reply.status_code == 400, (case, reply.text)
+    assert reason in reply.json()["error"], (case, reply.json())
+    assert site.get("/api/bots/evil").status_code == 404  # nothing kept, no name claimed
+
+
+def test_an_oversized_archive_is_413(site: Site) -> None:
+    reply = site.post("/api/submissions", site.tokens["bob"],
+                      files={"archive": ("big.tar.gz", os.urandom(10 * 2**20 + 10))})
+    assert reply.status_code == 413 and reply.json()["status"] == 413
+
+
+@pytest.fixture(scope="module")
+def ann_bot(site: Site, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """ann's bot ``annbot``, submitted with ``arena submit`` and checked."""
+    folder = make_bot(tmp_path_factory.mktemp("annbot") / "annbot", "annbot",
+                      author="<script>alert('author')</script>")
+    proc = arena("submit", str(folder), "--server", site.base, "--token", site.tokens["ann"])
+    assert proc.returncode == 0, proc.stderr
+    found = re.fullmatch(r"submission (\d+): annbot: queued\n", proc.stdout)
+    assert found, proc.stdout
+    return wait_status(site.base, site.tokens["ann"], int(found.group(1)))
+
+
+def test_a_submission_is_built_checked_and_passes(site: Site, ann_bot: dict[str, object]
+                                                  ) -> None:
+    assert ann_bot["status"] == "passed" and ann_bot["label"] == "annbot@1", ann_bot
+    report = ann_bot["report"]
+    assert isinstance(report, dict) and report["passed"] and report["checks"][0]["game"] == "five"
+    page = site.get("/bots/annbot").text
+    assert "by ann" in page and "passed check" in page
+    # XSS through the author field: escaped
+    assert "<script>alert('author')" not in page and "&lt;script&gt;" in page
+
+
+def test_another_user_cannot_touch_anns_bot(site: Site, ann_bot: dict[str, object]) -> None:
+    bob = site.tokens["bob"]
+    submission = ann_bot["id"]
+    assert site.get(f"/api/submissions/{submission}", bob).status_code == 404
+    bob_browser = sign_in_with_password(site, "bob")
+    assert bob_browser.get(f"{site.base}/submissions/{submission}",
+                           timeout=60).status_code == 404
+    assert "submissions" not in site.get("/api/bots/annbot", bob).json()
+    upload = site.post("/api/submissions", bob, files={"archive": (
+        "a.tar.gz", bot_archive("annbot"))})
+    assert upload.status_code == 403 and "belongs to another user" in upload.json()["error"]
+    retire = site.post("/api/bots/annbot/retire", bob, json={"version": "1"})
+    assert retire.status_code == 404
+    page = bob_browser.get(f"{site.base}/bots/annbot", timeout=60).text
+    assert "Retire" not in page and "only you see the stderr" not in page
+    # the check's games: ann's seat views are hers alone
+    check = [g for g in site.get("/api/games", params={"bot": "annbot"}).json()["games"]]
+    assert check, "the check's games are listed"
+    game = check[0]
+    seat = game["seats"].index("annbot@1")
+    assert bob_browser.get(f"{site.base}/games/{game['id']}/seat/{seat}.js",
+                           timeout=60).status_code == 404
+    assert site.get(f"/games/{game['id']}/seat/{seat}.js").status_code == 404
+    ann = sign_in(site.base, "ann", PASSWORD)
+    mine = ann.get(f"{site.base}/games/{game['id']}/seat/{seat}.js", timeout=60)
+    assert mine.status_code == 200 and mine.text.startswith("replaySeat(")
+    # her stderr: shown to her, escaped; never to bob or a spectator
+    own = ann.get(f"{site.base}/games/{game['id']}", timeout=60).text
+    assert "&lt;script&gt;alert(&#39;stderr&#39;)" in own and "<script>alert('stderr')" not in own
+    assert "only the owner sees this" not in bob_browser.get(
+        f"{site.base}/games/{game['id']}", timeout=60).text
+    assert "only the owner sees this" not in site.get(f"/games/{game['id']}").text
+    assert "stderr_tail" not in str(site.get(f"/api/games/{game['id']}").json())
+
+
+def sign_in_with_password(site: Site, name: str) -> requests.Session:
+    """Sign ``name`` in, setting the password with their link the first time."""
+    if name not in site.signed:
+        site.signed.add(name)
+        return set_password(site.base, site.links[name], PASSWORD)
+    return sign_in(site.base, name, PASSWORD)
+
+
+def test_an_uploaded_file_name_is_escaped(site: Site) -> None:
+    ann = sign_in(site.base, "ann", PASSWORD)
+    page = ann.get(f"{site.base}/account", timeout=60)
+    reply = ann.post(f"{site.base}/upload", timeout=60, data={"csrf": csrf_of(page.text)},
+                     files={"archive": ("<b>x</b>.tar.gz", bot_archive("annbot2"))})
+    assert reply.ok and "/submissions/" in reply.url
+    account = ann.get(f"{site.base}/account", timeout=60).text
+    assert "&lt;b&gt;x&lt;/b&gt;.tar.gz" in account and "<b>x</b>" not in account
+
+
+def test_the_owner_retires_a_version(site: Site, ann_bot: dict[str, object]) -> None:
+    reply = site.post("/api/bots/annbot/retire", site.tokens["ann"], json={"version": "1"})
+    assert reply.status_code == 200 and reply.json() == {"retired": ["annbot@1"]}
+    assert site.get("/api/bots/annbot").json()["versions"][0]["retired"] is True

@@ -47,13 +47,15 @@ class SubmissionQueue:
 
     def accept(self, user: User, data: bytes, filename: str) -> Submission:
         """Unpack an upload, claim its bot name for ``user`` (or check they own
-        it) and store it as queued; blocking.  UploadRefused if it is not
-        accepted; nothing is kept then."""
+        it) and store it as queued; blocking, in a worker thread (then
+        :meth:`enqueue` it).  UploadRefused if it is not accepted; nothing is
+        kept then."""
         staging = self.folder / f"staging-{uuid.uuid4().hex}"
         try:
             _, manifest = unpack(data, filename, staging, self.limits)
-        except BotError as exc:
-            raise UploadRefused(str(exc)) from None
+        except BotError as exc:  # said of the archive, not of the server's folders
+            raise UploadRefused(str(exc).replace(f"{staging}/", "").replace(
+                str(staging), "the archive")) from None
         try:
             if not self.accounts.claim_name(manifest.name, user.id) and not user.admin:
                 raise UploadRefused(f"bot name {manifest.name!r} belongs to another user: "
@@ -62,13 +64,17 @@ class SubmissionQueue:
             staging.rename(self.folder / str(submission.id))
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+        return submission
+
+    def enqueue(self, submission: Submission) -> None:
+        """Queue an accepted submission for the worker (in the event loop's thread);
+        UploadRefused (503) when the queue is full."""
         try:
             self.send.send_nowait(submission.id)
         except trio.WouldBlock:
             self.accounts.update_submission(submission.id, "failed",
                                             message="the queue is full: upload again later")
             raise UploadRefused("the server's queue is full: try again later", 503) from None
-        return submission
 
     async def run(self) -> None:
         """Build and check queued submissions until cancelled, the ones left
