@@ -10,9 +10,11 @@ import re
 import stat
 import sys
 import tarfile
+import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 import requests
@@ -355,3 +357,31 @@ def test_the_owner_retires_a_version(site: Site, ann_bot: dict[str, object]) -> 
     reply = site.post("/api/bots/annbot/retire", site.tokens["ann"], json={"version": "1"})
     assert reply.status_code == 200 and reply.json() == {"retired": ["annbot@1"]}
     assert site.get("/api/bots/annbot").json()["versions"][0]["retired"] is True
+
+
+def test_passed_versions_join_the_ladder_in_the_servers_process(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'ladder.db'}"
+    tokens = {name: user_add(db, name)[0] for name in ("ann", "bob")}
+    with running_server(db, "--ladder", "five", "--check-games", "2") as base:
+        site = Site(base, db, tokens, {})
+        ids = []
+        for name in ("ann", "bob"):
+            reply = site.post("/api/submissions", tokens[name],
+                              files={"archive": ("b.tar.gz", bot_archive(f"{name}bot"))})
+            assert reply.status_code == 202, reply.text
+            ids.append(reply.json()["id"])
+        for name, submission in zip(("ann", "bob"), ids, strict=True):
+            assert wait_status(base, tokens[name], submission)["status"] == "passed"
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            pools = site.get("/api/leaderboard").json()["pools"]
+            rows = {row["bot"]: row["games"] for pool in pools for row in pool["rows"]}
+            if rows.get("annbot@1", 0) >= 2 and rows.get("bobbot@1", 0) >= 2:
+                break
+            time.sleep(1)
+        assert rows.get("annbot@1", 0) >= 2 and rows.get("bobbot@1", 0) >= 2, rows
+        ladder = [g for g in site.get("/api/games", params={"bot": "annbot"}).json()["games"]
+                  if "bobbot@1" in g["seats"]]
+        assert ladder and all(g["seed"] is None for g in ladder)  # a running ladder's seeds
+        page = site.get(f"/games/{ladder[0]['id']}").text
+        assert "shown when the tournament is over" in page

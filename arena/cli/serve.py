@@ -25,6 +25,7 @@ from arena.cli.common import (
     open_store,
     sandbox_of,
 )
+from arena.cli.running import until_signal
 from arena.games import game_class, game_names
 from arena.store.accounts import PASSWORD, AccountError, Accounts
 from arena.store.database import DEFAULT_URL, Store
@@ -121,7 +122,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             for plan in ladders:
                 nursery.start_soon(run_server_ladder, store, plan, sandbox)
 
-    trio.run(main)
+    stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
+    print(f"arena: server stopped{f' by signal {stopped}' if stopped else ''}", file=sys.stderr)
     return 0
 
 
@@ -129,11 +131,13 @@ def ladder_plan(args: argparse.Namespace, game: str) -> Any:
     """A ladder of ``game`` among the stored bots that passed their check."""
     from arena.formats.schedule import Ladder
     from arena.runner.plan import Plan
+    from arena.runner.sandbox import Limits
 
     if not game_class(game).min_players <= args.seats <= game_class(game).max_players:
         raise UserError(f"--seats {args.seats} does not fit {game}")
     return Plan(game=game, bots=(), table_size=args.seats, games_per_table=args.seats,
-                format=Ladder(), sandbox=args.sandbox)
+                format=Ladder(), sandbox=args.sandbox, limits=Limits.parse(args.limit),
+                pass_env=tuple(args.pass_env))
 
 
 async def run_server_ladder(store: Store, plan: Any, sandbox: Any) -> None:
