@@ -6,18 +6,16 @@ spectator's; a second browser session, another user, cannot see that seat."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 import requests
 
+from tests.chromium import chromium
 from tests.pg import new_database, postgres_server
 from tests.server import bot_archive, running_server, user_add, wait_status
-from tests.test_browser import CHROMEDRIVER, CHROMIUM, FLAGS
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -25,28 +23,6 @@ if TYPE_CHECKING:
 #: Seconds to wait for a check to pass, the ladder to play, a page to update.
 SLOW = 240.0
 PASSWORD = "a long enough password"
-
-
-@contextmanager
-def chromium() -> Iterator[WebDriver]:
-    """A fresh headless Chromium: its own profile, so its own cookies."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
-    if missing:
-        pytest.fail(f"browser tests need {', '.join(missing)}: run `bash setup.sh test`",
-                    pytrace=False)
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else []):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def until(browser: WebDriver, condition: Any, message: str, seconds: float = 15.0) -> None:
