@@ -180,6 +180,9 @@ def test_the_api_refuses_writes_without_a_token(site: Site) -> None:
     assert reply.status_code == 401 and reply.json()["status"] == 401
     wrong = site.post("/api/submissions", "not-a-token", files={"archive": ("b.tar.gz", archive)})
     assert wrong.status_code == 401
+    anonymous = site.post("/upload", files={"archive": ("b.tar.gz", archive)},
+                          allow_redirects=False)
+    assert anonymous.status_code == 401 and "sign in" in anonymous.text
     ann = sign_in(site.base, "ann", PASSWORD)  # a browser's cookie is not enough for the API
     assert ann.post(f"{site.base}/api/submissions", timeout=60,
                     files={"archive": ("b.tar.gz", archive)}).status_code == 401
@@ -385,3 +388,17 @@ def test_passed_versions_join_the_ladder_in_the_servers_process(tmp_path: Path) 
         assert ladder and all(g["seed"] is None for g in ladder)  # a running ladder's seeds
         page = site.get(f"/games/{ladder[0]['id']}").text
         assert "shown when the tournament is over" in page
+
+
+def test_a_private_site_shows_nothing_before_sign_in(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'private.db'}"
+    token, _ = user_add(db, "ann")
+    with running_server(db, "--private") as base:
+        site = Site(base, db, {"ann": token}, {})
+        for path in ("/", "/games", "/bots/x", "/games/1", "/account"):
+            reply = site.get(path, allow_redirects=False)
+            assert reply.status_code == 401 and "private" in reply.text, path
+        assert site.get("/api/leaderboard").json() == {
+            "error": "this site is private: sign in to see it", "status": 401}
+        assert site.get("/signin").status_code == 200
+        assert site.get("/api/leaderboard", token).status_code == 200

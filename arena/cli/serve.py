@@ -6,6 +6,7 @@ its version and status).  See docs/server.md."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import sys
 import tarfile
@@ -18,10 +19,13 @@ import trio
 from arena.bots.submit import Builder
 from arena.bots.versions import SKIPPED_DIRS, SKIPPED_SUFFIXES, default_bot_store, read_manifest
 from arena.cli.common import (
+    Execution,
     Subparsers,
     UserError,
+    add_parallel_flags,
     add_sandbox_flags,
     announce,
+    execution,
     open_store,
     sandbox_of,
 )
@@ -53,12 +57,16 @@ def add_serve(sub: Subparsers) -> None:
     srv.add_argument("--open-signup", action="store_true", help="anyone may register")
     srv.add_argument("--private", action="store_true",
                      help="only signed-in users see anything")
+    srv.add_argument("--behind-proxy", action="store_true",
+                     help="trust one reverse proxy's X-Forwarded-For/-Proto (for the "
+                          "client's address in rate limits, https for Secure cookies)")
     srv.add_argument("--bot-store", metavar="DIR", default=None,
                      help="where submitted versions are stored (default: arena-bots/ beside "
                           "the SQLite database; required for another database)")
     srv.add_argument("--check-games", type=int, default=None, metavar="N",
                      help="games per game in an upload's check (default: check-bot's)")
     add_sandbox_flags(srv)
+    add_parallel_flags(srv)  # the ladders' tables: here, or on Dask workers
     srv.set_defaults(run=cmd_serve)
 
     user = sub.add_parser("user", help="server accounts: arena user add NAME")
@@ -109,20 +117,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
     accounts = Accounts(store)
     queue = SubmissionQueue(accounts, Builder(store, bot_store, sandbox,
                                               games_per_type=args.check_games), uploads)
-    app = create_app(accounts, queue, Settings(private=args.private,
-                                               open_signup=args.open_signup))
+    app: Any = create_app(accounts, queue, Settings(private=args.private,
+                                                    open_signup=args.open_signup))
+    if args.behind_proxy:
+        from hypercorn.middleware import ProxyFixMiddleware
+
+        app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
     announce(sandbox)
 
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            bound = await nursery.start(serve, app, args.host, args.port)
-            print(f"arena: serving {args.db} on {', '.join(bound)}", file=sys.stderr,
-                  flush=True)
-            nursery.start_soon(queue.run)
-            for plan in ladders:
-                nursery.start_soon(run_server_ladder, store, plan, sandbox)
+    with execution(args) if ladders else contextlib.nullcontext(Execution(1)) as run:
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+                bound = await nursery.start(serve, app, args.host, args.port)
+                print(f"arena: serving {args.db} on {', '.join(bound)}", file=sys.stderr,
+                      flush=True)
+                nursery.start_soon(queue.run)
+                for plan in ladders:
+                    nursery.start_soon(run_server_ladder, store, plan, sandbox, run)
 
-    stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
+        stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
     print(f"arena: server stopped{f' by signal {stopped}' if stopped else ''}", file=sys.stderr)
     return 0
 
@@ -140,7 +153,7 @@ def ladder_plan(args: argparse.Namespace, game: str) -> Any:
                 pass_env=tuple(args.pass_env))
 
 
-async def run_server_ladder(store: Store, plan: Any, sandbox: Any) -> None:
+async def run_server_ladder(store: Store, plan: Any, sandbox: Any, run: Execution) -> None:
     """A new ladder of ``plan``'s game, its entrants read anew before each table."""
     from arena.bots.versions import active_entrants
     from arena.runner.ladder import create_ladder, run_ladder
@@ -148,7 +161,7 @@ async def run_server_ladder(store: Store, plan: Any, sandbox: Any) -> None:
     tournament_id = await trio.to_thread.run_sync(create_ladder, store, plan)
     print(f"arena: ladder {tournament_id}: {plan.game}", file=sys.stderr, flush=True)
     await run_ladder(plan, store, tournament_id, lambda: active_entrants(store, plan.game),
-                     parallel=1, sandbox=sandbox)
+                     parallel=run.parallel, sandbox=sandbox, client=run.client)
 
 
 # -- arena user add ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ signed-in browser write through the API (no CSRF).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -32,7 +33,7 @@ def _bearer(request: Request) -> Viewer:
 def live(request: Request) -> Response:
     """What changed, for live pages: a stamp that changes whenever something is stored."""
     viewer(request)
-    return JSONResponse({"stamp": ".".join(map(str, server_of(request).accounts.activity()))})
+    return JSONResponse({"stamp": server_of(request).views.snapshot().stamp_text})
 
 
 def leaderboard(request: Request) -> Response:
@@ -41,7 +42,8 @@ def leaderboard(request: Request) -> Response:
     return JSONResponse({"pools": [
         {"pool": s.anchor, "title": s.title, "games": s.games,
          "rows": [{"bot": row.bot, "base": snap.bases.get(row.bot, row.bot), "rank": row.rank,
-                   "elo": row.rating.estimate if row.rating else None, "elo_text": row.elo,
+                   "elo": row.rating.estimate if row.rating and math.isfinite(row.rating.estimate)
+                   else None, "elo_text": row.elo,
                    "games": row.tally.games, "average_place": row.tally.average_place,
                    "faults": sum(row.faults)} for row in s.board]}
         for s in snap.sections]})

@@ -66,7 +66,7 @@ def error_response(request: Request, status: int, detail: str,
                                         stamp=None), status, headers=headers)
 
 
-async def serve(app: Starlette, host: str, port: int, *,
+async def serve(app: Any, host: str, port: int, *,
                 task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
                 shutdown: Callable[[], Awaitable[None]] | None = None) -> None:
     """Serve ``app`` on ``host:port`` with Hypercorn's trio worker until cancelled
@@ -76,5 +76,5 @@ async def serve(app: Starlette, host: str, port: int, *,
     config.accesslog = None
     config.errorlog = "-"
     config.graceful_timeout = 2.0
-    await hypercorn_serve(app, config, shutdown_trigger=shutdown,  # type: ignore[arg-type]
+    await hypercorn_serve(app, config, shutdown_trigger=shutdown,
                           task_status=task_status)

@@ -9,6 +9,7 @@ their blocking work through ``run_in_threadpool``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -27,6 +28,7 @@ from starlette.routing import Route
 from arena.bots.versions import NAME
 from arena.games import game_names
 from arena.server.auth import (
+    COOKIE,
     MIN_PASSWORD,
     SESSION_SECONDS,
     Viewer,
@@ -54,6 +56,8 @@ STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
           "replay.css": REPORT_TEMPLATES / "replay.css",
           "replay.js": REPORT_TEMPLATES / "replay.js"}
 LIVE_JS = "live.js"
+#: Seconds a signed-out session (a form's CSRF token) lasts.
+SIGNED_OUT_SECONDS = 3600.0
 #: Faults with their stderr shown on an owner's bot page.
 FAULTS_SHOWN = 20
 
@@ -62,7 +66,7 @@ def render(request: Request, who: Viewer, name: str, status: int = 200, *,
            live: bool = False, **context: Any) -> HTMLResponse:
     """A page from the server's templates; ``live``: it updates itself."""
     server = server_of(request)
-    stamp = ".".join(map(str, server.accounts.activity())) if live else None
+    stamp = server.views.snapshot().stamp_text if live else None
     page = server.templates.get_template(name).render(
         viewer=who, open_signup=server.settings.open_signup, stamp=stamp,
         csrf=who.session.csrf if who.session else "", **context)
@@ -80,16 +84,46 @@ def static(request: Request) -> Response:
 
 # -- what everyone sees ----------------------------------------------------------------
 
-def leaderboard(request: Request) -> Response:
-    who = viewer(request)
+def cached(build: Callable[[Request, Viewer], Response]
+           ) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint whose page, for a viewer with no session (it then holds no CSRF
+    token and nothing of an owner's), is rendered once per URL and snapshot.  A
+    page rendered already is served in the event loop, without a worker thread."""
+    def render_in_thread(request: Request) -> Response:
+        who = viewer(request)
+        if who.user is not None or who.session is not None:
+            return build(request, who)
+        views = server_of(request).views
+        key = (request.url.path, request.url.query, views.snapshot().stamp)
+        body = views.pages.get(key)
+        if body is None:
+            response = build(request, who)
+            if response.status_code != 200:
+                return response
+            body = views.pages.put(key, bytes(response.body))
+        return HTMLResponse(body)
+
+    async def endpoint(request: Request) -> Response:
+        server = server_of(request)
+        stamp = server.views.fresh_stamp()
+        if stamp is not None and not server.settings.private and COOKIE not in \
+                request.cookies and "authorization" not in request.headers:
+            body = server.views.pages.get((request.url.path, request.url.query, stamp))
+            if body is not None:
+                return HTMLResponse(body)
+        return await run_in_threadpool(render_in_thread, request)
+
+    return endpoint
+
+
+def leaderboard(request: Request, who: Viewer) -> Response:
     snap = server_of(request).views.snapshot()
     checking = server_of(request).accounts.submissions(unfinished=True)
     return render(request, who, "leaderboard.html", live=True, active="leaderboard",
                   sections=snap.sections, bases=snap.bases, checking=checking)
 
 
-def bot(request: Request) -> Response:
-    who = viewer(request)
+def bot(request: Request, who: Viewer) -> Response:
     server = server_of(request)
     base = request.path_params["base"]
     versions = server.accounts.store.bot_versions(base)
@@ -133,8 +167,7 @@ def game_filters(request: Request) -> tuple[dict[str, Any], int]:
     return filters, _int_param(request, "page") or 0
 
 
-def games(request: Request) -> Response:
-    who = viewer(request)
+def games(request: Request, who: Viewer) -> Response:
     filters, page = game_filters(request)
     found = server_of(request).views.snapshot().filtered(**filters)
     shown = found[page * PAGE_ROWS:(page + 1) * PAGE_ROWS]
@@ -148,8 +181,7 @@ def games(request: Request) -> Response:
                   link=link, game_names=game_names(), **filters)
 
 
-def game(request: Request) -> Response:
-    who = viewer(request)
+def game(request: Request, who: Viewer) -> Response:
     server = server_of(request)
     game_id = request.path_params["game_id"]
     replayed = server.views.replay(game_id)
@@ -194,7 +226,7 @@ def _with_session(request: Request, who: Viewer, name: str, **context: Any) -> R
     if who.session is not None:
         return render(request, who, name, **context)
     accounts = server_of(request).accounts
-    secret = accounts.open_session(None, SESSION_SECONDS)
+    secret = accounts.open_session(None, SIGNED_OUT_SECONDS)
     fresh = Viewer(None, accounts.session(secret), secret)
     response = render(request, fresh, name, **context)
     set_session_cookie(response, request, secret)
@@ -311,7 +343,7 @@ async def signout(request: Request) -> Response:
     if who.secret:
         await run_in_threadpool(server_of(request).accounts.close_session, who.secret)
     response = RedirectResponse("/", 303)
-    response.delete_cookie("arena_session", path="/")
+    response.delete_cookie(COOKIE, path="/")
     return response
 
 
@@ -416,12 +448,12 @@ def retire_version(request: Request, who: Viewer, base: str, version: str) -> li
 
 def routes() -> list[Route]:
     return [
-        Route("/", leaderboard),
+        Route("/", cached(leaderboard)),
         Route("/static/{name}", static),
-        Route("/bots/{base}", bot),
+        Route("/bots/{base}", cached(bot)),
         Route("/bots/{base}/retire", retire, methods=["POST"]),
-        Route("/games", games),
-        Route("/games/{game_id:int}", game),
+        Route("/games", cached(games)),
+        Route("/games/{game_id:int}", cached(game)),
         Route("/games/{game_id:int}/seat/{seat:int}.js", seat_view),
         Route("/signin", signin_page),
         Route("/signin", signin, methods=["POST"]),

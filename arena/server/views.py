@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Sequence
+import time
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +26,10 @@ from reports.stats import fault_kinds, split_pools, time_control
 BOOTSTRAP = 100
 #: Games per page of a games list.
 PAGE_ROWS = 50
+#: Seconds a snapshot is served at least before the database is looked at again.
+MIN_REFRESH = 2.0
+#: Pages kept rendered for viewers without a session.
+PAGE_CACHE = 512
 #: Replays kept rendered.
 REPLAY_CACHE = 256
 
@@ -39,6 +45,11 @@ class Snapshot:
     kinds: list[str]
     #: Version label -> its base name.
     bases: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def stamp_text(self) -> str:
+        """The stamp as live pages compare it."""
+        return ".".join(map(str, self.stamp))
 
     def rows(self, labels: set[str]) -> list[tuple[Section, BoardRow]]:
         """The leaderboard rows of ``labels``, pool by pool."""
@@ -63,6 +74,27 @@ class Snapshot:
         return found
 
 
+class PageCache:
+    """Rendered pages by key, the :data:`PAGE_CACHE` most recently used."""
+
+    def __init__(self) -> None:
+        self._pages: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> bytes | None:
+        with self._lock:
+            if key in self._pages:
+                self._pages.move_to_end(key)
+            return self._pages.get(key)
+
+    def put(self, key: Hashable, body: bytes) -> bytes:
+        with self._lock:
+            self._pages[key] = body
+            while len(self._pages) > PAGE_CACHE:
+                self._pages.popitem(last=False)
+        return body
+
+
 class Views:
     """The cached views of one database."""
 
@@ -70,15 +102,32 @@ class Views:
         self.store, self.accounts = store, accounts
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
+        self._due = 0.0
+        self.pages = PageCache()
         self.replay = functools.lru_cache(maxsize=REPLAY_CACHE)(self._replay)
 
     def snapshot(self) -> Snapshot:
-        """The snapshot of the database now, recomputed only if something was stored."""
-        stamp = self.accounts.activity()
+        """The snapshot of the database, at most :data:`MIN_REFRESH` seconds (or four
+        times its last computation's time) old: recomputed only when something was
+        stored, by one request at a time, while the others get the one before."""
+        current = self._snapshot
+        if current is not None and (time.monotonic() < self._due or self._lock.locked()):
+            return current
         with self._lock:
+            if self._snapshot is not None and time.monotonic() < self._due:
+                return self._snapshot
+            stamp = self.accounts.activity()
+            began = time.monotonic()
             if self._snapshot is None or self._snapshot.stamp != stamp:
                 self._snapshot = self._compute(stamp)
+            cost = time.monotonic() - began
+            self._due = time.monotonic() + max(MIN_REFRESH, 4 * cost)
             return self._snapshot
+
+    def fresh_stamp(self) -> tuple[int, ...] | None:
+        """The snapshot's stamp while it needs no look at the database, else None."""
+        current = self._snapshot
+        return current.stamp if current is not None and time.monotonic() < self._due else None
 
     def _compute(self, stamp: tuple[int, ...]) -> Snapshot:
         games = list(self.store.scan_games())
