@@ -26,9 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,39 +40,13 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.store.database import Store
-from tests.server import SERVING, bot_archive, user_add, wait_status
+from tests.server import bot_archive, start_arena, stop, user_add, wait_status
 
 WARMUP = 5.0
 #: Page kinds whose repeated requests are served from the server's caches.
 CACHED = ("leaderboard", "bot", "replay", "api")
 GOAL_P99_MS = 250.0
 GOAL_LADDER = 0.8
-
-
-def start(argv: list[str]) -> tuple[subprocess.Popen[str], str | None]:
-    """Start an arena process; with ``serve``, wait for its address."""
-    process = subprocess.Popen([sys.executable, "-m", "arena", *argv], text=True,
-                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                               start_new_session=True)
-    assert process.stderr is not None
-    if argv[0] != "serve":
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        return process, None
-    for line in process.stderr:
-        found = SERVING.search(line)
-        if found:
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, found.group(1)
-    raise SystemExit("arena serve did not start")
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def ladder_games(url: str) -> int:
@@ -148,7 +120,7 @@ def pages(base: str) -> dict[str, list[str]]:
 def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
                  round_number: int) -> tuple[float, Load, float]:
     """One server round: the ladder's games/s, the load, its wall seconds."""
-    server, base = start(["serve", "--db", url, "--port", "0", "--ladder", "five",
+    server, base = start_arena(["serve", "--db", url, "--port", "0", "--ladder", "five",
                           "--sandbox", args.sandbox, "--check-games", "2",
                           "--bot-store", str(folder / "bots"), *args.ladder_flags.split()])
     assert base is not None
@@ -176,7 +148,7 @@ def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
 
 
 def baseline_round(url: str, args: argparse.Namespace) -> float:
-    ladder, _ = start(["ladder", "-g", "five", "-k", "2", "--db", url, "--sandbox",
+    ladder, _ = start_arena(["ladder", "-g", "five", "-k", "2", "--db", url, "--sandbox",
                        args.sandbox, "--no-report", *args.ladder_flags.split()])
     try:
         return window(url, args.seconds)
@@ -187,7 +159,7 @@ def baseline_round(url: str, args: argparse.Namespace) -> float:
 def set_up(url: str, folder: Path, sandbox: str) -> str:
     """Three checked bots; a user's token for the uploads."""
     token, _ = user_add(url, "bench")
-    server, base = start(["serve", "--db", url, "--port", "0", "--sandbox", sandbox,
+    server, base = start_arena(["serve", "--db", url, "--port", "0", "--sandbox", sandbox,
                           "--check-games", "2", "--bot-store", str(folder / "bots")])
     assert base is not None
     try:

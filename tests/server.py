@@ -62,38 +62,57 @@ def bot_archive(name: str, author: str = "Ada") -> bytes:
     return tar_gz({"bot.toml": MANIFEST.format(name=name, author=author), "bot.py": BOT_PY})
 
 
-@contextmanager
-def running_server(db: str, *flags: str, bot_store: Path | None = None) -> Iterator[str]:
-    """``arena serve --db DB FLAGS`` on a free port; yields its base URL."""
-    argv = [sys.executable, "-m", "arena", "serve", "--db", db, "--port", "0",
-            "--sandbox", "none", *flags]
-    if bot_store is not None:
-        argv += ["--bot-store", str(bot_store)]
-    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True,
+def start_arena(argv: Sequence[str]) -> tuple[subprocess.Popen[str], str | None]:
+    """``arena ARGV`` in its own session, its log drained (a full pipe never blocks
+    it); for ``arena serve`` once it serves, with its base URL."""
+    process = subprocess.Popen([sys.executable, "-m", "arena", *argv], text=True,
+                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                start_new_session=True, env={**os.environ})
+    assert process.stderr is not None
+    lines: list[str] = []
     try:
-        assert process.stderr is not None
-        lines = []
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        while argv[0] == "serve" and time.monotonic() < deadline:
             line = process.stderr.readline()
             if not line:
                 raise AssertionError("arena serve stopped:\n" + "".join(lines))
             lines.append(line)
             found = SERVING.search(line)
-            if found:  # drain its log, so that a full pipe never blocks it
+            if found:
                 threading.Thread(target=lines.extend, args=(process.stderr,),
                                  daemon=True).start()
-                yield found.group(1)
-                return
-        raise AssertionError("arena serve did not start:\n" + "".join(lines))
+                return process, found.group(1)
+        if argv[0] == "serve":
+            raise AssertionError("arena serve did not start:\n" + "".join(lines))
+    except BaseException:
+        stop(process)
+        raise
+    threading.Thread(target=lines.extend, args=(process.stderr,), daemon=True).start()
+    return process, None
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    """Ctrl-C to the process's session; killed if it does not end within 30 s."""
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@contextmanager
+def running_server(db: str, *flags: str, bot_store: Path | None = None) -> Iterator[str]:
+    """``arena serve --db DB FLAGS`` on a free port; yields its base URL."""
+    argv = ["serve", "--db", db, "--port", "0", "--sandbox", "none", *flags]
+    if bot_store is not None:
+        argv += ["--bot-store", str(bot_store)]
+    process, base = start_arena(argv)
+    assert base is not None
+    try:
+        yield base
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop(process)
 
 
 def csrf_of(html: str) -> str:
