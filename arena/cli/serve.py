@@ -103,14 +103,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     unknown = [game for game in args.ladder if game not in game_names()]
     if unknown:
         raise UserError(f"unknown game {unknown[0]!r} (games: {', '.join(game_names())})")
-    bot_store = Path(args.bot_store) if args.bot_store else default_bot_store(args.db)
-    if bot_store is None:
-        raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
     if args.check_games is not None and not 1 <= args.check_games <= 1000:
         raise UserError(f"--check-games must be from 1 to 1000, not {args.check_games}")
     sandbox = sandbox_of(args, args.db)
     ladders = [ladder_plan(args, game) for game in args.ladder]
-    store = open_store(args.db)
+    store = open_store(args.db)  # an in-memory database is refused before anything is made
+    bot_store = Path(args.bot_store) if args.bot_store else default_bot_store(args.db)
+    if bot_store is None:  # not a SQLite file: nothing was made
+        raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
     bot_store = bot_store.resolve()
     uploads = bot_store.parent / (bot_store.name + "-uploads")
     uploads.mkdir(parents=True, exist_ok=True)

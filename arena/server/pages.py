@@ -48,6 +48,7 @@ from arena.server.common import (
 from arena.server.submissions import UploadRefused
 from arena.server.views import PAGE_ROWS, page_data, seat_script
 from arena.store.accounts import PASSWORD, AccountError, User
+from arena.store.database import CHECK_KIND
 from reports.render import latest_checks
 from reports.replay import TEMPLATES as REPORT_TEMPLATES
 
@@ -120,7 +121,9 @@ def leaderboard(request: Request, who: Viewer) -> Response:
     snap = server_of(request).views.snapshot()
     checking = server_of(request).accounts.submissions(unfinished=True)
     return render(request, who, "leaderboard.html", live=True, active="leaderboard",
-                  sections=snap.sections, bases=snap.bases, checking=checking)
+                  sections=snap.sections, bases=snap.bases, checking=checking,
+                  running=[t for t in snap.tournaments.values() if t["status"] == "running"
+                           and t["kind"] != CHECK_KIND])
 
 
 def bot(request: Request, who: Viewer) -> Response:
