@@ -4,6 +4,7 @@ checked by the bots layer, real HTTP (requests)."""
 
 from __future__ import annotations
 
+import http.client
 import io
 import os
 import re
@@ -11,6 +12,7 @@ import stat
 import sys
 import tarfile
 import time
+import urllib.parse
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -62,7 +64,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
                    "-j", "1", "-b", f"org1={RANDOM}", "-b", f"org2={RANDOM}", "--db", db)
     assert played.returncode == 0, played.stderr
     tokens, links = {}, {}
-    for name, flags in (("ann", ()), ("bob", ()), ("root", ("--admin",))):
+    for name, flags in (("ann", ()), ("bob", ()), ("root", ("--admin",)), ("eve", ())):
         tokens[name], links[name] = user_add(db, name, *flags)
     with running_server(db, "--check-games", "2") as base:
         yield Site(base, db, tokens, links)
@@ -280,6 +282,17 @@ def test_an_oversized_archive_is_413(site: Site) -> None:
     reply = site.post("/api/submissions", site.tokens["bob"],
                       files={"archive": ("big.tar.gz", os.urandom(10 * 2**20 + 10))})
     assert reply.status_code == 413 and reply.json()["status"] == 413
+    # declared too large: refused before the body is read
+    address = urllib.parse.urlsplit(site.base)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=60)
+    connection.putrequest("POST", "/api/submissions")
+    for header, value in (("Authorization", f"Bearer {site.tokens['bob']}"),
+                          ("Content-Type", "multipart/form-data; boundary=x"),
+                          ("Content-Length", str(2**40))):
+        connection.putheader(header, value)
+    connection.endheaders(b"x" * 100)
+    assert connection.getresponse().status == 413
+    connection.close()
 
 
 @pytest.fixture(scope="module")
@@ -440,3 +453,17 @@ def test_bad_serve_and_submit_input_is_one_line(tmp_path: Path) -> None:
         assert len(lines) == 1 and lines[0].startswith("arena: error: ") and words in lines[0], \
             (argv, proc.stderr)
     assert not (tmp_path / "x.db").exists()  # nothing made before the flags were checked
+
+
+def test_an_id_in_a_path_is_escaped_on_its_error_page(site: Site) -> None:
+    reply = site.get("/bots/<img src=x onerror=alert(1)>")
+    assert reply.status_code == 404 and "<img" not in reply.text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in reply.text
+
+
+def test_uploads_are_rate_limited_per_account(site: Site) -> None:
+    """Last in the module: eve uses up her uploads for the hour."""
+    codes = [site.post("/api/submissions", site.tokens["eve"],
+                       files={"archive": ("x.zip", b"not a zip")}).status_code
+             for _ in range(31)]
+    assert codes[:30] == [400] * 30 and codes[30] == 429
