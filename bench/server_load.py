@@ -33,6 +33,7 @@ import threading
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import requests
@@ -59,14 +60,34 @@ def ladder_games(url: str) -> int:
         store.close()
 
 
-def window(url: str, seconds: float, during: threading.Event | None = None) -> float:
-    """Games per second of the newest ladder over ``seconds`` after the warm-up."""
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of one process so far, its children not counted."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Window:
+    """The measured window: the ladder's games/s, the arena process's CPU s/s
+    (the server's, or the lone ladder's), the bench's own CPU s/s (the clients)."""
+
+    games: float
+    arena_cpu: float
+    client_cpu: float
+
+
+def window(url: str, seconds: float, pid: int, during: threading.Event | None = None
+           ) -> Window:
+    """What the newest ladder and process ``pid`` did over ``seconds`` after the warm-up."""
     time.sleep(WARMUP)
     if during is not None:
         during.set()
     first, started = ladder_games(url), time.monotonic()
+    cpu, client = cpu_seconds(pid), time.process_time()
     time.sleep(seconds)
-    return (ladder_games(url) - first) / (time.monotonic() - started)
+    wall = time.monotonic() - started
+    return Window((ladder_games(url) - first) / wall, (cpu_seconds(pid) - cpu) / wall,
+                  (time.process_time() - client) / wall)
 
 
 class Load:
@@ -118,19 +139,20 @@ def pages(base: str) -> dict[str, list[str]]:
 
 
 def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
-                 round_number: int) -> tuple[float, Load, float]:
+                 round_number: int) -> tuple[Window, Load, float]:
     """One server round: the ladder's games/s, the load, its wall seconds."""
     server, base = start_arena(["serve", "--db", url, "--port", "0", "--ladder", "five",
-                          "--sandbox", args.sandbox, "--check-games", "2",
-                          "--bot-store", str(folder / "bots"), *args.ladder_flags.split()])
+                                "--sandbox", args.sandbox, "--check-games", "2",
+                                "--bot-store", str(folder / "bots"),
+                                *args.ladder_flags.split()])
     assert base is not None
     try:
         time.sleep(1.0)
         load = Load(base, pages(base))
         measuring = threading.Event()
-        result: list[float] = []
+        result: list[Window] = []
         counter = threading.Thread(target=lambda: result.append(
-            window(url, args.seconds, measuring)))
+            window(url, args.seconds, server.pid, measuring)))
         counter.start()
         measuring.wait()
         began = time.monotonic()
@@ -147,11 +169,11 @@ def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
         stop(server)
 
 
-def baseline_round(url: str, args: argparse.Namespace) -> float:
+def baseline_round(url: str, args: argparse.Namespace) -> Window:
     ladder, _ = start_arena(["ladder", "-g", "five", "-k", "2", "--db", url, "--sandbox",
-                       args.sandbox, "--no-report", *args.ladder_flags.split()])
+                             args.sandbox, "--no-report", *args.ladder_flags.split()])
     try:
-        return window(url, args.seconds)
+        return window(url, args.seconds, ladder.pid)
     finally:
         stop(ladder)
 
@@ -160,7 +182,7 @@ def set_up(url: str, folder: Path, sandbox: str) -> str:
     """Three checked bots; a user's token for the uploads."""
     token, _ = user_add(url, "bench")
     server, base = start_arena(["serve", "--db", url, "--port", "0", "--sandbox", sandbox,
-                          "--check-games", "2", "--bot-store", str(folder / "bots")])
+                                "--check-games", "2", "--bot-store", str(folder / "bots")])
     assert base is not None
     try:
         for name in ("b1", "b2", "b3"):
@@ -212,9 +234,14 @@ def main() -> None:
         for number in range(args.rounds):
             alone = baseline_round(url, args)
             served, load, seconds = served_round(url, folder, args, token, number)
-            print(f"round {number + 1}: ladder alone {alone:.2f} games/s, beside the server "
-                  f"{served:.2f} games/s (ratio {served / alone if alone else float('nan'):.2f}, "
-                  f"goal >= {GOAL_LADDER})")
+            ratio = served.games / alone.games if alone.games else float("nan")
+            print(f"round {number + 1}: ladder alone {alone.games:.2f} games/s, beside the "
+                  f"server {served.games:.2f} games/s (ratio {ratio:.2f}, goal >= {GOAL_LADDER})")
+            requests_done = sum(len(t) for t in load.times.values())
+            print(f"  CPU s/s: the lone ladder's process {alone.arena_cpu:.2f}; the server's "
+                  f"process {served.arena_cpu:.2f} (its ladder included: "
+                  f"{served.arena_cpu * seconds / max(1, requests_done) * 1000:.2f} ms per "
+                  f"request at most); the clients (this process) {served.client_cpu:.2f}")
             print("\n".join(report(load, seconds)))
             cached = [t for kind in CACHED for t in load.times.get(kind, [])]
             if cached:
