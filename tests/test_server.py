@@ -90,7 +90,11 @@ def test_leaderboards_and_games_for_everyone(site: Site) -> None:
     assert site.get("/games", params={"game": "five", "bot": "org2"}).status_code == 200
     assert site.get("/games", params={"game": "nope"}).status_code == 400
     assert site.get("/api/games", params={"page": "x"}).json()["status"] == 400
-    assert "org1@1" in site.get("/bots/org1").text
+    bot_page = site.get("/bots/org1").text
+    assert "org1@1" in bot_page and "Rating over time" in bot_page
+    history = re.search(r'id="history".*?<tbody>(.*?)</tbody>', bot_page, re.S)
+    assert history and re.search(r"<td class=\"num\">4</td><td class=\"num\">[+-]\d+</td>",
+                                 history.group(1)), history  # after all 4 games
 
 
 def test_unknown_ids_are_404_as_html_or_json(site: Site) -> None:

@@ -9,6 +9,7 @@ Blocking (database reads, rating fits): called from worker threads.
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -20,7 +21,7 @@ from arena.store.accounts import Accounts
 from arena.store.database import Store, StoredGame
 from reports.render import BoardRow, Figures, Section, latest_checks, section
 from reports.replay import ReplayData, pack, replay_context, replay_data
-from reports.stats import fault_kinds, split_pools, time_control
+from reports.stats import fault_kinds, rate, split_pools, time_control
 
 #: Resamples behind each rating interval on the server's leaderboards.
 BOOTSTRAP = 100
@@ -28,6 +29,8 @@ BOOTSTRAP = 100
 PAGE_ROWS = 50
 #: Seconds a snapshot is served at least before the database is looked at again.
 MIN_REFRESH = 2.0
+#: Points of a bot page's rating history per pool.
+HISTORY_POINTS = 12
 #: Pages kept rendered for viewers without a session.
 PAGE_CACHE = 512
 #: Replays kept rendered.
@@ -43,6 +46,8 @@ class Snapshot:
     tournaments: dict[int, dict[str, Any]]
     sections: list[Section]
     kinds: list[str]
+    #: The pools behind ``sections``, by anchor (their games, oldest first).
+    pools: dict[str, list[StoredGame]] = field(default_factory=dict)
     #: Version label -> its base name.
     bases: dict[str, str] = field(default_factory=dict)
 
@@ -139,10 +144,11 @@ class Views:
         versions = {bot["name"]: bot["reported"] for bot in registered}
         kinds = fault_kinds(games)
         figures = Figures(BOOTSTRAP)
-        sections = [section(pool, figures, kinds, versions)
-                    for pool in split_pools(rated, controls)]
+        pools = split_pools(rated, controls)
+        sections = [section(pool, figures, kinds, versions) for pool in pools]
         return Snapshot(stamp, games, tournaments, sections, kinds,
-                        {bot["name"]: bot["base"] for bot in registered})
+                        pools={pool.anchor: pool.games for pool in pools},
+                        bases={bot["name"]: bot["base"] for bot in registered})
 
     def _replay(self, game_id: int) -> tuple[StoredGame, ReplayData, dict[str, Any]] | None:
         game = self.store.game(game_id)
@@ -150,6 +156,21 @@ class Views:
         if game is None or record is None:
             return None
         return game, replay_data(game, record), replay_context(game, record)
+
+
+def rating_history(games: Sequence[StoredGame], players: set[str],
+                   points: int = HISTORY_POINTS) -> list[tuple[int, dict[str, float]]]:
+    """The Elo of ``players`` over a pool's games, oldest first: fitted on the first
+    ``n`` games at up to ``points`` evenly spaced ``n`` (no bootstrap), each with the
+    finite estimates of the players rated by then."""
+    history = []
+    for n in sorted({-(-len(games) * i // points) for i in range(1, points + 1)} - {0}):
+        ratings = rate(games[:n], 0).ratings
+        found = {r.player: r.estimate for r in ratings
+                 if r.player in players and math.isfinite(r.estimate)}
+        if found:
+            history.append((n, found))
+    return history
 
 
 def seat_script(data: ReplayData, seat: int) -> str:
