@@ -92,9 +92,15 @@ def test_leaderboards_and_games_for_everyone(site: Site) -> None:
     assert site.get("/api/games", params={"page": "x"}).json()["status"] == 400
     bot_page = site.get("/bots/org1").text
     assert "org1@1" in bot_page and "Rating over time" in bot_page
+    elo = {row["bot"]: row["elo"] for row in board["pools"][0]["rows"]}["org1@1"]
     history = re.search(r'id="history".*?<tbody>(.*?)</tbody>', bot_page, re.S)
-    assert history and re.search(r"<td class=\"num\">4</td><td class=\"num\">[+-]\d+</td>",
-                                 history.group(1)), history  # after all 4 games
+    assert history is not None
+    rows = re.findall(r'<tr><td class="num">(\d+)</td><td class="num">([^<]*)</td>',
+                      history.group(1))
+    assert [int(n) for n, _ in rows] == sorted(int(n) for n, _ in rows)
+    assert all(re.fullmatch(r"[+-]\d+", cell) for _, cell in rows)
+    if elo is not None:  # finite after all 4 games (a bot that won every game has none)
+        assert rows[-1] == ("4", f"{elo:+.0f}")
 
 
 def test_unknown_ids_are_404_as_html_or_json(site: Site) -> None:

@@ -46,7 +46,7 @@ from arena.server.common import (
     viewer,
 )
 from arena.server.submissions import UploadRefused
-from arena.server.views import PAGE_ROWS, page_data, rating_history, seat_script
+from arena.server.views import PAGE_ROWS, page_data, seat_script
 from arena.store.accounts import PASSWORD, AccountError, User
 from arena.store.database import CHECK_KIND
 from reports.render import latest_checks
@@ -148,7 +148,7 @@ def bot(request: Request, who: Viewer) -> Response:
     faults = [(g.id, f) for g in games for f in g.faults if f["bot"] in labels][:FAULTS_SHOWN]
     owner = server.accounts.user(owner_id) if owner_id is not None else None
     pools = {s.anchor: s.title for s, _ in snap.rows(labels)}
-    history = [(title, rating_history(snap.pools[anchor], labels))
+    history = [(title, snap.history(anchor, labels))
                for anchor, title in pools.items()]
     return render(request, who, "bot.html", live=True, base=base, versions=versions,
                   history=history,

@@ -50,6 +50,9 @@ class Snapshot:
     pools: dict[str, list[StoredGame]] = field(default_factory=dict)
     #: Version label -> its base name.
     bases: dict[str, str] = field(default_factory=dict)
+    #: :meth:`history` computed so far.
+    histories: dict[tuple[str, frozenset[str]], list[tuple[int, dict[str, float]]]] = field(
+        default_factory=dict, compare=False)
 
     @property
     def stamp_text(self) -> str:
@@ -59,6 +62,13 @@ class Snapshot:
     def rows(self, labels: set[str]) -> list[tuple[Section, BoardRow]]:
         """The leaderboard rows of ``labels``, pool by pool."""
         return [(s, row) for s in self.sections for row in s.board if row.bot in labels]
+
+    def history(self, anchor: str, labels: set[str]) -> list[tuple[int, dict[str, float]]]:
+        """:func:`rating_history` of ``labels`` in a pool, computed once per snapshot."""
+        key = (anchor, frozenset(labels))
+        if key not in self.histories:
+            self.histories[key] = rating_history(self.pools.get(anchor, []), labels)
+        return self.histories[key]
 
     def finished(self, tournament_id: int) -> bool:
         """Whether a tournament is over (its seeds may then be shown)."""
