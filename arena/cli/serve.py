@@ -153,15 +153,33 @@ def ladder_plan(args: argparse.Namespace, game: str) -> Any:
                 pass_env=tuple(args.pass_env))
 
 
+#: Seconds between two reads of a server ladder's entrants.
+ENTRANTS_SECONDS = 2.0
+
+
 async def run_server_ladder(store: Store, plan: Any, sandbox: Any, run: Execution) -> None:
-    """A new ladder of ``plan``'s game, its entrants read anew before each table."""
+    """A new ladder of ``plan``'s game.  Its entrants (the stored versions that
+    passed their check) are read every :data:`ENTRANTS_SECONDS` in a worker
+    thread, so that picking a table never waits for the database in the event
+    loop the server's requests share."""
     from arena.bots.versions import active_entrants
     from arena.runner.ladder import create_ladder, run_ladder
 
     tournament_id = await trio.to_thread.run_sync(create_ladder, store, plan)
     print(f"arena: ladder {tournament_id}: {plan.game}", file=sys.stderr, flush=True)
-    await run_ladder(plan, store, tournament_id, lambda: active_entrants(store, plan.game),
-                     parallel=run.parallel, sandbox=sandbox, client=run.client)
+    entrants = await trio.to_thread.run_sync(active_entrants, store, plan.game)
+
+    async def keep_reading() -> None:
+        nonlocal entrants
+        while True:
+            await trio.sleep(ENTRANTS_SECONDS)
+            entrants = await trio.to_thread.run_sync(active_entrants, store, plan.game,
+                                                     abandon_on_cancel=True)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(keep_reading)
+        await run_ladder(plan, store, tournament_id, lambda: entrants,
+                         parallel=run.parallel, sandbox=sandbox, client=run.client)
 
 
 # -- arena user add ----------------------------------------------------------------------

@@ -84,7 +84,9 @@ class SubmissionQueue:
         for submission in reversed(left):
             self.send.send_nowait(submission.id)
         async for submission_id in self._receive:
-            await trio.to_thread.run_sync(self.process, submission_id)
+            # Stopping the server does not wait for a build or check under way: the
+            # submission is queued again at the next start (its bots die with the arena).
+            await trio.to_thread.run_sync(self.process, submission_id, abandon_on_cancel=True)
 
     def process(self, submission_id: int) -> None:
         """Build and check one submission, its status stored as it goes."""
