@@ -2,6 +2,7 @@
 
     python bench/server_load.py [--clients 200] [--uploads 10] [--seconds 20]
                                 [--rounds 2] [--sandbox auto] [--ladder-flags '-j 2']
+                                [--beside]
 
 Set-up: a fresh SQLite database; three bots uploaded to ``arena serve`` and
 checked (the ladder's entrants); a few ladder games so every page has content.
@@ -9,7 +10,8 @@ Then ``--rounds`` rounds, each taking turns (interleaved):
 
 * baseline: ``arena ladder -g five -k 2`` alone on the database for ``--seconds``:
   the ladder's games per second;
-* server: ``arena serve --ladder five`` on the same database with ``--clients``
+* server: ``arena serve --ladder five`` (``--beside``: ``arena serve`` and an
+  ``arena ladder`` process) on the same database with ``--clients``
   concurrent clients (threads, one keep-alive session each) browsing the
   leaderboard, bot pages, game lists and replays for ``--seconds``, plus
   ``--uploads`` uploads spread over the first half: requests per second, p50/p99
@@ -140,11 +142,14 @@ def pages(base: str) -> dict[str, list[str]]:
 
 def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
                  round_number: int) -> tuple[Window, Load, float]:
-    """One server round: the ladder's games/s, the load, its wall seconds."""
-    server, base = start_arena(["serve", "--db", url, "--port", "0", "--ladder", "five",
-                                "--sandbox", args.sandbox, "--check-games", "2",
+    """One server round: the ladder's games/s, the load, its wall seconds.  With
+    ``--beside``, the ladder is an ``arena ladder`` process beside the server."""
+    ladder = None if not args.beside else start_arena(ladder_argv(url, args))[0]
+    server, base = start_arena(["serve", "--db", url, "--port", "0", "--sandbox",
+                                args.sandbox, "--check-games", "2",
                                 "--bot-store", str(folder / "bots"),
-                                *args.ladder_flags.split()])
+                                *([] if args.beside else ["--ladder", "five",
+                                                          *args.ladder_flags.split()])])
     assert base is not None
     try:
         time.sleep(1.0)
@@ -152,7 +157,7 @@ def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
         measuring = threading.Event()
         result: list[Window] = []
         counter = threading.Thread(target=lambda: result.append(
-            window(url, args.seconds, server.pid, measuring)))
+            window(url, args.seconds, server.pid, measuring)))  # the server's CPU
         counter.start()
         measuring.wait()
         began = time.monotonic()
@@ -167,11 +172,17 @@ def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
         return result[0], load, time.monotonic() - began
     finally:
         stop(server)
+        if ladder is not None:
+            stop(ladder)
+
+
+def ladder_argv(url: str, args: argparse.Namespace) -> list[str]:
+    return ["ladder", "-g", "five", "-k", "2", "--db", url, "--sandbox", args.sandbox,
+            "--no-report", *args.ladder_flags.split()]
 
 
 def baseline_round(url: str, args: argparse.Namespace) -> Window:
-    ladder, _ = start_arena(["ladder", "-g", "five", "-k", "2", "--db", url, "--sandbox",
-                             args.sandbox, "--no-report", *args.ladder_flags.split()])
+    ladder, _ = start_arena(ladder_argv(url, args))
     try:
         return window(url, args.seconds, ladder.pid)
     finally:
@@ -221,6 +232,9 @@ def main() -> None:
     parser.add_argument("--ladder-flags", default="-j 2",
                         help="where the ladder plays, the same in both runs (default '-j 2'; "
                              "e.g. '-j 2 --workers 2': on two Dask worker processes)")
+    parser.add_argument("--beside", action="store_true",
+                        help="the ladder as an 'arena ladder' process beside the server "
+                             "instead of 'arena serve --ladder'")
     args = parser.parse_args()
     if not (1 <= args.clients <= 1000 and 0 <= args.uploads <= 50 and
             1 <= args.seconds <= 600 and 1 <= args.rounds <= 10):
@@ -230,7 +244,8 @@ def main() -> None:
         url = f"sqlite:///{folder / 'arena.db'}"
         token = set_up(url, folder, args.sandbox)
         print(f"{args.clients} clients, {args.uploads} uploads, {args.seconds:g} s per round, "
-              f"{os.cpu_count()} CPUs, sandbox {args.sandbox}, ladder {args.ladder_flags}")
+              f"{os.cpu_count()} CPUs, sandbox {args.sandbox}, ladder {args.ladder_flags}"
+              f"{', beside the server' if args.beside else ', in the server'}")
         for number in range(args.rounds):
             alone = baseline_round(url, args)
             served, load, seconds = served_round(url, folder, args, token, number)
@@ -238,8 +253,9 @@ def main() -> None:
             print(f"round {number + 1}: ladder alone {alone.games:.2f} games/s, beside the "
                   f"server {served.games:.2f} games/s (ratio {ratio:.2f}, goal >= {GOAL_LADDER})")
             requests_done = sum(len(t) for t in load.times.values())
+            included = "" if args.beside else "its ladder included: "
             print(f"  CPU s/s: the lone ladder's process {alone.arena_cpu:.2f}; the server's "
-                  f"process {served.arena_cpu:.2f} (its ladder included: "
+                  f"process {served.arena_cpu:.2f} ({included}"
                   f"{served.arena_cpu * seconds / max(1, requests_done) * 1000:.2f} ms per "
                   f"request at most); the clients (this process) {served.client_cpu:.2f}")
             print("\n".join(report(load, seconds)))
