@@ -31,6 +31,7 @@ from tests.server import (
     running_server,
     set_password,
     sign_in,
+    tar_gz,
     user_add,
     wait_status,
 )
@@ -469,6 +470,20 @@ def test_an_id_in_a_path_is_escaped_on_its_error_page(site: Site) -> None:
     reply = site.get("/bots/<img src=x onerror=alert(1)>")
     assert reply.status_code == 404 and "<img" not in reply.text
     assert "&lt;img src=x onerror=alert(1)&gt;" in reply.text
+
+
+def test_a_failed_build_ends_failed_with_its_reason(site: Site) -> None:
+    toml = MANIFEST.format(name="brokenbot", author="x") + \
+        'build = "sh -c \'echo no compiler >&2; exit 7\'"\n'
+    reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
+        "broken.tar.gz", tar_gz({"bot.toml": toml, "bot.py": "print()"}))})
+    assert reply.status_code == 202 and reply.json()["status"] == "queued"
+    done = wait_status(site.base, site.tokens["root"], reply.json()["id"])
+    assert done["status"] == "failed" and done["label"] is None, done
+    assert "exit status 7" in str(done["message"]) and "no compiler" in str(done["message"])
+    root = sign_in_with_password(site, "root")
+    page = root.get(f"{site.base}/submissions/{done['id']}", timeout=60).text
+    assert "status-failed" in page and "no compiler" in page
 
 
 def test_uploads_are_rate_limited_per_account(site: Site) -> None:
