@@ -11,7 +11,6 @@ page type is saved in the test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,16 +24,11 @@ from arena.games import make_game
 from arena.store.database import Store, StoredGame
 from reports.replay import replay, timeline
 from tests.arena_db import tournament
+from tests.chromium import chromium
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-# --disable-background-networking and --disable-component-update keep Chromium from
-# reaching out by itself; as root it runs only without its own sandbox.
-FLAGS = ["--headless=new", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run", "--window-size=1280,1400"]
 WAIT = 10.0
 PY = sys.executable
 BOTS = {"furious-five": ("greedy", "greedy_furious_five"),
@@ -73,26 +67,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Report:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
-    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing.append("the selenium package")
-    if missing:
-        pytest.fail(f"browser tests need {', '.join(missing)}: run `bash setup.sh test`",
-                    pytrace=False)
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else []):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.implicitly_wait(0)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def visit(browser: WebDriver, page: Path) -> None:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from arena.bots.versions import BotError
-from arena.cli import admin, bots, check, ladder, newbot, play, report, tournament
+from arena.cli import admin, bots, check, ladder, newbot, play, report, serve, tournament
 from arena.cli.common import (
     EXIT_INTERRUPTED,
     LOCKED_MESSAGE,
@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     admin.add_commands(parser, sub)  # rules, tournaments, games, show, delete, --version
     bots.register_commands(sub)  # bot add, list, show, retire
     newbot.add_new_bot(sub)
+    serve.add_serve(sub)  # serve, user add, submit
     return parser
 
 

@@ -165,3 +165,68 @@ class DealSecretRow(Base):
     secret: Mapped[str] = mapped_column(String(64))
     commitment: Mapped[str] = mapped_column(String(64))
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class UserRow(Base):
+    """An account of the competition server (``arena serve``): it owns bot names.
+    ``password`` is an argon2 hash; NULL until the user sets one."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    password: Mapped[str | None] = mapped_column(Text, nullable=True)
+    admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class TokenRow(Base):
+    """A secret a user holds, stored only as its sha256 ``digest``: an API bearer
+    token (kind ``api``) or a one-time link to set a password (kind ``password``)."""
+
+    __tablename__ = "tokens"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    label: Mapped[str] = mapped_column(String(200), default="")
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SessionRow(Base):
+    """A browser session, by the sha256 ``digest`` of its cookie; ``user_id`` NULL
+    before sign-in (a session is never promoted: signing in makes a new one).
+    ``csrf`` is the token its forms carry; ``expires`` in seconds since the epoch."""
+
+    __tablename__ = "sessions"
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True,
+                                                index=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    expires: Mapped[float] = mapped_column(Float)
+
+
+class OwnerRow(Base):
+    """Who owns a bot name (every version of it): the user who first submitted it."""
+
+    __tablename__ = "owners"
+    base: Mapped[str] = mapped_column(String(200), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+
+
+class SubmissionRow(Base):
+    """An uploaded bot archive and where it is: ``status`` queued, building,
+    checking, passed or failed; ``label`` once stored as a version; ``message``
+    why it failed; ``report`` the check report (JSON) once checked."""
+
+    __tablename__ = "submissions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    base: Mapped[str] = mapped_column(String(200), index=True)
+    filename: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(20), default="queued")
+    label: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    message: Mapped[str] = mapped_column(Text, default="")
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

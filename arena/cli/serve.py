@@ -1,0 +1,258 @@
+"""``arena serve`` (the competition server, optionally with ladders in the same
+process), ``arena user add`` (an account, its API token and a one-time link to
+set its password) and ``arena submit`` (pack a bot directory, upload it, print
+its version and status).  See docs/server.md."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.bots.submit import Builder
+from arena.bots.versions import SKIPPED_DIRS, SKIPPED_SUFFIXES, default_bot_store, read_manifest
+from arena.cli.common import (
+    Execution,
+    Subparsers,
+    UserError,
+    add_parallel_flags,
+    add_sandbox_flags,
+    announce,
+    execution,
+    open_store,
+    sandbox_of,
+)
+from arena.cli.running import until_signal
+from arena.games import game_class, game_names
+from arena.store.accounts import PASSWORD, AccountError, Accounts
+from arena.store.database import DEFAULT_URL, Store
+
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
+#: Seconds ``arena submit --wait`` polls a submission's status at most.
+WAIT_SECONDS = 1800.0
+
+
+def add_serve(sub: Subparsers) -> None:
+    """``arena serve``, ``arena user add`` and ``arena submit``."""
+    srv = sub.add_parser("serve", help="the competition server: accounts, uploads, live "
+                                       "leaderboards and replays (docs/server.md)",
+                         description="Serves the site and its HTTP API with Hypercorn on "
+                                     "trio; --ladder GAME also runs that game's ladder in "
+                                     "the same process. See docs/server.md.")
+    srv.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
+    srv.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
+    srv.add_argument("--port", type=int, default=DEFAULT_PORT,
+                     help=f"port (default {DEFAULT_PORT}; 0: any free one)")
+    srv.add_argument("--ladder", action="append", default=[], metavar="GAME",
+                     help="also run a ladder of GAME in this process, repeatable")
+    srv.add_argument("--seats", "-k", type=int, default=2,
+                     help="players per ladder table (default 2)")
+    srv.add_argument("--open-signup", action="store_true", help="anyone may register")
+    srv.add_argument("--private", action="store_true",
+                     help="only signed-in users see anything")
+    srv.add_argument("--behind-proxy", action="store_true",
+                     help="trust one reverse proxy's X-Forwarded-For/-Proto (for the "
+                          "client's address in rate limits, https for Secure cookies)")
+    srv.add_argument("--bot-store", metavar="DIR", default=None,
+                     help="where submitted versions are stored (default: arena-bots/ beside "
+                          "the SQLite database; required for another database)")
+    srv.add_argument("--check-games", type=int, default=None, metavar="N",
+                     help="games per game in an upload's check (default: check-bot's)")
+    add_sandbox_flags(srv)
+    add_parallel_flags(srv)  # the ladders' tables: here, or on Dask workers
+    srv.set_defaults(run=cmd_serve)
+
+    user = sub.add_parser("user", help="server accounts: arena user add NAME")
+    commands = user.add_subparsers(dest="user_command", required=True, metavar="add",
+                                   parser_class=type(user))
+    add = commands.add_parser("add", help="create an account: prints its API token and a "
+                                          "one-time link to set its password")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--admin", action="store_true", help="an admin manages every bot")
+    add.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
+    add.add_argument("--url", default=f"http://{DEFAULT_HOST}:{DEFAULT_PORT}",
+                     help="the server's address as users reach it, for the link")
+    user.set_defaults(run=cmd_user_add)
+
+    submit = sub.add_parser("submit", help="upload a bot directory to a competition server")
+    submit.add_argument("directory", metavar="DIR")
+    submit.add_argument("--server", required=True, metavar="URL",
+                        help="the server, e.g. https://arena.example.org")
+    submit.add_argument("--token", required=True, metavar="T", help="your API token")
+    submit.add_argument("--wait", action="store_true",
+                        help="wait until it passed or failed its check")
+    submit.set_defaults(run=cmd_submit)
+
+
+# -- arena serve -----------------------------------------------------------------------
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from arena.server.app import create_app, serve
+    from arena.server.state import Settings
+    from arena.server.submissions import SubmissionQueue
+
+    if not 0 <= args.port <= 65535:
+        raise UserError(f"--port must be from 0 to 65535, not {args.port}")
+    unknown = [game for game in args.ladder if game not in game_names()]
+    if unknown:
+        raise UserError(f"unknown game {unknown[0]!r} (games: {', '.join(game_names())})")
+    if args.check_games is not None and not 1 <= args.check_games <= 1000:
+        raise UserError(f"--check-games must be from 1 to 1000, not {args.check_games}")
+    sandbox = sandbox_of(args, args.db)
+    ladders = [ladder_plan(args, game) for game in args.ladder]
+    store = open_store(args.db)  # an in-memory database is refused before anything is made
+    bot_store = Path(args.bot_store) if args.bot_store else default_bot_store(args.db)
+    if bot_store is None:  # not a SQLite file: nothing was made
+        raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
+    bot_store = bot_store.resolve()
+    uploads = bot_store.parent / (bot_store.name + "-uploads")
+    uploads.mkdir(parents=True, exist_ok=True)
+    accounts = Accounts(store)
+    queue = SubmissionQueue(accounts, Builder(store, bot_store, sandbox,
+                                              games_per_type=args.check_games), uploads)
+    app: Any = create_app(accounts, queue, Settings(private=args.private,
+                                                    open_signup=args.open_signup))
+    if args.behind_proxy:
+        from hypercorn.middleware import ProxyFixMiddleware
+
+        app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
+    announce(sandbox)
+
+    with execution(args) if ladders else contextlib.nullcontext(Execution(1)) as run:
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+                bound = await nursery.start(serve, app, args.host, args.port)
+                print(f"arena: serving {args.db} on {', '.join(bound)}", file=sys.stderr,
+                      flush=True)
+                nursery.start_soon(queue.run)
+                for plan in ladders:
+                    nursery.start_soon(run_server_ladder, store, plan, sandbox, run)
+
+        stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
+    print(f"arena: server stopped{f' by signal {stopped}' if stopped else ''}", file=sys.stderr)
+    return 0
+
+
+def ladder_plan(args: argparse.Namespace, game: str) -> Any:
+    """A ladder of ``game`` among the stored bots that passed their check."""
+    from arena.formats.schedule import Ladder
+    from arena.runner.plan import Plan
+    from arena.runner.sandbox import Limits
+
+    if not game_class(game).min_players <= args.seats <= game_class(game).max_players:
+        raise UserError(f"--seats {args.seats} does not fit {game}")
+    return Plan(game=game, bots=(), table_size=args.seats, games_per_table=args.seats,
+                format=Ladder(), sandbox=args.sandbox, limits=Limits.parse(args.limit),
+                pass_env=tuple(args.pass_env))
+
+
+#: Seconds between two reads of a server ladder's entrants.
+ENTRANTS_SECONDS = 2.0
+
+
+async def run_server_ladder(store: Store, plan: Any, sandbox: Any, run: Execution) -> None:
+    """A new ladder of ``plan``'s game.  Its entrants (the stored versions that
+    passed their check) are read every :data:`ENTRANTS_SECONDS` in a worker
+    thread, so that picking a table never waits for the database in the event
+    loop the server's requests share."""
+    from arena.bots.versions import active_entrants
+    from arena.runner.ladder import create_ladder, run_ladder
+
+    tournament_id = await trio.to_thread.run_sync(create_ladder, store, plan)
+    print(f"arena: ladder {tournament_id}: {plan.game}", file=sys.stderr, flush=True)
+    entrants = await trio.to_thread.run_sync(active_entrants, store, plan.game)
+
+    async def keep_reading() -> None:
+        nonlocal entrants
+        while True:
+            await trio.sleep(ENTRANTS_SECONDS)
+            entrants = await trio.to_thread.run_sync(active_entrants, store, plan.game,
+                                                     abandon_on_cancel=True)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(keep_reading)
+        await run_ladder(plan, store, tournament_id, lambda: entrants,
+                         parallel=run.parallel, sandbox=sandbox, client=run.client)
+
+
+# -- arena user add ----------------------------------------------------------------------
+
+def cmd_user_add(args: argparse.Namespace) -> int:
+    from arena.bots.versions import NAME
+
+    if not NAME.fullmatch(args.name) or len(args.name) > 64:
+        raise UserError(f"a user name is 1 to 64 letters, digits, '_', '.' or '-', "
+                        f"not {args.name!r}")
+    accounts = Accounts(open_store(args.db))
+    try:
+        user = accounts.add_user(args.name, admin=args.admin)
+    except AccountError as exc:
+        raise UserError(str(exc)) from None
+    token = accounts.issue_token(user.id, label="arena user add")
+    link = accounts.issue_token(user.id, PASSWORD)
+    print(f"user {user.name}{' (admin)' if user.admin else ''}")
+    print(f"api token: {token}")
+    print(f"set a password (once): {args.url.rstrip('/')}/password/{link}")
+    return 0
+
+
+# -- arena submit --------------------------------------------------------------------------
+
+def pack(directory: Path) -> bytes:
+    """The bot directory as a .tar.gz (``.git``, ``__pycache__``, ``*.pyc`` left out)."""
+    def skip(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        parts = Path(info.name).parts
+        if any(part in SKIPPED_DIRS for part in parts) or info.name.endswith(SKIPPED_SUFFIXES):
+            return None
+        return info
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in sorted(directory.iterdir()):
+            tar.add(path, arcname=path.name, filter=skip)
+    return buffer.getvalue()
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    import requests
+
+    directory = Path(args.directory)
+    manifest = read_manifest(directory)  # a bad bot.toml is caught before uploading
+    if not args.server.startswith(("http://", "https://")):
+        raise UserError(f"--server must be an http:// or https:// URL, not {args.server!r}")
+    base = args.server.rstrip("/")
+    headers = {"Authorization": f"Bearer {args.token}"}
+    try:
+        reply = requests.post(f"{base}/api/submissions", headers=headers, timeout=120,
+                              files={"archive": (f"{manifest.name}.tar.gz", pack(directory))})
+        body = _json(reply)
+        deadline = time.monotonic() + WAIT_SECONDS
+        while args.wait and reply.ok and body.get("status") not in ("passed", "failed") \
+                and time.monotonic() < deadline:
+            time.sleep(2)
+            reply = requests.get(f"{base}/api/submissions/{body['id']}", headers=headers,
+                                 timeout=30)
+            body = _json(reply)
+    except requests.RequestException as exc:
+        raise UserError(f"cannot reach {base}: {exc}") from None
+    if not reply.ok:
+        raise UserError(f"the server refused it ({reply.status_code}): "
+                        f"{body.get('error', reply.reason)}")
+    print(f"submission {body['id']}: {body.get('label') or body['bot']}: {body['status']}"
+          + (f" ({body['message']})" if body.get("message") else ""))
+    return 0 if body["status"] != "failed" else 3
+
+
+def _json(reply: Any) -> dict[str, Any]:
+    try:
+        body = reply.json()
+    except ValueError:
+        return {"error": reply.text[:200]}
+    return body if isinstance(body, dict) else {}

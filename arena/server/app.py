@@ -1,0 +1,80 @@
+"""The competition server's ASGI application (Starlette) and serving it with
+Hypercorn's trio worker, in the caller's trio event loop (so a ladder can run
+beside it in the same process).
+
+Every error is an HTML page, or under ``/api/`` a JSON body ``{"error": ...,
+"status": ...}``, with its status code; never a traceback.  Unknown ids are 404
+whether they exist for someone else or not.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+from jinja2 import Environment, FileSystemLoader
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from arena.server import api, pages
+from arena.server.common import TEMPLATES, server_of
+from arena.server.state import Server, Settings
+from arena.server.submissions import SubmissionQueue
+from arena.server.views import Views
+from arena.store.accounts import Accounts
+
+log = logging.getLogger("arena.server")
+
+
+def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -> Starlette:
+    """The application over ``accounts``' database; ``queue`` takes uploads."""
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
+                      trim_blocks=True, lstrip_blocks=True)
+    app = Starlette(routes=[*api.routes(), *pages.routes()],
+                    exception_handlers={HTTPException: http_error, Exception: server_error})
+    app.state.server = Server(accounts, Views(accounts.store, accounts), queue, settings, env)
+    return app
+
+
+def wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return error_response(request, exc.status_code, exc.detail, exc.headers)
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    log.exception("error serving %s", request.url.path, exc_info=exc)
+    return error_response(request, 500, "internal error: the server's log says more")
+
+
+def error_response(request: Request, status: int, detail: str,
+                   headers: Any = None) -> Response:
+    """An error as JSON under ``/api/``, else as an HTML page."""
+    if wants_json(request):
+        return JSONResponse({"error": detail, "status": status}, status, headers=headers)
+    template = server_of(request).templates.get_template("error.html")
+    return HTMLResponse(template.render(status=status, detail=detail, viewer=None,
+                                        stamp=None), status, headers=headers)
+
+
+async def serve(app: Any, host: str, port: int, *,
+                task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+                shutdown: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Serve ``app`` on ``host:port`` with Hypercorn's trio worker until cancelled
+    (or ``shutdown`` returns); ``task_status.started`` gets the bound addresses."""
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.accesslog = None
+    config.errorlog = "-"
+    config.graceful_timeout = 2.0
+    await hypercorn_serve(app, config, shutdown_trigger=shutdown,
+                          task_status=task_status)

@@ -1,0 +1,488 @@
+"""The server's HTML pages: leaderboards, bot pages, game lists, replays (seat
+views for their bots' owners), signing in and up, the account page, uploads.
+
+Every form carries the session's CSRF token, checked before anything else.
+Handlers without a form are plain functions, which Starlette runs in worker
+threads (they read the database); the form handlers await the form, then do
+their blocking work through ``run_in_threadpool``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
+from starlette.routing import Route
+
+from arena.bots.versions import NAME
+from arena.games import game_names
+from arena.server.auth import (
+    COOKIE,
+    MIN_PASSWORD,
+    SESSION_SECONDS,
+    Viewer,
+    check_csrf,
+    hash_password,
+    password_matches,
+    set_session_cookie,
+)
+from arena.server.common import (
+    TEMPLATES,
+    own_submission,
+    owned_seats,
+    read_archive,
+    server_of,
+    viewer,
+)
+from arena.server.submissions import UploadRefused
+from arena.server.views import PAGE_ROWS, page_data, seat_script
+from arena.store.accounts import PASSWORD, AccountError, User
+from arena.store.database import CHECK_KIND
+from reports.render import latest_checks
+from reports.replay import TEMPLATES as REPORT_TEMPLATES
+
+#: Files under /static/: the report's stylesheet and replay viewer, the live-page poller.
+STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
+          "replay.css": REPORT_TEMPLATES / "replay.css",
+          "replay.js": REPORT_TEMPLATES / "replay.js"}
+LIVE_JS = "live.js"
+#: Bytes of an upload's body besides the archive: its other form fields, the boundaries.
+FORM_OVERHEAD = 64 * 1024
+#: Seconds a signed-out session (a form's CSRF token) lasts.
+SIGNED_OUT_SECONDS = 3600.0
+#: Faults with their stderr shown on an owner's bot page.
+FAULTS_SHOWN = 20
+
+
+def render(request: Request, who: Viewer, name: str, status: int = 200, *,
+           live: bool = False, **context: Any) -> HTMLResponse:
+    """A page from the server's templates; ``live``: it updates itself."""
+    server = server_of(request)
+    stamp = server.views.snapshot().stamp_text if live else None
+    page = server.templates.get_template(name).render(
+        viewer=who, open_signup=server.settings.open_signup, stamp=stamp,
+        csrf=who.session.csrf if who.session else "", **context)
+    return HTMLResponse(page, status)
+
+
+def static(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name == LIVE_JS:
+        return FileResponse(TEMPLATES / LIVE_JS, media_type="text/javascript")
+    if name not in STATIC:
+        raise HTTPException(404, f"no file {name!r}")
+    return FileResponse(STATIC[name])
+
+
+# -- what everyone sees ----------------------------------------------------------------
+
+def cached(build: Callable[[Request, Viewer], Response]
+           ) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint whose page, for a viewer with no session (it then holds no CSRF
+    token and nothing of an owner's), is rendered once per URL and snapshot.  A
+    page rendered already is served in the event loop, without a worker thread."""
+    def render_in_thread(request: Request) -> Response:
+        who = viewer(request)
+        if who.user is not None or who.session is not None:
+            return build(request, who)
+        views = server_of(request).views
+        key = (request.url.path, request.url.query, views.snapshot().stamp)
+        body = views.pages.get(key)
+        if body is None:
+            response = build(request, who)
+            if response.status_code != 200:
+                return response
+            body = views.pages.put(key, bytes(response.body))
+        return HTMLResponse(body)
+
+    async def endpoint(request: Request) -> Response:
+        server = server_of(request)
+        stamp = server.views.fresh_stamp()
+        if stamp is not None and not server.settings.private and COOKIE not in \
+                request.cookies and "authorization" not in request.headers:
+            body = server.views.pages.get((request.url.path, request.url.query, stamp))
+            if body is not None:
+                return HTMLResponse(body)
+        return await run_in_threadpool(render_in_thread, request)
+
+    return endpoint
+
+
+def leaderboard(request: Request, who: Viewer) -> Response:
+    snap = server_of(request).views.snapshot()
+    checking = server_of(request).accounts.submissions(unfinished=True)
+    return render(request, who, "leaderboard.html", live=True, active="leaderboard",
+                  sections=snap.sections, bases=snap.bases, checking=checking,
+                  running=[t for t in snap.tournaments.values() if t["status"] == "running"
+                           and t["kind"] != CHECK_KIND])
+
+
+def bot(request: Request, who: Viewer) -> Response:
+    server = server_of(request)
+    base = request.path_params["base"]
+    versions = server.accounts.store.bot_versions(base)
+    owner_id = server.accounts.owner(base)
+    if not versions and owner_id is None:
+        raise HTTPException(404, f"no bot {base!r}")
+    snap = server.views.snapshot()
+    labels = {v.label for v in versions}
+    ratings: dict[str, list[Any]] = {}
+    for s, row in snap.rows(labels):
+        ratings.setdefault(row.bot, []).append((s, row))
+    checks = latest_checks(snap.tournaments.values()).latest
+    passed = {label for label in labels
+              if checks.get(label) and all(c.get("passed") for c in checks[label])}
+    manage = who.may_manage(owner_id)
+    games = snap.filtered(bot=base)
+    faults = [(g.id, f) for g in games for f in g.faults if f["bot"] in labels][:FAULTS_SHOWN]
+    owner = server.accounts.user(owner_id) if owner_id is not None else None
+    pools = {s.anchor: s.title for s, _ in snap.rows(labels)}
+    history = [(title, snap.history(anchor, labels))
+               for anchor, title in pools.items()]
+    return render(request, who, "bot.html", live=True, base=base, versions=versions,
+                  history=history,
+                  owner=owner.name if owner else None, ratings=ratings, passed=passed,
+                  manage=manage, games=games[:PAGE_ROWS], faults=faults if manage else [],
+                  submissions=server.accounts.submissions(bases=[base]) if manage else [])
+
+
+def _int_param(request: Request, name: str) -> int | None:
+    text = request.query_params.get(name, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 12:
+        raise HTTPException(400, f"{name} must be a whole number, not {text[:40]!r}")
+    return int(text)
+
+
+def game_filters(request: Request) -> tuple[dict[str, Any], int]:
+    """The games list's filters (bot, game, tournament) and page number."""
+    game = request.query_params.get("game") or None
+    if game is not None and game not in game_names():
+        raise HTTPException(400, f"unknown game {game[:40]!r}")
+    filters = {"bot": request.query_params.get("bot") or None, "game": game,
+               "tournament": _int_param(request, "tournament")}
+    return filters, _int_param(request, "page") or 0
+
+
+def games(request: Request, who: Viewer) -> Response:
+    filters, page = game_filters(request)
+    found = server_of(request).views.snapshot().filtered(**filters)
+    shown = found[page * PAGE_ROWS:(page + 1) * PAGE_ROWS]
+
+    def link(number: int) -> str:
+        return "/games?" + urlencode({**{k: v for k, v in filters.items() if v is not None},
+                                      "page": number})
+
+    return render(request, who, "games.html", live=True, active="games", games=shown,
+                  total=len(found), page=page, more=len(found) > (page + 1) * PAGE_ROWS,
+                  link=link, game_names=game_names(), **filters)
+
+
+def game(request: Request, who: Viewer) -> Response:
+    server = server_of(request)
+    game_id = request.path_params["game_id"]
+    replayed = server.views.replay(game_id)
+    if replayed is None:
+        raise HTTPException(404, f"no game {game_id}")
+    stored, data, context = replayed
+    snap = server.views.snapshot()
+    own = owned_seats(request, who, stored.seats, snap.bases)
+    urls = [f"/games/{game_id}/seat/{seat}.js" for seat in range(len(stored.seats))] \
+        if own else []
+    faulted: dict[int, list[str]] = {}
+    for fault in stored.faults:
+        faulted.setdefault(fault["seat"], []).append(fault["kind"])
+    return render(request, who, "game.html", active="games", g=stored, own_seats=own,
+                  seed_shown=snap.finished(stored.tournament_id), replayed=data.replayed,
+                  data=page_data(data, urls), bases=snap.bases, faulted=faulted,
+                  stderr=context["stderr"], reveal=context["reveal"],
+                  events=context["events"])
+
+
+def seat_view(request: Request) -> Response:
+    """One seat's view of a game, for the owner of the bot in that seat (else 404)."""
+    who = viewer(request)
+    server = server_of(request)
+    game_id, seat = request.path_params["game_id"], request.path_params["seat"]
+    replayed = server.views.replay(game_id)
+    if replayed is None:
+        raise HTTPException(404, f"no game {game_id}")
+    stored, data, _ = replayed
+    if seat not in owned_seats(request, who, stored.seats, server.views.snapshot().bases) \
+            or seat >= len(data.seats):
+        raise HTTPException(404, f"no seat view {seat} of game {game_id}")
+    return Response(seat_script(data, seat), media_type="text/javascript",
+                    headers={"Cache-Control": "private, no-store"})
+
+
+# -- signing in, up and out ----------------------------------------------------------------
+
+def _with_session(request: Request, who: Viewer, name: str, **context: Any) -> Response:
+    """A form page; opens a signed-out session first if the browser has none, so
+    the form has a CSRF token."""
+    if who.session is not None:
+        return render(request, who, name, **context)
+    accounts = server_of(request).accounts
+    secret = accounts.open_session(None, SIGNED_OUT_SECONDS)
+    fresh = Viewer(None, accounts.session(secret), secret)
+    response = render(request, fresh, name, **context)
+    set_session_cookie(response, request, secret)
+    return response
+
+
+def signin_page(request: Request) -> Response:
+    return _with_session(request, viewer(request, public=True), "signin.html")
+
+
+def _signed_in(request: Request, who: Viewer, user: User, to: str = "/account") -> Response:
+    """Close the old session, open a new one for ``user`` (no session fixation)."""
+    accounts = server_of(request).accounts
+    if who.secret:
+        accounts.close_session(who.secret)
+    secret = accounts.open_session(user.id, SESSION_SECONDS)
+    response = RedirectResponse(to, 303)
+    set_session_cookie(response, request, secret)
+    return response
+
+
+def _address(request: Request) -> str:
+    return f"address:{request.client.host if request.client else '?'}"
+
+
+async def signin(request: Request) -> Response:
+    form = await request.form()
+    who = await run_in_threadpool(viewer, request, public=True)
+    check_csrf(who, form.get("csrf"))
+    settings = server_of(request).settings
+    name, password = str(form.get("name", ""))[:200], str(form.get("password", ""))
+    keys = (f"account:{name}", _address(request))
+    settings.signin_limit.refuse_if_blocked(keys[0])
+    settings.signin_address_limit.refuse_if_blocked(keys[1])
+    user = await run_in_threadpool(server_of(request).accounts.user_named, name)
+    matches = await run_in_threadpool(password_matches, user.password if user else None,
+                                      password)
+    if user is None or not matches:
+        settings.signin_limit.add(keys[0])
+        settings.signin_address_limit.add(keys[1])
+        return render(request, who, "signin.html", 400, message="wrong name or password")
+    return await run_in_threadpool(_signed_in, request, who, user)
+
+
+def signup_page(request: Request) -> Response:
+    if not server_of(request).settings.open_signup:
+        raise HTTPException(404, "sign-up is closed: ask the organiser for an account")
+    return _with_session(request, viewer(request, public=True), "signup.html",
+                         min_password=MIN_PASSWORD)
+
+
+async def signup(request: Request) -> Response:
+    server = server_of(request)
+    if not server.settings.open_signup:
+        raise HTTPException(404, "sign-up is closed: ask the organiser for an account")
+    form = await request.form()
+    who = await run_in_threadpool(viewer, request, public=True)
+    check_csrf(who, form.get("csrf"))
+    server.settings.signin_address_limit.refuse_if_blocked(_address(request))
+    name, password = str(form.get("name", "")), str(form.get("password", ""))
+    problem = account_problem(name, password)
+    if problem is None:
+        hashed = await run_in_threadpool(hash_password, password)
+        try:
+            user = await run_in_threadpool(server.accounts.add_user, name)
+        except AccountError as exc:
+            problem = str(exc)
+        else:
+            await run_in_threadpool(server.accounts.set_password, user.id, hashed)
+            server.settings.signin_address_limit.add(_address(request))
+            return await run_in_threadpool(_signed_in, request, who, user)
+    return render(request, who, "signup.html", 400, message=problem,
+                  min_password=MIN_PASSWORD)
+
+
+def account_problem(name: str, password: str) -> str | None:
+    """Why a new account's name or password is refused, None if they are fine."""
+    if not NAME.fullmatch(name) or len(name) > 64:
+        return "a name is 1 to 64 letters, digits, '_', '.' or '-'"
+    if len(password) < MIN_PASSWORD:
+        return f"a password has at least {MIN_PASSWORD} characters"
+    return None
+
+
+def password_page(request: Request) -> Response:
+    who = viewer(request, public=True)
+    token = request.path_params["token"]
+    if server_of(request).accounts.token_user(token, PASSWORD) is None:
+        raise HTTPException(404, "this link is unknown or was used already")
+    return _with_session(request, who, "password.html", token=token,
+                         min_password=MIN_PASSWORD)
+
+
+async def set_password(request: Request) -> Response:
+    form = await request.form()
+    who = await run_in_threadpool(viewer, request, public=True)
+    check_csrf(who, form.get("csrf"))
+    token, password = request.path_params["token"], str(form.get("password", ""))
+    if len(password) < MIN_PASSWORD:
+        return render(request, who, "password.html", 400, token=token,
+                      min_password=MIN_PASSWORD,
+                      message=f"a password has at least {MIN_PASSWORD} characters")
+    hashed = await run_in_threadpool(hash_password, password)
+    user = await run_in_threadpool(server_of(request).accounts.use_password_link, token, hashed)
+    if user is None:
+        raise HTTPException(404, "this link is unknown or was used already")
+    return await run_in_threadpool(_signed_in, request, who, user)
+
+
+async def signout(request: Request) -> Response:
+    form = await request.form()
+    who = await run_in_threadpool(viewer, request, public=True)
+    check_csrf(who, form.get("csrf"))
+    if who.secret:
+        await run_in_threadpool(server_of(request).accounts.close_session, who.secret)
+    response = RedirectResponse("/", 303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+# -- the account, uploads, submissions --------------------------------------------------
+
+def _signed_in_viewer(request: Request) -> Viewer:
+    who = viewer(request)
+    if who.user is None:
+        raise HTTPException(401, "sign in first")
+    return who
+
+
+def account(request: Request, new_token: str | None = None) -> Response:
+    who = viewer(request)
+    if who.user is None:
+        return RedirectResponse("/signin", 303)
+    accounts = server_of(request).accounts
+    return render(request, who, "account.html", live=True, active="account",
+                  owned=accounts.owned(who.user.id), new_token=new_token,
+                  submissions=accounts.submissions(user_id=who.user.id),
+                  tokens=accounts.tokens(who.user.id))
+
+
+async def new_token(request: Request) -> Response:
+    form = await request.form()
+    who = await run_in_threadpool(_signed_in_viewer, request)
+    check_csrf(who, form.get("csrf"))
+    assert who.user is not None
+    secret = await run_in_threadpool(server_of(request).accounts.issue_token, who.user.id,
+                                     label=str(form.get("label", "")))
+    return await run_in_threadpool(account, request, secret)
+
+
+async def revoke_token(request: Request) -> Response:
+    form = await request.form()
+    who = await run_in_threadpool(_signed_in_viewer, request)
+    check_csrf(who, form.get("csrf"))
+    assert who.user is not None
+    token_id = request.path_params["token_id"]
+    if not await run_in_threadpool(server_of(request).accounts.revoke_token, who.user.id,
+                                   token_id):
+        raise HTTPException(404, f"no token {token_id}")
+    return RedirectResponse("/account", 303)
+
+
+def refuse_oversized(request: Request, limit: int) -> None:
+    """413 before the body is read when its declared length is over the archive
+    limit (plus room for the form's other fields)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit + FORM_OVERHEAD:
+        raise HTTPException(413, f"the archive is larger than {limit} bytes")
+
+
+async def upload(request: Request) -> Response:
+    server = server_of(request)
+    limit = server.queue.limits.archive_bytes
+    refuse_oversized(request, limit)
+    form = await request.form(max_files=1, max_fields=5)
+    who = await run_in_threadpool(_signed_in_viewer, request)
+    check_csrf(who, form.get("csrf"))
+    return await accept_upload(request, who, form.get("archive"), limit, "/submissions/{}")
+
+
+async def accept_upload(request: Request, who: Viewer, field: object, limit: int,
+                        to: str | None) -> Response:
+    """Rate-limit, read and queue an upload; a redirect to ``to`` (with the
+    submission's id), or with ``to`` None the submission as JSON (202)."""
+    server = server_of(request)
+    assert who.user is not None
+    keys = (f"account:{who.user.id}", _address(request))
+    server.settings.upload_limit.refuse_if_blocked(keys[0])
+    server.settings.upload_address_limit.refuse_if_blocked(keys[1])
+    server.settings.upload_limit.add(keys[0])
+    server.settings.upload_address_limit.add(keys[1])
+    data, filename = await read_archive(field, limit)
+    try:
+        submission = await run_in_threadpool(server.queue.accept, who.user, data, filename)
+        server.queue.enqueue(submission)
+    except UploadRefused as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+    if to is not None:
+        return RedirectResponse(to.format(submission.id), 303)
+    return JSONResponse({"id": submission.id, "bot": submission.base,
+                         "status": submission.status}, 202)
+
+
+def submission(request: Request) -> Response:
+    who = viewer(request)
+    found = own_submission(request, who, request.path_params["submission_id"])
+    return render(request, who, "submission.html", live=True, active="account", sub=found)
+
+
+async def retire(request: Request) -> Response:
+    form = await request.form()
+    who = await run_in_threadpool(viewer, request)
+    check_csrf(who, form.get("csrf"))
+    base = request.path_params["base"]
+    await run_in_threadpool(retire_version, request, who, base, str(form.get("version", "")))
+    return RedirectResponse(f"/bots/{base}", 303)
+
+
+def retire_version(request: Request, who: Viewer, base: str, version: str) -> list[str]:
+    """Retire a version of ``base`` (all with ``version`` ""), if ``who`` may; else 404."""
+    accounts = server_of(request).accounts
+    versions = accounts.store.bot_versions(base)
+    if not who.may_manage(accounts.owner(base)) or not versions or \
+            (version and all(v.version != version for v in versions)):
+        raise HTTPException(404, f"no bot {base}@{version}" if version else f"no bot {base!r}")
+    return accounts.store.retire_bots(base, version or None)
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/", cached(leaderboard)),
+        Route("/static/{name}", static),
+        Route("/bots/{base}", cached(bot)),
+        Route("/bots/{base}/retire", retire, methods=["POST"]),
+        Route("/games", cached(games)),
+        Route("/games/{game_id:int}", cached(game)),
+        Route("/games/{game_id:int}/seat/{seat:int}.js", seat_view),
+        Route("/signin", signin_page),
+        Route("/signin", signin, methods=["POST"]),
+        Route("/signup", signup_page),
+        Route("/signup", signup, methods=["POST"]),
+        Route("/password/{token}", password_page),
+        Route("/password/{token}", set_password, methods=["POST"]),
+        Route("/signout", signout, methods=["POST"]),
+        Route("/account", account),
+        Route("/account/tokens", new_token, methods=["POST"]),
+        Route("/account/tokens/{token_id:int}/revoke", revoke_token, methods=["POST"]),
+        Route("/upload", upload, methods=["POST"]),
+        Route("/submissions/{submission_id:int}", submission),
+    ]

@@ -1,0 +1,317 @@
+"""The competition server's accounts, every query in one class (:class:`Accounts`):
+users, their API tokens and one-time password links, browser sessions, who owns
+each bot name, and uploaded submissions with their status.
+
+Secrets (tokens, session cookies) are made here with :mod:`secrets` and stored
+only as their sha256 digests, so a copy of the database holds none of them.
+Passwords arrive already hashed (argon2, by the server); nothing here sees one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import case, delete, func, select, update
+from sqlalchemy.orm import Session
+
+from arena.store.database import Store
+from arena.store.engine import StorageError, now
+from arena.store.schema import (
+    BotRow,
+    GameRow,
+    OwnerRow,
+    SessionRow,
+    SubmissionRow,
+    TokenRow,
+    TournamentRow,
+    UserRow,
+)
+
+#: Token kinds: a bearer token for the API, a one-time link to set a password.
+API, PASSWORD = "api", "password"
+#: A submission's statuses, in order; the last two are final.
+STATUSES = ("queued", "building", "checking", "passed", "failed")
+FINAL = frozenset({"passed", "failed"})
+
+
+class AccountError(Exception):
+    """A name taken, an unknown user: the message says which, in one line."""
+
+
+@dataclass(frozen=True)
+class User:
+    """An account; ``password`` is its argon2 hash (None: not set yet)."""
+
+    id: int
+    name: str
+    admin: bool
+    password: str | None = None
+
+
+@dataclass(frozen=True)
+class Token:
+    """An API token as its owner sees it listed (never the secret itself)."""
+
+    id: int
+    label: str
+    created: datetime
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class BrowserSession:
+    """A browser session: its user (None before sign-in) and its forms' CSRF token."""
+
+    user: User | None
+    csrf: str
+
+
+@dataclass(frozen=True)
+class Submission:
+    """An uploaded archive and where it is (see :data:`STATUSES`)."""
+
+    id: int
+    user_id: int
+    base: str
+    filename: str
+    status: str
+    label: str | None
+    message: str
+    report: dict[str, Any] | None
+    created: datetime
+    updated: datetime
+
+
+def digest(secret: str) -> str:
+    """How a secret is stored: its sha256, in hex."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _user(row: UserRow) -> User:
+    return User(row.id, row.name, row.admin, row.password)
+
+
+def _submission(row: SubmissionRow) -> Submission:
+    return Submission(row.id, row.user_id, row.base, row.filename, row.status, row.label,
+                      row.message, row.report, row.created, row.updated)
+
+
+class Accounts:
+    """The accounts kept in ``store``'s database (writes retried while it is locked)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def _read(self) -> Session:
+        return Session(self.store.engine)
+
+    # -- users ------------------------------------------------------------------------
+    def add_user(self, name: str, *, admin: bool = False) -> User:
+        """A new user; AccountError if the name is taken."""
+        def work(session: Session) -> User:
+            if session.scalar(select(UserRow.id).where(UserRow.name == name)) is not None:
+                raise AccountError(f"user {name!r} exists already")
+            row = UserRow(name=name, admin=admin)
+            session.add(row)
+            session.flush()
+            return _user(row)
+
+        return self.store._write(work)
+
+    def user(self, user_id: int) -> User | None:
+        with self._read() as session:
+            row = session.get(UserRow, user_id)
+            return None if row is None else _user(row)
+
+    def user_named(self, name: str) -> User | None:
+        with self._read() as session:
+            row = session.scalars(select(UserRow).where(UserRow.name == name)).first()
+            return None if row is None else _user(row)
+
+    def set_password(self, user_id: int, hashed: str) -> None:
+        """Store a user's new password hash (argon2, made by the caller)."""
+        self.store._write(lambda session: session.execute(
+            update(UserRow).where(UserRow.id == user_id).values(password=hashed)))
+
+    # -- tokens -----------------------------------------------------------------------
+    def issue_token(self, user_id: int, kind: str = API, label: str = "") -> str:
+        """A new secret of ``kind`` for the user; only its digest is stored."""
+        secret = secrets.token_urlsafe(32)
+        self.store._write(lambda session: session.add(TokenRow(
+            user_id=user_id, digest=digest(secret), kind=kind, label=label[:200],
+            revoked=False)))
+        return secret
+
+    def token_user(self, secret: str, kind: str = API) -> User | None:
+        """The user an unrevoked token of ``kind`` belongs to, else None."""
+        with self._read() as session:
+            row = session.execute(
+                select(UserRow).join(TokenRow, TokenRow.user_id == UserRow.id).where(
+                    TokenRow.digest == digest(secret), TokenRow.kind == kind,
+                    TokenRow.revoked.is_(False))).scalar_one_or_none()
+            return None if row is None else _user(row)
+
+    def use_password_link(self, secret: str, hashed: str) -> User | None:
+        """Set the password of the one-time link's user and spend the link (one
+        transaction: a link works once); None for an unknown or spent link."""
+        def work(session: Session) -> User | None:
+            token = session.scalars(select(TokenRow).where(
+                TokenRow.digest == digest(secret), TokenRow.kind == PASSWORD,
+                TokenRow.revoked.is_(False))).first()
+            if token is None:
+                return None
+            token.revoked = True
+            user = session.get(UserRow, token.user_id)
+            if user is None:
+                return None
+            user.password = hashed
+            return _user(user)
+
+        return self.store._write(work)
+
+    def tokens(self, user_id: int) -> list[Token]:
+        """The user's API tokens, oldest first."""
+        with self._read() as session:
+            rows = session.scalars(select(TokenRow).where(
+                TokenRow.user_id == user_id, TokenRow.kind == API).order_by(TokenRow.id))
+            return [Token(row.id, row.label, row.created, row.revoked) for row in rows]
+
+    def revoke_token(self, user_id: int, token_id: int) -> bool:
+        """Revoke one of the user's API tokens; False if the user has no such token."""
+        def work(session: Session) -> bool:
+            done = session.execute(update(TokenRow).where(
+                TokenRow.id == token_id, TokenRow.user_id == user_id,
+                TokenRow.kind == API).values(revoked=True))
+            return bool(getattr(done, "rowcount", 0))
+
+        return self.store._write(work)
+
+    # -- browser sessions ---------------------------------------------------------------
+    def open_session(self, user_id: int | None, seconds: float) -> str:
+        """A new session for ``user_id`` (None: signed out) lasting ``seconds``; its
+        cookie's secret.  Expired sessions are removed meanwhile."""
+        secret = secrets.token_urlsafe(32)
+        clock = time.time()
+
+        def work(session: Session) -> None:
+            session.execute(delete(SessionRow).where(SessionRow.expires < clock))
+            session.add(SessionRow(digest=digest(secret), user_id=user_id,
+                                   csrf=secrets.token_urlsafe(32), expires=clock + seconds))
+
+        self.store._write(work)
+        return secret
+
+    def session(self, secret: str) -> BrowserSession | None:
+        """The unexpired session whose cookie is ``secret``, else None."""
+        with self._read() as session:
+            row = session.get(SessionRow, digest(secret))
+            if row is None or row.expires < time.time():
+                return None
+            user = session.get(UserRow, row.user_id) if row.user_id is not None else None
+            return BrowserSession(None if user is None else _user(user), row.csrf)
+
+    def close_session(self, secret: str) -> None:
+        self.store._write(lambda session: session.execute(
+            delete(SessionRow).where(SessionRow.digest == digest(secret))))
+
+    # -- owners ---------------------------------------------------------------------------
+    def owner(self, base: str) -> int | None:
+        """The id of the user who owns bot name ``base``, None if nobody does."""
+        with self._read() as session:
+            return session.scalar(select(OwnerRow.user_id).where(OwnerRow.base == base))
+
+    def owned(self, user_id: int) -> list[str]:
+        """The bot names the user owns, sorted."""
+        with self._read() as session:
+            return sorted(session.scalars(select(OwnerRow.base).where(
+                OwnerRow.user_id == user_id)))
+
+    def claim_name(self, base: str, user_id: int) -> bool:
+        """Make the user the owner of ``base`` unless someone owns it; whether the
+        user owns it now.  A name already stored (``arena bot add``) with no owner
+        stays the organiser's."""
+        def work(session: Session) -> bool:
+            holder = session.scalar(select(OwnerRow.user_id).where(OwnerRow.base == base))
+            if holder is not None:
+                return bool(holder == user_id)
+            if session.scalar(select(BotRow.id).where(BotRow.base == base).limit(1)):
+                return False
+            session.add(OwnerRow(base=base, user_id=user_id))
+            return True
+
+        try:
+            return self.store._write(work)
+        except StorageError:  # another request claimed it meanwhile
+            return self.owner(base) == user_id
+
+    # -- what changed ------------------------------------------------------------------------
+    def activity(self) -> tuple[int, ...]:
+        """Changes whenever a game, tournament status, bot version or submission
+        status is stored: (latest game id, games, tournaments, finished ones,
+        versions, retired ones, submissions, finished ones)."""
+        with self._read() as session:
+            games = session.execute(select(func.max(GameRow.id), func.count(GameRow.id))).one()
+            tournaments = session.execute(select(
+                func.count(TournamentRow.id),
+                func.count(TournamentRow.id).filter(TournamentRow.status == "finished"))).one()
+            bots = session.execute(select(
+                func.count(BotRow.id), func.count(BotRow.id).filter(BotRow.retired))).one()
+            submissions = session.execute(select(
+                func.count(SubmissionRow.id),
+                func.sum(case((SubmissionRow.status == "queued", 1),
+                              (SubmissionRow.status == "building", 2),
+                              (SubmissionRow.status == "checking", 3),
+                              (SubmissionRow.status == "passed", 4), else_=5)))).one()
+            return tuple(int(value or 0) for value in (*games, *tournaments, *bots,
+                                                       *submissions))
+
+    # -- submissions ------------------------------------------------------------------------
+    def add_submission(self, user_id: int, base: str, filename: str) -> Submission:
+        """A new queued submission."""
+        def work(session: Session) -> Submission:
+            row = SubmissionRow(user_id=user_id, base=base, filename=filename[:200],
+                                status="queued", message="")
+            session.add(row)
+            session.flush()
+            return _submission(row)
+
+        return self.store._write(work)
+
+    def update_submission(self, submission_id: int, status: str, *, label: str | None = None,
+                          message: str = "", report: dict[str, Any] | None = None) -> None:
+        """Move a submission to ``status`` (one of :data:`STATUSES`)."""
+        if status not in STATUSES:
+            raise ValueError(f"unknown submission status {status!r}")
+        values: dict[str, Any] = {"status": status, "updated": now()}
+        if label is not None:
+            values["label"] = label
+        if message:
+            values["message"] = message
+        if report is not None:
+            values["report"] = report
+        self.store._write(lambda session: session.execute(
+            update(SubmissionRow).where(SubmissionRow.id == submission_id).values(**values)))
+
+    def submission(self, submission_id: int) -> Submission | None:
+        with self._read() as session:
+            row = session.get(SubmissionRow, submission_id)
+            return None if row is None else _submission(row)
+
+    def submissions(self, *, user_id: int | None = None, bases: Sequence[str] | None = None,
+                    unfinished: bool = False) -> list[Submission]:
+        """Submissions, newest first: the user's, of ``bases``, or not final yet."""
+        query = select(SubmissionRow).order_by(SubmissionRow.id.desc())
+        if user_id is not None:
+            query = query.where(SubmissionRow.user_id == user_id)
+        if bases is not None:
+            query = query.where(SubmissionRow.base.in_(list(bases)))
+        if unfinished:
+            query = query.where(SubmissionRow.status.not_in(list(FINAL)))
+        with self._read() as session:
+            return [_submission(row) for row in session.scalars(query)]
