@@ -41,6 +41,7 @@ from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
 from arena.store.database import Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
 from reports.charts import RatingChart, rating_chart
+from reports.folders import REPORT_MARKER, check_target, is_earlier, written_into
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
 from reports.replay import seat_file, write_replays
 from reports.site import Site
@@ -195,19 +196,29 @@ class Figures:
 
 def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
                   max_replays: int | None = None, page_rows: int = PAGE_ROWS) -> Path:
-    """Write the report into ``out_dir`` (created if needed); return its index.html.
+    """Write the report into ``out_dir``; return its index.html.
+
+    A new report is written into a temporary folder beside ``out_dir`` that replaces it
+    when complete (:mod:`reports.folders`); an earlier report in ``out_dir`` is updated
+    in place, page by page.  FolderError (a ValueError) for an ``out_dir`` that is not
+    empty and not an earlier report, ValueError for a negative ``max_replays``.
 
     ``bootstrap`` is the number of resamples behind each rating interval.
     ``max_replays``: replay pages for the most recent N games; None: the default
     (:func:`replay_ids`).  ``page_rows`` bounds the rows of a games-list page.
     Pages already in ``out_dir`` from identical inputs are left as they are.
     """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = check_target(out_dir, REPORT_MARKER, "report")
+    if max_replays is not None and max_replays < 0:
+        raise ValueError(f"max_replays must be 0 or more, not {max_replays}")
     games = list(store.scan_games())
     gc.freeze()  # the games live to the end: collections need not scan them again and again
     try:
-        _render(store, out_dir, games, bootstrap, max_replays, page_rows)
+        if is_earlier(out_dir, REPORT_MARKER):
+            _render(store, out_dir, games, bootstrap, max_replays, page_rows)
+        else:
+            with written_into(out_dir) as work:
+                _render(store, work, games, bootstrap, max_replays, page_rows)
     finally:
         gc.unfreeze()
     return out_dir / "index.html"
@@ -294,7 +305,7 @@ def replay_ids(games: Sequence[StoredGame], max_replays: int | None) -> set[int]
     :data:`FAULT_REPLAYS` most recent games with a fault."""
     if max_replays is not None:
         ids = sorted(game.id for game in games)
-        return set(ids[len(ids) - max_replays:] if max_replays > 0 else [])
+        return set(ids[max(0, len(ids) - max_replays):] if max_replays > 0 else [])
     chosen: set[int] = set()
     for own in _group(games, lambda g: g.tournament_id).values():
         chosen.update(game.id for game in own[-DEFAULT_REPLAYS:])

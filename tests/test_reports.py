@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ import pytest
 from arena.stats.match_stats import summarize
 from arena.store.database import Store, StoredGame
 from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_places
+from reports.folders import FolderError
 from reports.render import (
     DEFAULT_REPLAYS,
     bot_page,
@@ -24,7 +27,9 @@ from reports.render import (
     replay_ids,
 )
 from reports.site import MANIFEST
-from tests.arena_db import Played
+from tests.arena_db import Played, broken_copy
+
+ROOT = Path(__file__).resolve().parents[1]
 
 HERE = Path(__file__).resolve().parent
 XSS = "<script>alert(1)</script>"
@@ -490,3 +495,49 @@ def test_pairs_are_printed_as_fastchess_prints_a_match(
         assert row[6] == f"{match_number(m.nelo)} ± {m.nelo_error:.1f}"
         assert row[7] == percent(m.los)
     assert by_pair["A", "C"][3] == "3-0-0" and by_pair["A", "C"][5].startswith("+inf")
+
+
+# -- the report's folder ----------------------------------------------------------------
+
+def files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative name: bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_a_failed_report_leaves_the_target_as_it_was(played: Played, tmp_path: Path) -> None:
+    broken = Store(broken_copy(played, tmp_path, record=True))
+    fresh, earlier = tmp_path / "fresh", tmp_path / "earlier"
+    render_report(Store(played.url), earlier, bootstrap=0, max_replays=0)
+    before = files(earlier)
+    with pytest.raises(Exception):  # noqa: B017 - whatever a damaged record raises
+        render_report(broken, fresh, bootstrap=0)
+    assert not fresh.exists()  # not a folder holding only style.css
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db", "earlier"]
+    render_report(Store(played.url), earlier, bootstrap=0, max_replays=1)  # in place
+    after = files(earlier)
+    assert MANIFEST in after and after.keys() > before.keys()
+
+
+def test_a_report_refuses_a_folder_that_is_not_one(played: Played, tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "index.html").write_text("my own page")
+    with pytest.raises(FolderError, match="not empty and not an earlier report"):
+        render_report(Store(played.url), foreign, bootstrap=0)
+    assert files(foreign) == {"index.html": b"my own page"}
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "arena.cli", "report", "--db",
+                               played.url, *args], capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+    for args, message in [(["--out", ""], "the report folder must be named"),
+                          (["--out", "foreign"], "not an earlier report of this tool"),
+                          (["--out", "new", "--max-replays", "-1"], "-1 is negative")]:
+        done = arena(*args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.startswith("arena: error: ") and message in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign"]
+    assert files(foreign) == {"index.html": b"my own page"}
