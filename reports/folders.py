@@ -48,14 +48,15 @@ def check_target(out: str | os.PathLike[str], marker: str, what: str) -> Path:
         if entries and marker not in entries:
             raise FolderError(f"--out {os.fspath(out)!r} is not empty and not an earlier "
                               f"{what} of this tool: choose an empty or new folder")
-        return folder
     parent = _parent(folder)
     if not parent.is_dir():
         raise FolderError(f"cannot write the {what} into {os.fspath(out)!r}: "
                           f"{os.fspath(parent)!r} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
+    try:  # the temporary folder goes beside the target: try one
+        os.rmdir(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".probe", dir=parent))
+    except OSError as exc:
         raise FolderError(f"cannot write the {what} into {os.fspath(out)!r}: "
-                          f"{os.fspath(parent)!r} is not writable")
+                          f"{exc.strerror or exc}") from None
     return folder
 
 
