@@ -13,8 +13,9 @@ Pages (``page`` names a pool of comparable games, see :mod:`reports.stats`):
 * ``tournaments.html``, ``tournament-<id>.html`` (summary, standings, first games page)
   and ``tournament-<id>-<n>.html`` (more games, at most :data:`PAGE_ROWS` rows and
   :data:`PAGE_BYTES` of rows a page);
-* ``game-<id>.html``: replay pages (:mod:`reports.replay`) of the games
-  :func:`replay_ids` picks.
+* ``game-<id>.html``: replay pages (:mod:`reports.replay`) of every game (or of the
+  most recent, :func:`replay_ids`), written by a pool of processes
+  (:mod:`reports.replay_pool`).
 
 Rendering is incremental (:mod:`reports.site`): a page whose inputs did not change since
 the last render into the same folder is not written again.
@@ -40,10 +41,11 @@ from arena.stats.match_stats import MatchSummary, summarize
 from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
 from arena.store.database import Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
+from reports import replay_pool
 from reports.charts import RatingChart, rating_chart
 from reports.folders import REPORT_MARKER, check_target, is_earlier, written_into
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
-from reports.replay import seat_file, write_replays
+from reports.replay import seat_file
 from reports.site import Site
 from reports.stats import (
     TIME_SAMPLE_GAMES,
@@ -76,10 +78,6 @@ PAGE_ROWS = 500
 PAGE_BYTES = 1_500_000
 #: Tables listed in a tournament's seating (a big field has tens of thousands).
 SEATING_SHOWN = 200
-#: Replay pages per tournament by default: its most recent games ...
-DEFAULT_REPLAYS = 200
-#: ... and its most recent games with a fault, up to this many.
-FAULT_REPLAYS = 200
 
 
 # -- what the pages show ----------------------------------------------------------------
@@ -195,7 +193,8 @@ class Figures:
 # -- the report ---------------------------------------------------------------------------
 
 def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
-                  max_replays: int | None = None, page_rows: int = PAGE_ROWS) -> Path:
+                  max_replays: int | None = None, page_rows: int = PAGE_ROWS,
+                  processes: int | None = None, nice: int = 0) -> Path:
     """Write the report into ``out_dir``; return its index.html.
 
     A new report is written into a temporary folder beside ``out_dir`` that replaces it
@@ -204,9 +203,11 @@ def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
     empty and not an earlier report, ValueError for a negative ``max_replays``.
 
     ``bootstrap`` is the number of resamples behind each rating interval.
-    ``max_replays``: replay pages for the most recent N games; None: the default
-    (:func:`replay_ids`).  ``page_rows`` bounds the rows of a games-list page.
-    Pages already in ``out_dir`` from identical inputs are left as they are.
+    ``max_replays``: replay pages for the most recent N games; None: for every game.
+    ``page_rows`` bounds the rows of a games-list page.  Replays are written on
+    ``processes`` worker processes (default: one per CPU) at niceness ``nice``
+    (:mod:`reports.replay_pool`).  Pages already in ``out_dir`` from identical inputs
+    are left as they are.
     """
     out_dir = check_target(out_dir, REPORT_MARKER, "report")
     if max_replays is not None and max_replays < 0:
@@ -215,17 +216,18 @@ def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
     gc.freeze()  # the games live to the end: collections need not scan them again and again
     try:
         if is_earlier(out_dir, REPORT_MARKER):
-            _render(store, out_dir, games, bootstrap, max_replays, page_rows)
+            _render(store, out_dir, games, bootstrap, max_replays, page_rows, processes, nice)
         else:
             with written_into(out_dir) as work:
-                _render(store, work, games, bootstrap, max_replays, page_rows)
+                _render(store, work, games, bootstrap, max_replays, page_rows, processes, nice)
     finally:
         gc.unfreeze()
     return out_dir / "index.html"
 
 
 def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap: int,
-            max_replays: int | None, page_rows: int) -> None:
+            max_replays: int | None, page_rows: int, processes: int | None,
+            nice: int) -> None:
     site, env = Site(out_dir), _environment()
     site.copy(STYLESHEET, TEMPLATES / STYLESHEET)
     tournaments = [tournament_summary(t) for t in store.tournaments()]
@@ -259,7 +261,7 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
         _tournament_pages(pages, tournament, own, replayed, page_rows,
                           board=board(own, figures, versions, kinds) if ranked else ())
     _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest, bases)
-    _replay_pages(site, env, store, games, replayed, tournaments, common)
+    _replay_pages(site, store, games, replayed, tournaments, common, processes, nice)
     site.finish()
 
 
@@ -301,16 +303,11 @@ def _finite(value: float) -> float | None:
 
 def replay_ids(games: Sequence[StoredGame], max_replays: int | None) -> set[int]:
     """Ids of the games that get a replay page: the ``max_replays`` most recent; by
-    default (None) per tournament its :data:`DEFAULT_REPLAYS` most recent games and its
-    :data:`FAULT_REPLAYS` most recent games with a fault."""
-    if max_replays is not None:
-        ids = sorted(game.id for game in games)
-        return set(ids[max(0, len(ids) - max_replays):] if max_replays > 0 else [])
-    chosen: set[int] = set()
-    for own in _group(games, lambda g: g.tournament_id).values():
-        chosen.update(game.id for game in own[-DEFAULT_REPLAYS:])
-        chosen.update(game.id for game in [g for g in own if g.faults][-FAULT_REPLAYS:])
-    return chosen
+    default (None) every game."""
+    ids = sorted(game.id for game in games)
+    if max_replays is None:
+        return set(ids)
+    return set(ids[max(0, len(ids) - max_replays):] if max_replays > 0 else [])
 
 
 def bot_page(bot: str) -> str:
@@ -568,18 +565,22 @@ def fault_kinds_of(counts: Mapping[str, int],
                  if count)
 
 
-def _replay_pages(site: Site, env: Environment, store: Store, games: Sequence[StoredGame],
+def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
                   replayed: set[int], tournaments: Sequence[dict[str, Any]],
-                  common: dict[str, Any]) -> None:
-    """Replay pages of the ``replayed`` games (:func:`reports.replay.write_replays`),
+                  common: dict[str, Any], processes: int | None, nice: int) -> None:
+    """Replay pages of the ``replayed`` games (:func:`reports.replay_pool.write_replays`),
     rewritten only when their inputs changed; the last render's replay pages no
     longer chosen are deleted."""
     for game in games:
         if game.id in replayed:
             for seat in range(len(game.seats)):
                 site.track(seat_file(game.id, seat))
-    write_replays(env.get_template("game.html"), store, site.out_dir, games, replayed,
-                  tournaments, common, fresh=site.fresh)
+    pages = replay_pool.Pages(
+        url=store.url, out_dir=site.out_dir, environment=_environment, context=common,
+        names={t["id"]: f"#{t['id']} {t['game']}" for t in tournaments},
+        protections={t["id"]: (t["config"] or {}).get("protections") for t in tournaments})
+    replay_pool.write_replays(pages, store, games, replayed, fresh=site.fresh,
+                              processes=processes, nice=nice)
 
 
 # -- page data ----------------------------------------------------------------------------

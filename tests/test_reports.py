@@ -16,9 +16,10 @@ import pytest
 from arena.stats.match_stats import summarize
 from arena.store.database import Store, StoredGame
 from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_places
+from reports import replay_pool
 from reports.folders import FolderError
 from reports.render import (
-    DEFAULT_REPLAYS,
+    _environment,
     bot_page,
     match_number,
     percent,
@@ -295,6 +296,16 @@ def test_arena_default_moves_are_marked_from_the_faults_step() -> None:
     assert [by for step in _shown(later) for _, _, by in step] == [False, False, False, True]
 
 
+def test_a_faulted_seats_stderr_is_its_faults_tail_not_no_output() -> None:
+    fault = {"seat": 1, "bot": "b", "kind": "crash", "detail": "exited with code 1",
+             "stderr_tail": "Traceback ...\nValueError: bad hand", "step": 0}
+    record = GameRecord(actions=[[[0, "drop 5h"]]], stderr=["", ""])
+    context = replay_context(_stored("five", ["a", "b"], [fault]), record)
+    assert context["stderr"] == ["", "Traceback ...\nValueError: bad hand"]
+    own = GameRecord(actions=[[[0, "drop 5h"]]], stderr=["", "its own log"])
+    assert replay_context(_stored("five", ["a", "b"], [fault]), own)["stderr"][1] == "its own log"
+
+
 def test_claim_window_answers_are_private() -> None:
     record = GameRecord(actions=[
         [[0, "discard bC"]],
@@ -420,16 +431,15 @@ def test_bot_page(real_site: Path) -> None:
     assert wall == sorted(wall) and wall[-1] > 0  # p50 <= p90 <= p99 <= max (shown to 0.1 ms)
 
 
-def test_default_replays_are_the_recent_and_the_faulted() -> None:
-    faulty = [{"seat": 0, "bot": "a", "kind": "crash", "detail": "", "stderr_tail": ""}]
+def test_every_game_is_replayed_by_default() -> None:
     games = [StoredGame(id=i, tournament_id=1 + i % 2, table=0, number=i, game="five", seed=1,
                         options={}, seats=["a", "b"], scores=[0.0, 0.0], places=[1, 2],
-                        game_places=[1, 2], faults=faulty if i in (3, 7) else [],
-                        duration=0.1, decisions=2, ignored=[0, 0])
-             for i in range(1, 2 * DEFAULT_REPLAYS + 101)]
-    chosen = replay_ids(games, None)
-    assert chosen == {3, 7} | {g.id for g in games[-2 * DEFAULT_REPLAYS:]}
+                        game_places=[1, 2], faults=[], duration=0.1, decisions=2,
+                        ignored=[0, 0])
+             for i in range(1, 501)]
+    assert replay_ids(games, None) == set(range(1, 501))
     assert replay_ids(games, 5) == {g.id for g in games[-5:]} and not replay_ids(games, 0)
+    assert replay_ids(games, 10_000) == set(range(1, 501))
 
 
 def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path) -> None:
@@ -541,3 +551,19 @@ def test_a_report_refuses_a_folder_that_is_not_one(played: Played, tmp_path: Pat
         assert done.stderr.startswith("arena: error: ") and message in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign"]
     assert files(foreign) == {"index.html": b"my own page"}
+
+
+def test_a_pool_of_processes_writes_the_same_replays(played: Played, tmp_path: Path) -> None:
+    store = Store(played.url)
+    games = list(store.scan_games())
+    here, pooled = tmp_path / "here", tmp_path / "pooled"
+    for out, processes, nice in ((here, 1, 0), (pooled, 2, 5)):
+        out.mkdir()
+        pages = replay_pool.Pages(url=played.url, out_dir=out, environment=_environment,
+                                  context={"kinds": [], "labels": {}, "generated": "now"},
+                                  names={}, protections={})
+        written = replay_pool.write_replays(pages, store, games, {g.id for g in games},
+                                            processes=processes, nice=nice, batch=2)
+        assert written == len(games)
+    assert files(pooled) == files(here)
+    assert len([name for name in files(here) if name.endswith(".html")]) == len(games)
