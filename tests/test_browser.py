@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ import pytest
 from arena.cli import main
 from arena.games import make_game
 from arena.store.database import Store, StoredGame
+from reports.render import render_report
 from reports.replay import replay, timeline
-from tests.arena_db import tournament
+from tests.arena_db import Played, tournament
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -281,3 +283,144 @@ def hand_at(report: Report, game: StoredGame, seat: int, position: int) -> list[
     for taken in record.actions[:steps.stop]:
         state.apply_actions({s: action for s, action in taken})
     return list(state.observation(seat)["hand"])
+
+
+# -- report parity: speed, glyphs, labels, filters, phones, stderr ---------------------------
+RAW_CARD = re.compile(r"(?<![\w-])(?:[A2-9TJQK][cdhs]|[br][sABCJKL])(?![\w-])")
+
+
+def test_the_replay_plays_at_the_chosen_speed(report: Report, browser: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    open_replay(report, browser, "furious-five")
+    speeds = Select(browser.find_element(By.CSS_SELECTOR, "select.speed-select"))
+    assert [o.text for o in speeds.options] == ["0.25×", "0.5×", "1×", "2×", "4×", "8×"]
+    assert speeds.first_selected_option.text == "1×"
+    speeds.select_by_value("8")
+    assert browser.execute_script("return document.getElementById('viewer').dataset.speed") == "8"
+    click(browser, "Play")
+    # 30 steps take 21 s at 1x, 2.6 s at 8x: within WAIT only at the chosen speed
+    until(browser, lambda: (step(browser) or 0) >= 30, "the replay did not play at 8x")
+    click(browser, "Play")  # pause
+    paused = step(browser)
+    speeds.select_by_value("0.25")
+    assert step(browser) == paused
+    assert_clean(browser)
+
+
+#: A field of each game the viewer shows by its label (its key has an underscore).
+LABELLED = {"furious-five": ("deck_size", "cards in the deck"),
+            "octablitz": ("tricks_won", "tricks won")}
+SUITS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+
+
+def glyph(card: str) -> str:
+    """How the table draws a card: rank and suit symbol (10 for T), a rummy card's rank."""
+    if card == "X":
+        return "Jkr"
+    if card[0] in "br" and len(card) == 2 and card[1] in "sABCJKL":
+        return card[1]
+    return ("10" if card[0] == "T" else card[0]) + SUITS[card[1]]
+
+
+def test_moves_show_cards_as_on_the_table_and_fields_by_their_labels(
+        report: Report, browser: WebDriver, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    for game, (key, label) in LABELLED.items():
+        open_replay(report, browser, game)
+        browser.find_element(By.TAG_NAME, "body").send_keys(*[Keys.ARROW_RIGHT] * 12)
+        drawn = browser.execute_script(
+            "return [...document.querySelectorAll('.viewer .card[data-card]')]"
+            ".map((c) => [c.closest('.move-list') ? 'list' : 'table', c.dataset.card,"
+            " c.textContent])")
+        places = {where for where, _, _ in drawn}
+        assert places == {"list", "table"}, f"{game}: cards drawn in {places}"
+        assert all(text == glyph(card) for _, card, text in drawn)
+        assert not RAW_CARD.findall(" ".join(texts(browser, ".viewer .move-list li")))
+        names = [t.lower() for t in texts(browser, ".viewer dt") +
+                 texts(browser, ".viewer .pile-name")]
+        assert label in names and key not in " ".join(names), names
+        assert not [name for name in names if "_" in name], names
+        browser.save_screenshot(str(tmp_path / f"labels-{game}.png"))
+    assert_clean(browser)
+
+
+def test_filter_boxes_keep_the_matching_rows(report: Report, browser: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+
+    def visible(table: str) -> list[str]:
+        return [row.text for row in browser.find_elements(By.CSS_SELECTOR, f"{table} tbody tr")
+                if row.is_displayed()]
+
+    visit(browser, report.site / "index.html")
+    first = browser.find_element(By.CSS_SELECTOR, "table[id^='board-']").get_attribute("id")
+    board = f"table#{first}"
+    every = visible(board)
+    box = browser.find_element(By.CSS_SELECTOR, f"input.filter[aria-controls='{first}']")
+    box.send_keys("RANDOM-2")
+    shown = visible(board)
+    assert shown and all("random-2" in row for row in shown) and len(shown) < len(every)
+    box.clear()
+    box.send_keys(" ")  # blank: every row again
+    assert visible(board) == every
+    tid = report.tournaments["furious-five"]
+    visit(browser, report.site / f"tournament-{tid}.html")
+    games = visible("table#games")
+    box = browser.find_element(By.CSS_SELECTOR, "input.filter[aria-controls='games']")
+    box.send_keys("GREEDY")  # at every game of the table
+    assert visible("table#games") == games and len(games) > 1
+    box.clear()
+    words = [row.split() for row in games]
+    token, row = next((w, row) for row, ws in zip(games, words, strict=True) for w in ws
+                      if sum(w in other for other in games) == 1)  # in one row only
+    box.send_keys(token)
+    assert visible("table#games") == [row]
+    assert [t for t in texts(browser, ".filter-count") if t] == [f"1 of {len(games)} rows"]
+    box.send_keys(" no-such-bot")
+    assert visible("table#games") == []
+    assert_clean(browser)
+
+
+def test_head_to_head_fits_a_390_px_phone(report: Report, browser: WebDriver,
+                                          tmp_path: Path) -> None:
+    browser.set_window_size(390, 844)
+    try:
+        for page in ("head-to-head.html", "index.html"):
+            visit(browser, report.site / page)
+            width = browser.execute_script("return document.documentElement.clientWidth")
+            assert width <= 390
+            wide = browser.execute_script(
+                "return document.documentElement.scrollWidth")
+            assert wide <= width, f"{page}: {wide} px wide on a {width} px screen"
+            browser.save_screenshot(str(tmp_path / f"phone-{page}.png"))
+    finally:
+        browser.set_window_size(1280, 1400)
+
+
+def test_a_faulted_seats_stderr_never_says_no_output(played: Played, browser: WebDriver,
+                                                      tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    store = Store(played.url)
+    try:
+        faulty = [g for g in store.games() if any(f["stderr_tail"] for f in g.faults)]
+        render_report(store, tmp_path / "site", bootstrap=0)
+    finally:
+        store.close()
+    assert faulty
+    for game in faulty:
+        visit(browser, tmp_path / "site" / f"game-{game.id}.html")
+        boxes = texts(browser, "#faults .faultbox pre")
+        section = browser.find_element(By.ID, "stderr")
+        heads = section.find_elements(By.TAG_NAME, "h3")
+        for fault in game.faults:
+            if not fault["stderr_tail"]:
+                continue
+            shown = heads[fault["seat"]].find_element(By.XPATH, "following-sibling::*[1]")
+            assert shown.tag_name == "pre", f"game {game.id} seat {fault['seat']}: {shown.text}"
+            assert fault["stderr_tail"].strip().splitlines()[-1] in shown.text
+            assert any(fault["stderr_tail"].strip().splitlines()[-1] in box for box in boxes)
+        assert_clean(browser)
