@@ -44,6 +44,7 @@ from arena.store.faults import FAULT_LABELS
 from reports import replay_pool
 from reports.charts import RatingChart, rating_chart
 from reports.folders import REPORT_MARKER, check_target, is_earlier, written_into
+from reports.match_page import match_view
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
 from reports.replay import seat_file
 from reports.site import Site
@@ -362,6 +363,7 @@ def _tournament_pages(pages: _Pages, tournament: dict[str, Any], games: Sequence
     summary = game_summary(games)
     context = {"active": "tournaments", "t": tournament, "config": config_items(tournament),
                "summary": summary, "board": board, "links": links, "page": 0,
+               "match": match_view(tournament, games),
                "span": spans[0] if spans else (0, 0),
                "all_replayed": all(game.id in replayed for game in games)}
     if not pages.fresh(tournament_page(tid), (context, _rows_digest(first))):

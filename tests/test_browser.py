@@ -424,3 +424,63 @@ def test_a_faulted_seats_stderr_never_says_no_output(played: Played, browser: We
             assert fault["stderr_tail"].strip().splitlines()[-1] in shown.text
             assert any(fault["stderr_tail"].strip().splitlines()[-1] in box for box in boxes)
         assert_clean(browser)
+
+
+# -- a match's page: verdict, LLR, bounds, path -------------------------------------------
+@pytest.fixture(scope="module")
+def match_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
+    folder = tmp_path_factory.mktemp("match")
+    url = f"sqlite:///{folder / 'match.db'}"
+    status = main(["match", "--db", url, "--sandbox", "none", "--seed", "5",
+                   "-g", "furious-five", "-o", "rounds=1", "-j", "2",
+                   "-b", f"greedy={PY} -m sample_bots.greedy_furious_five",
+                   "-b", f"random={PY} -m sample_bots.random_bot",
+                   "--elo0", "0", "--elo1", "300", "--sprt-model", "logistic",
+                   "--max-pairs", "40"])
+    assert status in (0, 3), status
+    assert main(["report", "--db", url, "--out", str(folder / "site")]) == 0
+    store = Store(url)
+    try:
+        (tournament,) = store.tournaments()
+    finally:
+        store.close()
+    return folder / "site", url, tournament["id"]
+
+
+def test_a_match_page_shows_its_verdict_llr_bounds_and_path(
+        match_site: tuple[Path, str, int], browser: WebDriver, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from arena.runner.plan import Plan
+    from arena.runner.tournament import match_test
+
+    site, url, tid = match_site
+    store = Store(url)
+    try:
+        stored = store.tournament(tid)
+        assert stored is not None
+        test = match_test(Plan.from_stored(stored), store.games(tid))  # as --resume does
+    finally:
+        store.close()
+    visit(browser, site / f"tournament-{tid}.html")
+    verdict = texts(browser, "#sprt .verdict")[0]
+    assert verdict.startswith({"H1": "H1 accepted", "H0": "H0 accepted",
+                               "inconclusive": "inconclusive"}[test.outcome]), verdict
+    bounds = test.sprt.bounds
+    llr = texts(browser, "#sprt .llr")[0]
+    assert llr.startswith(f"{test.llr:.2f}") and f"{bounds.lower:.2f}" in llr \
+        and f"{bounds.upper:+.2f}" in llr
+    assert texts(browser, "#sprt .ptnml") == [", ".join(map(str, test.counted.counts()))]
+    chart = browser.find_element(By.ID, "llr-chart")
+    points = chart.find_element(By.TAG_NAME, "polyline").get_attribute("points").split()
+    assert len(points) == len(test.path) + 1  # from (0, 0), one point per counted pair
+    levels = {g.get_attribute("class").split()[1]: float(
+        g.find_element(By.TAG_NAME, "line").get_attribute("y1"))
+        for g in chart.find_elements(By.CSS_SELECTOR, "g.level")}
+    last_y = float(points[-1].split(",")[1])
+    if test.outcome == "H1":  # the path ends on or above the upper bound (SVG y grows down)
+        assert last_y <= levels["upper"] < levels["zero"] < levels["lower"]
+    elif test.outcome == "H0":
+        assert last_y >= levels["lower"]
+    browser.save_screenshot(str(tmp_path / "match.png"))
+    assert_clean(browser)
