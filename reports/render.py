@@ -42,7 +42,7 @@ from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
 from arena.store.database import Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
 from reports import replay_pool
-from reports.charts import RatingChart, rating_chart
+from reports.charts import LineChart, RatingChart, line_chart, rating_chart
 from reports.folders import REPORT_MARKER, check_target, is_earlier, written_into
 from reports.match_page import match_view
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
@@ -58,6 +58,7 @@ from reports.stats import (
     PlaceTally,
     Pool,
     Tallies,
+    elo_over_time,
     fault_examples,
     fault_kinds,
     move_times,
@@ -183,12 +184,20 @@ class Figures:
     def __init__(self, bootstrap: int) -> None:
         self.bootstrap = bootstrap
         self._done: dict[tuple[int, ...], tuple[Tallies, RatedPool]] = {}
+        self._lines: dict[tuple[int, ...], dict[str, list[tuple[int, float]]]] = {}
 
     def of(self, games: Sequence[StoredGame]) -> tuple[Tallies, RatedPool]:
         key = tuple(game.id for game in games)
         if key not in self._done:
             self._done[key] = (tally(games), rate(games, self.bootstrap))
         return self._done[key]
+
+    def over_time(self, games: Sequence[StoredGame]) -> dict[str, list[tuple[int, float]]]:
+        """:func:`reports.stats.elo_over_time` of ``games``, computed once."""
+        key = tuple(game.id for game in games)
+        if key not in self._lines:
+            self._lines[key] = elo_over_time(games)
+        return self._lines[key]
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -241,7 +250,9 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
     controls = {t["id"]: time_control(t["config"]) for t in tournaments}
     checks = latest_checks(tournaments)
     rated = [game for game in games if game.tournament_id not in checks.tournament_ids]
-    sections = [section(pool, figures, kinds, versions) for pool in split_pools(rated, controls)]
+    split = split_pools(rated, controls)
+    sections = [section(pool, figures, kinds, versions) for pool in split]
+    pool_games = {pool.anchor: pool.games for pool in split}
     replayed = replay_ids(games, max_replays)
     common = {"kinds": kinds, "labels": FAULT_LABELS,
               "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
@@ -260,8 +271,11 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
         own = by_tournament.get(tournament["id"], [])
         ranked = bool(own) and tournament["id"] not in checks.tournament_ids
         _tournament_pages(pages, tournament, own, replayed, page_rows,
-                          board=board(own, figures, versions, kinds) if ranked else ())
-    _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest, bases)
+                          board=board(own, figures, versions, kinds) if ranked else (),
+                          chart=ladder_chart(own, figures)
+                          if ranked and tournament["kind"] == "ladder" else None)
+    _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest, bases,
+               _VersionLines(figures, pool_games))
     _replay_pages(site, store, games, replayed, tournaments, common, processes, nice)
     site.finish()
 
@@ -343,7 +357,8 @@ class _Pages:
 
 
 def _tournament_pages(pages: _Pages, tournament: dict[str, Any], games: Sequence[StoredGame],
-                      replayed: set[int], page_rows: int, board: Sequence[BoardRow]) -> None:
+                      replayed: set[int], page_rows: int, board: Sequence[BoardRow],
+                      chart: LineChart | None) -> None:
     """A tournament's page (summary, standings, the first games) and its games pages."""
     tid = tournament["id"]
     labels: Mapping[str, str] = pages.common["labels"]
@@ -363,7 +378,7 @@ def _tournament_pages(pages: _Pages, tournament: dict[str, Any], games: Sequence
     summary = game_summary(games)
     context = {"active": "tournaments", "t": tournament, "config": config_items(tournament),
                "summary": summary, "board": board, "links": links, "page": 0,
-               "match": match_view(tournament, games),
+               "match": match_view(tournament, games), "elo_chart": chart,
                "span": spans[0] if spans else (0, 0),
                "all_replayed": all(game.id in replayed for game in games)}
     if not pages.fresh(tournament_page(tid), (context, _rows_digest(first))):
@@ -455,10 +470,37 @@ def _number(value: Any) -> str:
     return str(escape(format_value(value)))
 
 
+def ladder_chart(games: Sequence[StoredGame], figures: Figures) -> LineChart | None:
+    """A ladder's ratings over its games, a line per bot."""
+    lines = figures.over_time(games)
+    return line_chart(sorted(lines.items()), xlabel="games", ylabel="Elo")
+
+
+@dataclass(frozen=True)
+class _VersionLines:
+    """The ratings over time of a bot's versions, per pool (``pool_games`` by anchor)."""
+
+    figures: Figures
+    pool_games: Mapping[str, Sequence[StoredGame]]
+
+    def charts(self, versions: Sequence[VersionRow]) -> list[tuple[str, LineChart]]:
+        """Per pool where two or more of the versions played: their lines."""
+        found = []
+        for anchor in dict.fromkeys(v.anchor for v in versions if v.anchor):
+            labels = {v.bot for v in versions if v.anchor == anchor}
+            lines = self.figures.over_time(self.pool_games.get(anchor, ()))
+            shown = sorted(((bot, points) for bot, points in lines.items() if bot in labels),
+                           key=lambda line: _version_order(line[0]))
+            chart = line_chart(shown, xlabel="games", ylabel="Elo") if len(shown) > 1 else None
+            if chart is not None:
+                found.append((next(v.pool or "" for v in versions if v.anchor == anchor), chart))
+        return found
+
+
 def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
                sections: Sequence[Section], replayed: set[int],
                versions: Mapping[str, str], checks: Mapping[str, list[dict[str, Any]]],
-               bases: Mapping[str, str]) -> None:
+               bases: Mapping[str, str], lines: _VersionLines) -> None:
     """A page per bot that played (``games``: the rated ones) or was checked (its
     latest ``checks``), with the versions of its name (``bases``: label to base
     name); move times are read only for pages that changed."""
@@ -474,7 +516,8 @@ def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
         sampled = {game: ids for (who, game), ids in samples.items() if who == bot}
         context = {"active": "leaderboard", "bot": bot, "version": versions.get(bot, ""),
                    "pools": bot_pools(bot, sections), "checks": checks.get(bot, []),
-                   "versions": version_rows(bot, bases, sections),
+                   "versions": (own_versions := version_rows(bot, bases, sections)),
+                   "version_charts": lines.charts(own_versions),
                    "faults": fault_kinds_of(counts[bot], examples.get(bot, {}), replayed)}
         if not pages.fresh(bot_page(bot), (context, sampled)):
             stale[bot] = context

@@ -278,6 +278,25 @@ def rate(games: Sequence[StoredGame], bootstrap: int) -> RatedPool:
     return rate_pool(ratable_games(games), bootstrap=bootstrap)
 
 
+#: Points of a rating-over-time line: fits on the first n games at this many n.
+ELO_CHECKPOINTS = 12
+
+
+def elo_over_time(games: Sequence[StoredGame], checkpoints: int = ELO_CHECKPOINTS
+                  ) -> dict[str, list[tuple[int, float]]]:
+    """Each bot's Elo fitted (no bootstrap) on the first ``n`` of ``games`` (in stored
+    order) at ``checkpoints`` evenly spaced ``n``: per bot its (n, Elo) points, finite
+    estimates only (a bot that won or lost every pair so far has none)."""
+    lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    total = len(games)
+    for n in sorted({max(1, round(total * i / checkpoints)) for i in range(1, checkpoints + 1)}
+                    if total else ()):
+        for rating in rate(games[:n], 0).ratings:
+            if math.isfinite(rating.estimate):
+                lines[rating.player].append((n, rating.estimate))
+    return dict(lines)
+
+
 def rank_text(rating: Rating) -> str:
     """``3`` or ``2-5``: the rank interval."""
     if rating.rank_best == rating.rank_worst:

@@ -484,3 +484,56 @@ def test_a_match_page_shows_its_verdict_llr_bounds_and_path(
         assert last_y >= levels["lower"]
     browser.save_screenshot(str(tmp_path / "match.png"))
     assert_clean(browser)
+
+
+# -- ratings over time: a ladder, a bot's versions -------------------------------------------
+@pytest.fixture(scope="module")
+def ladder_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """Two ladders in one pool; bot ``v`` has another command in the second: v@1, v@2."""
+    folder = tmp_path_factory.mktemp("ladder")
+    url = f"sqlite:///{folder / 'ladder.db'}"
+    greedy = f"{PY} -m sample_bots.greedy_furious_five"
+    random_bot = f"{PY} -m sample_bots.random_bot"
+    for v in (random_bot, greedy):
+        status = main(["ladder", "--db", url, "--sandbox", "none", "-g", "furious-five",
+                       "-o", "rounds=1", "-j", "2", "--workers", "1", "--max-groups", "12",
+                       "--no-report", "-b", f"v={v}", "-b", f"g={greedy}",
+                       "-b", f"r={random_bot}"])
+        assert status in (0, 3), status
+    assert main(["report", "--db", url, "--out", str(folder / "site")]) == 0
+    return folder / "site", url
+
+
+def test_a_ladder_and_a_bots_versions_show_elo_over_time(
+        ladder_site: tuple[Path, str], browser: WebDriver, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from reports.render import bot_page
+
+    site, url = ladder_site
+    store = Store(url)
+    try:
+        ladders = [t for t in store.tournaments() if t["kind"] == "ladder"]
+        games = store.games(ladders[0]["id"])
+    finally:
+        store.close()
+    assert len(ladders) == 2
+    visit(browser, site / f"tournament-{ladders[0]['id']}.html")
+    chart = browser.find_element(By.ID, "elo-chart")
+    lines = {g.find_element(By.TAG_NAME, "title").get_attribute("textContent"):
+             g.find_element(By.TAG_NAME, "polyline").get_attribute("points").split()
+             for g in chart.find_elements(By.CSS_SELECTOR, "g.series")}
+    assert set(lines) <= {bot for game in games for bot in game.seats} and len(lines) >= 2
+    assert all(2 <= len(points) <= 12 for points in lines.values())
+    xs = [float(p.split(",")[0]) for p in next(iter(lines.values()))]
+    assert xs == sorted(xs)  # over time
+    browser.save_screenshot(str(tmp_path / "ladder.png"))
+    assert_clean(browser)
+
+    visit(browser, site / bot_page("v@2"))
+    versions = browser.find_element(By.ID, "versions-chart-1")
+    names = [t.get_attribute("textContent")
+             for t in versions.find_elements(By.CSS_SELECTOR, "g.series title")]
+    assert names == ["v@1", "v@2"]
+    browser.save_screenshot(str(tmp_path / "versions.png"))
+    assert_clean(browser)
