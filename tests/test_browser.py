@@ -524,9 +524,11 @@ def test_a_ladder_and_a_bots_versions_show_elo_over_time(
              g.find_element(By.TAG_NAME, "polyline").get_attribute("points").split()
              for g in chart.find_elements(By.CSS_SELECTOR, "g.series")}
     assert set(lines) <= {bot for game in games for bot in game.seats} and len(lines) >= 2
-    assert all(2 <= len(points) <= 12 for points in lines.values())
-    xs = [float(p.split(",")[0]) for p in next(iter(lines.values()))]
-    assert xs == sorted(xs)  # over time
+    assert all(1 <= len(points) <= 12 for points in lines.values())  # finite estimates only
+    assert max(map(len, lines.values())) >= 2
+    for points in lines.values():
+        xs = [float(p.split(",")[0]) for p in points]
+        assert xs == sorted(set(xs))  # over time
     browser.save_screenshot(str(tmp_path / "ladder.png"))
     assert_clean(browser)
 
