@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -34,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from arena.stats.match_stats import MatchSummary, summarize
@@ -64,13 +63,14 @@ from reports.stats import (
     move_times,
     rank_text,
     rate,
-    slug,
     sort_value,
     split_pools,
     tally,
     time_control,
     time_samples,
 )
+from reports.templating import bot_page as bot_page  # re-exported: tests use it
+from reports.templating import environment, format_value
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = "style.css"
@@ -323,11 +323,6 @@ def replay_ids(games: Sequence[StoredGame], max_replays: int | None) -> set[int]
     if max_replays is None:
         return set(ids)
     return set(ids[max(0, len(ids) - max_replays):] if max_replays > 0 else [])
-
-
-def bot_page(bot: str) -> str:
-    """The file name of a bot's page: readable, and distinct for distinct names."""
-    return f"bot-{slug(bot)[:40]}-{hashlib.sha1(bot.encode()).hexdigest()[:8]}.html"
 
 
 def tournament_page(tournament_id: int, page: int = 0) -> str:
@@ -621,7 +616,7 @@ def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
             for seat in range(len(game.seats)):
                 site.track(seat_file(game.id, seat))
     pages = replay_pool.Pages(
-        url=store.url, out_dir=site.out_dir, environment=_environment, context=common,
+        url=store.url, out_dir=site.out_dir, environment=environment, context=common,
         names={t["id"]: f"#{t['id']} {t['game']}" for t in tournaments},
         protections={t["id"]: (t["config"] or {}).get("protections") for t in tournaments})
     replay_pool.write_replays(pages, store, games, replayed, fresh=site.fresh,
@@ -674,55 +669,11 @@ def config_items(tournament: dict[str, Any]) -> list[tuple[str, str]]:
     return items
 
 
-def format_value(value: Any) -> str:
-    """A config, option, action or event value as short readable text.
-
-    Dicts become ``key: value, ...`` (empty: ``""``), whole floats lose their ``.0``,
-    other non-strings are JSON.
-    """
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return ", ".join([f"{key}: {format_value(item)}" for key, item in value.items()])
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return json.dumps(value, ensure_ascii=False)
-
-
 def format_time(stamp: str) -> str:
     try:
         return datetime.fromisoformat(stamp).strftime("%Y-%m-%d %H:%M")
     except ValueError:
         return stamp
-
-
-def percent(share: float) -> str:
-    """A 0..1 share as a whole percentage, halves rounded up (87.5 and 62.5 alike)."""
-    return f"{math.floor(100 * share + 0.5)}%"
-
-
-def match_number(value: float) -> str:
-    """An Elo figure or error of a match, as fastchess prints it ("inf" when unbounded)."""
-    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
-
-
-def shade(los: float | None) -> str:
-    """A CSS class for a likelihood of superiority: how sure the row bot is better
-    (``win2`` / ``win``: at least 99% / 95%) or worse (``loss``, ``loss2``)."""
-    if los is None:
-        return "none"
-    for bound, name in ((0.99, "win2"), (0.95, "win")):
-        if los >= bound:
-            return name
-        if los <= 1 - bound:
-            return name.replace("win", "loss")
-    return "even"
-
-
-def _to_json(value: Any) -> str:
-    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
 
 
 def _group(games: Iterable[StoredGame], key: Any) -> dict[Any, list[StoredGame]]:
@@ -733,10 +684,8 @@ def _group(games: Iterable[StoredGame], key: Any) -> dict[Any, list[StoredGame]]
 
 
 def _environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(json=_to_json, value=format_value, percent=percent,
-                       shade=shade, bot_page=bot_page, match_number=match_number)
+    """The templates' environment with the globals the report's pages use."""
+    env = environment()
     env.globals.update(provisional_games=PROVISIONAL_GAMES, time_sample_games=TIME_SAMPLE_GAMES,
                        time_sample_moves=TIME_SAMPLE_MOVES, seating_shown=SEATING_SHOWN)
     return env

@@ -11,17 +11,21 @@ process (starting workers would cost more).
 Workers are spawned (never forked: the ladder renders from a thread while trio runs; and
 as the render's own children, their CPU time counts in its resource usage), with a lower
 scheduling priority when asked (``nice``), so that a report rendered while bots play
-(the ladder's) takes only CPU the bots leave over.  A batch
+(the ladder's) takes only CPU the bots leave over; each dies with the render (Linux's
+parent-death signal), so a killed render leaves no worker behind.  A batch
 that fails raises in the parent: the render fails as a whole (see
 :mod:`reports.folders`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import multiprocessing
 import os
 import shutil
+import signal
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -104,8 +108,8 @@ def write_all(pages: Pages, jobs: Sequence[Job], store: Store, *,
             write_batch(pages, some, store)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(count, mp_context=context, initializer=_lower_priority,
-                             initargs=(nice,)) as pool:
+    with ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker,
+                             initargs=(nice, os.getpid())) as pool:
         for done in pool.map(write_batch, [pages] * len(batches), batches):
             assert done is None
 
@@ -135,6 +139,16 @@ def _environment(make: Callable[[], Environment]) -> Environment:
     return make()
 
 
-def _lower_priority(nice: int) -> None:
+def _start_worker(nice: int, parent: int) -> None:
+    """A worker's set-up: die with the render that started it (a killed render leaves no
+    worker writing on), and lower its priority by ``nice``."""
+    if sys.platform == "linux":
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the render died before the line above took effect
+        os._exit(1)
     if nice:
         os.nice(nice)
+
+
+_PR_SET_PDEATHSIG = 1

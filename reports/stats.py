@@ -22,6 +22,7 @@ from arena.stats.ratings import RatedPool, Rating, rate_pool
 from arena.store.database import Store, StoredGame
 from arena.store.faults import FAULT_KINDS
 from arena.store.records import move_time_percentiles, seat_move_times
+from reports.templating import slug as slug  # re-exported: one place for file-name parts
 
 #: A bot page's move times come from its most recent games per game type: enough for
 #: this many of its moves, at most :data:`TIME_SAMPLE_GAMES` games (records are costly
@@ -263,12 +264,6 @@ def _text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
-
-
-def slug(text: str) -> str:
-    """Lower-case letters, digits and dashes only (``game`` if nothing is left)."""
-    out = "".join(c if c.isascii() and c.isalnum() else "-" for c in text.lower())
-    return "-".join(part for part in out.split("-") if part) or "game"
 
 
 # -- ratings -----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -19,15 +20,13 @@ from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_pla
 from reports import replay_pool
 from reports.folders import FolderError
 from reports.render import (
-    _environment,
     bot_page,
-    match_number,
-    percent,
     render_report,
     replay_context,
     replay_ids,
 )
 from reports.site import MANIFEST
+from reports.templating import environment, match_number, percent
 from tests.arena_db import Played, broken_copy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -559,7 +558,7 @@ def test_a_pool_of_processes_writes_the_same_replays(played: Played, tmp_path: P
     here, pooled = tmp_path / "here", tmp_path / "pooled"
     for out, processes, nice in ((here, 1, 0), (pooled, 2, 5)):
         out.mkdir()
-        pages = replay_pool.Pages(url=played.url, out_dir=out, environment=_environment,
+        pages = replay_pool.Pages(url=played.url, out_dir=out, environment=environment,
                                   context={"kinds": [], "labels": {}, "generated": "now"},
                                   names={}, protections={})
         written = replay_pool.write_replays(pages, store, games, {g.id for g in games},
@@ -567,3 +566,54 @@ def test_a_pool_of_processes_writes_the_same_replays(played: Played, tmp_path: P
         assert written == len(games)
     assert files(pooled) == files(here)
     assert len([name for name in files(here) if name.endswith(".html")]) == len(games)
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_killed_render_leaves_no_worker_behind(played: Played, tmp_path: Path) -> None:
+    script = f"""
+import sys
+from pathlib import Path
+from arena.store.database import Store
+from reports import replay_pool
+from reports.templating import environment
+store = Store({played.url!r})
+games = list(store.scan_games()) * 40  # long enough to be killed half-way
+out = Path({str(tmp_path / "out")!r})
+out.mkdir()
+pages = replay_pool.Pages(url={played.url!r}, out_dir=out, environment=environment,
+                          context={{"kinds": [], "labels": {{}}, "generated": "now"}},
+                          names={{}}, protections={{}})
+print("started", flush=True)
+replay_pool.write_all(pages, [(g, None, None) for g in games], store, processes=2, batch=1)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "started\n"
+        for _ in range(600):  # both workers up (generous: a loaded machine)
+            workers = [pid for pid in children(proc.pid)
+                       if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+            if len(workers) == 2:
+                break
+            time.sleep(0.1)
+        assert len(workers) == 2, "the pool did not start"
+    finally:
+        proc.kill()
+        proc.wait()
+    for _ in range(300):
+        if not any(Path(f"/proc/{pid}").exists() for pid in workers):
+            break
+        time.sleep(0.1)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()], "a worker outlived it"
