@@ -299,6 +299,9 @@ def _plain_since(observation: Observation, before: Observation,
     converting them costs little."""
     out = {}
     for key, value in observation.items():
+        if type(value) in _SCALARS:  # most fields: nothing to convert or share
+            out[key] = value
+            continue
         old = before.get(key, _MISSING)
         # The very same object is unchanged only if it cannot change: a game may
         # hand out a list it then changes in place.
@@ -313,7 +316,12 @@ _MISSING = object()
 def _frozen(value: Any) -> bool:
     if type(value) in _SCALARS:
         return True
-    return type(value) is tuple and all(_frozen(item) for item in value)
+    if type(value) is not tuple:
+        return False
+    for item in value:  # noqa: SIM110 - a loop, not all(): runs for every field of every step
+        if type(item) not in _SCALARS and not _frozen(item):
+            return False
+    return True
 
 
 def _log_lines(events: Iterable[Mapping[str, Any]]) -> list[LogLine]:
