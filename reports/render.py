@@ -69,8 +69,14 @@ from reports.stats import (
     time_control,
     time_samples,
 )
-from reports.templating import bot_page as bot_page  # re-exported: tests use it
-from reports.templating import environment, format_value
+
+# re-exported: their home was here (tests and other code import them from here)
+from reports.templating import bot_page as bot_page
+from reports.templating import environment
+from reports.templating import format_value as format_value
+from reports.templating import match_number as match_number
+from reports.templating import percent as percent
+from reports.templating import shade as shade
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = "style.css"
