@@ -1,6 +1,7 @@
 """``arena report`` at scale: wall time, CPU time and peak memory on a big database.
 
     python bench/report_scale.py [--games 100000] [--baseline 10000] [--rounds 2]
+                                 [--replays 10000] [--skip-scale]
                                  [--old REVISION] [--work DIR]
 
 Builds SQLite databases quickly: a few hundred real furious-five games are played with
@@ -17,8 +18,17 @@ how it scales), from an empty folder each time, with ``--old REVISION`` also tha
 revision's report (the code before, on the same databases), and once more after adding 1%
 new games to the big database into the already rendered folder (the incremental
 re-render).
-Printed per run: wall time, CPU time (user + system) and peak RSS of the subprocess
-(``os.wait4``), and the goal: at most :data:`GOAL_SECONDS` s and :data:`GOAL_MB` MB.
+Before that, with ``--replays N`` (default 10,000), the replays: ``arena report`` with a
+replay of every game (the spectator's page and every seat's file, written by a pool of
+worker processes) on a database of N games, interleaved with ``--old REVISION``'s report
+writing as many replay pages (``--max-replays N``), then this code's re-render after 1%
+new games.  The pools' records replay exactly (each pool's real games are played with its
+options).
+
+Printed per run: wall time, CPU time (user + system, the report's worker processes
+included) and peak RSS of the largest process (``os.wait4``), and the goals: at most
+:data:`GOAL_SECONDS` s and :data:`GOAL_MB` MB without replays; at most
+:data:`REPLAY_GOAL_SECONDS` s for 10,000 games with every replay.
 """
 
 from __future__ import annotations
@@ -48,6 +58,8 @@ from arena.store.records import GameRecord, StepTimes
 from arena.store.schema import TableRow
 
 GOAL_SECONDS = 10.0
+#: A report of 10,000 games with every replay, at most.
+REPLAY_GOAL_SECONDS = 60.0
 GOAL_MB = 500.0
 GAME = "furious-five"
 TABLE_SIZE = 3
@@ -81,12 +93,14 @@ class Template:
     record: bytes
 
 
-def real_games(count: int, seed: int = 1) -> list[Template]:
-    """``count`` furious-five games played by random choices, with plausible move times."""
+def real_games(count: int, seed: int = 1, options: dict[str, Any] | None = None
+               ) -> list[Template]:
+    """``count`` furious-five games (with ``options``) played by random choices, with
+    plausible move times: their records replay exactly, as a report's replays need."""
     templates = []
     for index in range(count):
         rng = random.Random(seed * 1_000_003 + index)
-        state = make_game(GAME, TABLE_SIZE, {}).new_state(index)
+        state = make_game(GAME, TABLE_SIZE, options or {}).new_state(index)
         actions = play(state, _random_choice(rng))
         times: list[StepTimes] = [[[rng.randint(200, 20_000), 10_000 * rng.randint(0, 1)]
                                    for _ in step] for step in actions]
@@ -102,7 +116,19 @@ def _random_choice(rng: random.Random) -> Choose:
     return lambda state, seat: rng.choice(state.legal_actions(seat))
 
 
-def build(url: str, games: int, templates: Sequence[Template], seed: int = 7) -> None:
+Templates = dict[str, list[Template]]
+
+
+def pool_templates(count: int = TEMPLATES) -> Templates:
+    """Each pool's real games, by its options (as :func:`_key` names them)."""
+    return {_key(pool.options): real_games(count, options=pool.options) for pool in POOLS}
+
+
+def _key(options: dict[str, Any]) -> str:
+    return repr(sorted(options.items()))
+
+
+def build(url: str, games: int, templates: Templates, seed: int = 7) -> None:
     """A database of about ``games`` games in the :data:`POOLS` (a tournament each)."""
     store = Store(url)
     rng = random.Random(seed)
@@ -118,11 +144,11 @@ def build(url: str, games: int, templates: Sequence[Template], seed: int = 7) ->
                   "protections": "none (benchmark)"}
         tid = store.create_tournament(GAME, config, tables, deals * TABLE_SIZE * len(tables))
         store.set_status(tid, "finished")
-        _fill(store, tid, pool, tables, range(deals), templates, rng)
+        _fill(store, tid, pool, tables, range(deals), templates[_key(pool.options)], rng)
     store.close()
 
 
-def grow(url: str, games: int, templates: Sequence[Template], seed: int = 8) -> None:
+def grow(url: str, games: int, templates: Templates, seed: int = 8) -> None:
     """Add about ``games`` more games to the first tournament (the next deals)."""
     store = Store(url)
     pool, tid = POOLS[0], 1
@@ -130,7 +156,8 @@ def grow(url: str, games: int, templates: Sequence[Template], seed: int = 8) -> 
     with store.engine.connect() as connection:
         first = connection.scalar(select(func.max(GAMES.c.deal))) + 1
     deals = max(1, round(games / len(tables) / TABLE_SIZE))
-    _fill(store, tid, pool, tables, range(first, first + deals), templates, random.Random(seed))
+    _fill(store, tid, pool, tables, range(first, first + deals), templates[_key(pool.options)],
+          random.Random(seed))
     store.close()
 
 
@@ -225,13 +252,16 @@ def measure(argv: Sequence[str], env: dict[str, str] | None = None,
     return Usage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def report(url: str, out: Path, fresh: bool = True, code: Path | None = None) -> Usage:
-    """``arena report --max-replays 0`` into ``out`` (emptied first when ``fresh``), by
-    this code or by the tree in ``code`` (another commit's)."""
+def report(url: str, out: Path, fresh: bool = True, code: Path | None = None,
+           replays: int | None = 0) -> Usage:
+    """``arena report --max-replays N`` (``replays`` None: the flag left out, the code's
+    default) into ``out`` (emptied first when ``fresh``), by this code or by the tree in
+    ``code`` (another commit's)."""
     if fresh and out.exists():
         shutil.rmtree(out)
-    argv = [sys.executable, "-m", "arena.cli", "report", "--db", url, "--out", str(out),
-            "--max-replays", "0"]
+    argv = [sys.executable, "-m", "arena.cli", "report", "--db", url, "--out", str(out)]
+    if replays is not None:
+        argv += ["--max-replays", str(replays)]
     if code is None:
         return measure(argv)
     return measure(argv, {**os.environ, "PYTHONPATH": str(code)}, cwd=code)  # -m: cwd first
@@ -256,7 +286,7 @@ def _line(label: str, runs: Sequence[Usage]) -> str:
             f"peak RSS {span([u.peak_mb for u in runs], '{:.0f}')} MB")
 
 
-def _database(work: Path, games: int, templates: list[Template]) -> str:
+def _database(work: Path, games: int, templates: Templates) -> str:
     path = work / f"report-{games}.db"
     url = f"sqlite:///{path}"
     if not path.exists():
@@ -275,6 +305,34 @@ def _count(url: str) -> int:
     return count
 
 
+def replay_runs(work: Path, games: int, templates: Templates, old: Path | None,
+                revision: str | None, rounds: int) -> None:
+    """A report with every replay (and every seat view) on a database of ``games``
+    games, beside ``revision``'s (``old``) with as many replay pages, interleaved; then
+    this code's re-render after 1% new games into its folder."""
+    url = _database(work, games, templates)
+    size = _count(url)
+    runs: dict[str, list[Usage]] = defaultdict(list)
+    for _ in range(rounds):
+        runs["new"].append(report(url, work / "replays-new", replays=None))
+        if old:
+            runs["old"].append(report(url, work / "replays-old", code=old, replays=size))
+    grow(url, max(1, size // 100), templates)
+    runs["again"].append(report(url, work / "replays-new", fresh=False, replays=None))
+    print(_line(f"{size} games, every replay", runs["new"]))
+    if old:
+        print(_line(f"{revision}: {size} games, as many pages", runs["old"]))
+        ratio = min(u.wall for u in runs["old"]) / min(u.wall for u in runs["new"])
+        print(f"  old / new wall time: {ratio:.2f}")
+    print(_line(f"re-render after {_count(url) - size} new games", runs["again"]))
+    worst = max(runs["new"], key=lambda u: u.wall)
+    per_10k = worst.wall * 10_000 / size
+    print(f"replay goal: 10,000 games in at most {REPLAY_GOAL_SECONDS:.0f} s and "
+          f"{GOAL_MB:.0f} MB: {per_10k:.0f} s per 10,000 games at this rate, peak RSS "
+          f"{max(u.peak_mb for u in runs['new']):.0f} MB (largest process) "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=100_000)
@@ -282,6 +340,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--old", metavar="REVISION", default=None,
                         help="also run this git revision's report on both databases")
+    parser.add_argument("--replays", type=int, default=10_000, metavar="N",
+                        help="also time a report with a replay of every game on a database "
+                             "of N games (with --old: that revision's report with "
+                             "--max-replays N, one page per game); 0: not")
+    parser.add_argument("--skip-scale", action="store_true",
+                        help="only the replay runs (not --games and --baseline)")
     parser.add_argument("--work", type=Path, default=None,
                         help="folder for the databases (reused when they exist; the big one "
                              "grows by 1%% a run)")
@@ -289,10 +353,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="report-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        templates = real_games(TEMPLATES)
+        templates = pool_templates()
+        old = checkout(args.old, work / "old-code") if args.old else None
+        if args.replays:
+            replay_runs(work, args.replays, templates, old, args.old, args.rounds)
+        if args.skip_scale:
+            return 0
         big, small = (_database(work, n, templates) for n in (args.games, args.baseline))
         sizes = {"big": _count(big), "small": _count(small)}
-        old = checkout(args.old, work / "old-code") if args.old else None
         runs: dict[str, list[Usage]] = defaultdict(list)
         for _ in range(args.rounds):
             runs["small"].append(report(small, work / "site-small"))

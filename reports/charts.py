@@ -87,3 +87,78 @@ def _ticks(low: float, high: float, count: int = 6) -> list[float]:
     step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
     first = math.ceil(low / step) * step
     return [first + i * step for i in range(int((high - first) // step) + 1)]
+
+
+# -- line charts: an SPRT's path, ratings over time ------------------------------------
+
+LINE_WIDTH = 560
+LINE_HEIGHT = 220
+LINE_LEFT = 56
+LINE_TOP = 14
+LINE_BOTTOM = 30
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line: its name and the SVG polyline of its points."""
+
+    name: str
+    points: str
+    #: The last point (x, y), where the line's name is written.
+    end: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class LineChart:
+    """Lines on one x scale and one y scale, with horizontal marks (``levels``: y, label,
+    CSS class) such as an SPRT's bounds."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    series: tuple[Series, ...]
+    levels: tuple[tuple[float, str, str], ...]
+    xticks: tuple[tuple[float, str], ...]
+    yticks: tuple[tuple[float, str], ...]
+    xlabel: str
+    ylabel: str
+
+
+def line_chart(lines: Sequence[tuple[str, Sequence[tuple[float, float]]]], *,
+               levels: Sequence[tuple[float, str, str]] = (), xlabel: str = "",
+               ylabel: str = "") -> LineChart | None:
+    """A chart of ``lines`` (name, (x, y) points), None when no line has a point;
+    ``levels`` (value, label, CSS class) are drawn across the plot and kept in view."""
+    xs = [x for _, points in lines for x, _ in points]
+    ys = [y for _, points in lines for _, y in points if math.isfinite(y)]
+    if not xs or not ys:
+        return None
+    ys += [value for value, _, _ in levels]
+    low_x, high_x = min(0.0, min(xs)), max(xs) or 1.0
+    low_y, high_y = min(ys), max(ys)
+    pad = max((high_y - low_y) * 0.06, 1e-9 if high_y > low_y else 1.0)
+    low_y, high_y = low_y - pad, high_y + pad
+    left, right = LINE_LEFT, LINE_LEFT + LINE_WIDTH
+    top, bottom = LINE_TOP, LINE_TOP + LINE_HEIGHT
+
+    def x(value: float) -> float:
+        return round(left + (value - low_x) / ((high_x - low_x) or 1.0) * LINE_WIDTH, 1)
+
+    def y(value: float) -> float:
+        return round(bottom - (value - low_y) / (high_y - low_y) * LINE_HEIGHT, 1)
+
+    series = []
+    for name, points in lines:
+        shown = [(x(a), y(b)) for a, b in points if math.isfinite(b)]
+        if shown:
+            series.append(Series(name, " ".join(f"{a},{b}" for a, b in shown), shown[-1]))
+    return LineChart(
+        width=right + 120, height=bottom + LINE_BOTTOM, left=left, right=right, top=top,
+        bottom=bottom, series=tuple(series),
+        levels=tuple((y(value), label, css) for value, label, css in levels),
+        xticks=tuple((x(v), f"{v:,.0f}") for v in _ticks(low_x, high_x) if v >= low_x),
+        yticks=tuple((y(v), f"{v:g}") for v in _ticks(low_y, high_y)),
+        xlabel=xlabel, ylabel=ylabel)

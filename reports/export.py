@@ -1,7 +1,8 @@
 """Stored results for other tools: every game as CSV and JSON, and the pairwise virtual
 games as PGN so that Ordo or BayesElo can cross-check the ratings.
 
-``arena export`` calls :func:`export`.  Files written into the output folder:
+``arena export`` calls :func:`export`.  Files written into the output folder (besides
+its manifest, ``.export-manifest.json``, which marks it as an export):
 
 * ``results.csv``: one row per seat of every game (:data:`CSV_COLUMNS`);
 * ``results.json``: ``{"tournaments": [...], "games": [...]}``, a game as in
@@ -33,6 +34,7 @@ from typing import IO, Any
 
 from arena.store.database import CHECK_KIND, Store, StoredGame
 from arena.store.sealed import shown_config
+from reports.folders import EXPORT_MARKER, check_target, written_into
 
 FORMATS = ("csv", "json", "pgn")
 FILES = {"csv": "results.csv", "json": "results.json", "pgn": "pairs.pgn"}
@@ -45,9 +47,13 @@ _PGN_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
 def export(store: Store, out_dir: Path, formats: Sequence[str] = FORMATS,
            tournament: int | None = None) -> list[Path]:
     """Write the ``formats`` (of :data:`FORMATS`) of every stored game, or of one
-    tournament's, into ``out_dir`` (created if needed); return the files written.
+    tournament's, into ``out_dir``; return the files written.
 
-    ValueError for an unknown format or tournament."""
+    The files are written into a temporary folder that replaces ``out_dir`` (absent,
+    empty or an earlier export, whose files all go) once they are complete; a failure
+    leaves ``out_dir`` as it was (:mod:`reports.folders`).  ValueError for an unknown
+    format or tournament (checked before anything is written), FolderError (a
+    ValueError) for an ``out_dir`` that is not empty and not an earlier export."""
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         raise ValueError(f"unknown export format {unknown[0]!r} (known: {', '.join(FORMATS)})")
@@ -56,22 +62,25 @@ def export(store: Store, out_dir: Path, formats: Sequence[str] = FORMATS,
         tournaments = [t for t in tournaments if t["id"] == tournament]
         if not tournaments:
             raise ValueError(f"no tournament {tournament} in the database")
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = check_target(out_dir, EXPORT_MARKER, "export")
     chosen = [f for f in FORMATS if f in formats]
-    paths = [out_dir / FILES[f] for f in chosen]
     tournaments = [{**t, "config": shown_config(t)} for t in tournaments]
     names = {t["id"]: f"tournament {t['id']} ({t['game']})" for t in tournaments}
-    with ExitStack() as stack:
-        files = {f: stack.enter_context(path.open("w", encoding="utf-8", newline=""))
-                 for f, path in zip(chosen, paths, strict=True)}
+    with written_into(out_dir) as work, ExitStack() as stack:
+        files = {f: stack.enter_context((work / FILES[f]).open("w", encoding="utf-8",
+                                                               newline=""))
+                 for f in chosen}
         writers = [_WRITERS[f](files[f], tournaments, names) for f in chosen]
         for game in store.scan_games(tournament):
             for writer in writers:
                 writer.add(game)
         for writer in writers:
             writer.close()
-    return paths
+        stack.close()  # every file complete before the folder takes the target's place
+        (work / EXPORT_MARKER).write_text(json.dumps(
+            {"tool": "five-arena export", "tournament": tournament,
+             "files": [FILES[f] for f in chosen]}) + "\n")
+    return [out_dir / FILES[f] for f in chosen]
 
 
 class _Writer:

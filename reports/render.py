@@ -13,8 +13,9 @@ Pages (``page`` names a pool of comparable games, see :mod:`reports.stats`):
 * ``tournaments.html``, ``tournament-<id>.html`` (summary, standings, first games page)
   and ``tournament-<id>-<n>.html`` (more games, at most :data:`PAGE_ROWS` rows and
   :data:`PAGE_BYTES` of rows a page);
-* ``game-<id>.html``: replay pages (:mod:`reports.replay`) of the games
-  :func:`replay_ids` picks.
+* ``game-<id>.html``: replay pages (:mod:`reports.replay`) of every game (or of the
+  most recent, :func:`replay_ids`), written by a pool of processes
+  (:mod:`reports.replay_pool`).
 
 Rendering is incremental (:mod:`reports.site`): a page whose inputs did not change since
 the last render into the same folder is not written again.
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from arena.stats.match_stats import MatchSummary, summarize
@@ -41,9 +41,12 @@ from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
 from arena.store.database import Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
 from arena.store.sealed import shown_config
-from reports.charts import RatingChart, rating_chart
+from reports import replay_pool
+from reports.charts import LineChart, RatingChart, line_chart, rating_chart
+from reports.folders import REPORT_MARKER, check_target, is_earlier, written_into
+from reports.match_page import match_view
 from reports.replay import replay_context as replay_context  # re-exported: tests use it
-from reports.replay import seat_file, write_replays
+from reports.replay import seat_file
 from reports.site import Site
 from reports.stats import (
     TIME_SAMPLE_GAMES,
@@ -55,18 +58,26 @@ from reports.stats import (
     PlaceTally,
     Pool,
     Tallies,
+    elo_over_time,
     fault_examples,
     fault_kinds,
     move_times,
     rank_text,
     rate,
-    slug,
     sort_value,
     split_pools,
     tally,
     time_control,
     time_samples,
 )
+
+# re-exported: their home was here (tests and other code import them from here)
+from reports.templating import bot_page as bot_page
+from reports.templating import environment
+from reports.templating import format_value as format_value
+from reports.templating import match_number as match_number
+from reports.templating import percent as percent
+from reports.templating import shade as shade
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = "style.css"
@@ -76,10 +87,6 @@ PAGE_ROWS = 500
 PAGE_BYTES = 1_500_000
 #: Tables listed in a tournament's seating (a big field has tens of thousands).
 SEATING_SHOWN = 200
-#: Replay pages per tournament by default: its most recent games ...
-DEFAULT_REPLAYS = 200
-#: ... and its most recent games with a fault, up to this many.
-FAULT_REPLAYS = 200
 
 
 # -- what the pages show ----------------------------------------------------------------
@@ -184,6 +191,7 @@ class Figures:
     def __init__(self, bootstrap: int) -> None:
         self.bootstrap = bootstrap
         self._done: dict[tuple[int, ...], tuple[Tallies, RatedPool]] = {}
+        self._lines: dict[tuple[int, ...], dict[str, list[tuple[int, float]]]] = {}
 
     def of(self, games: Sequence[StoredGame]) -> tuple[Tallies, RatedPool]:
         key = tuple(game.id for game in games)
@@ -191,31 +199,52 @@ class Figures:
             self._done[key] = (tally(games), rate(games, self.bootstrap))
         return self._done[key]
 
+    def over_time(self, games: Sequence[StoredGame]) -> dict[str, list[tuple[int, float]]]:
+        """:func:`reports.stats.elo_over_time` of ``games``, computed once."""
+        key = tuple(game.id for game in games)
+        if key not in self._lines:
+            self._lines[key] = elo_over_time(games)
+        return self._lines[key]
+
 
 # -- the report ---------------------------------------------------------------------------
 
 def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
-                  max_replays: int | None = None, page_rows: int = PAGE_ROWS) -> Path:
-    """Write the report into ``out_dir`` (created if needed); return its index.html.
+                  max_replays: int | None = None, page_rows: int = PAGE_ROWS,
+                  processes: int | None = None, nice: int = 0) -> Path:
+    """Write the report into ``out_dir``; return its index.html.
+
+    A new report is written into a temporary folder beside ``out_dir`` that replaces it
+    when complete (:mod:`reports.folders`); an earlier report in ``out_dir`` is updated
+    in place, page by page.  FolderError (a ValueError) for an ``out_dir`` that is not
+    empty and not an earlier report, ValueError for a negative ``max_replays``.
 
     ``bootstrap`` is the number of resamples behind each rating interval.
-    ``max_replays``: replay pages for the most recent N games; None: the default
-    (:func:`replay_ids`).  ``page_rows`` bounds the rows of a games-list page.
-    Pages already in ``out_dir`` from identical inputs are left as they are.
+    ``max_replays``: replay pages for the most recent N games; None: for every game.
+    ``page_rows`` bounds the rows of a games-list page.  Replays are written on
+    ``processes`` worker processes (default: one per CPU) at niceness ``nice``
+    (:mod:`reports.replay_pool`).  Pages already in ``out_dir`` from identical inputs
+    are left as they are.
     """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = check_target(out_dir, REPORT_MARKER, "report")
+    if max_replays is not None and max_replays < 0:
+        raise ValueError(f"max_replays must be 0 or more, not {max_replays}")
     games = list(store.scan_games())
     gc.freeze()  # the games live to the end: collections need not scan them again and again
     try:
-        _render(store, out_dir, games, bootstrap, max_replays, page_rows)
+        if is_earlier(out_dir, REPORT_MARKER):
+            _render(store, out_dir, games, bootstrap, max_replays, page_rows, processes, nice)
+        else:
+            with written_into(out_dir) as work:
+                _render(store, work, games, bootstrap, max_replays, page_rows, processes, nice)
     finally:
         gc.unfreeze()
     return out_dir / "index.html"
 
 
 def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap: int,
-            max_replays: int | None, page_rows: int) -> None:
+            max_replays: int | None, page_rows: int, processes: int | None,
+            nice: int) -> None:
     site, env = Site(out_dir), _environment()
     site.copy(STYLESHEET, TEMPLATES / STYLESHEET)
     tournaments = [tournament_summary(t) for t in store.tournaments()]
@@ -228,7 +257,9 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
     controls = {t["id"]: time_control(t["config"]) for t in tournaments}
     checks = latest_checks(tournaments)
     rated = [game for game in games if game.tournament_id not in checks.tournament_ids]
-    sections = [section(pool, figures, kinds, versions) for pool in split_pools(rated, controls)]
+    split = split_pools(rated, controls)
+    sections = [section(pool, figures, kinds, versions) for pool in split]
+    pool_games = {pool.anchor: pool.games for pool in split}
     replayed = replay_ids(games, max_replays)
     common = {"kinds": kinds, "labels": FAULT_LABELS,
               "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
@@ -247,9 +278,12 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
         own = by_tournament.get(tournament["id"], [])
         ranked = bool(own) and tournament["id"] not in checks.tournament_ids
         _tournament_pages(pages, tournament, own, replayed, page_rows,
-                          board=board(own, figures, versions, kinds) if ranked else ())
-    _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest, bases)
-    _replay_pages(site, env, store, games, replayed, tournaments, common)
+                          board=board(own, figures, versions, kinds) if ranked else (),
+                          chart=ladder_chart(own, figures)
+                          if ranked and tournament["kind"] == "ladder" else None)
+    _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest, bases,
+               _VersionLines(figures, pool_games))
+    _replay_pages(site, store, games, replayed, tournaments, common, processes, nice)
     site.finish()
 
 
@@ -291,21 +325,11 @@ def _finite(value: float) -> float | None:
 
 def replay_ids(games: Sequence[StoredGame], max_replays: int | None) -> set[int]:
     """Ids of the games that get a replay page: the ``max_replays`` most recent; by
-    default (None) per tournament its :data:`DEFAULT_REPLAYS` most recent games and its
-    :data:`FAULT_REPLAYS` most recent games with a fault."""
-    if max_replays is not None:
-        ids = sorted(game.id for game in games)
-        return set(ids[len(ids) - max_replays:] if max_replays > 0 else [])
-    chosen: set[int] = set()
-    for own in _group(games, lambda g: g.tournament_id).values():
-        chosen.update(game.id for game in own[-DEFAULT_REPLAYS:])
-        chosen.update(game.id for game in [g for g in own if g.faults][-FAULT_REPLAYS:])
-    return chosen
-
-
-def bot_page(bot: str) -> str:
-    """The file name of a bot's page: readable, and distinct for distinct names."""
-    return f"bot-{slug(bot)[:40]}-{hashlib.sha1(bot.encode()).hexdigest()[:8]}.html"
+    default (None) every game."""
+    ids = sorted(game.id for game in games)
+    if max_replays is None:
+        return set(ids)
+    return set(ids[max(0, len(ids) - max_replays):] if max_replays > 0 else [])
 
 
 def tournament_page(tournament_id: int, page: int = 0) -> str:
@@ -335,7 +359,8 @@ class _Pages:
 
 
 def _tournament_pages(pages: _Pages, tournament: dict[str, Any], games: Sequence[StoredGame],
-                      replayed: set[int], page_rows: int, board: Sequence[BoardRow]) -> None:
+                      replayed: set[int], page_rows: int, board: Sequence[BoardRow],
+                      chart: LineChart | None) -> None:
     """A tournament's page (summary, standings, the first games) and its games pages."""
     tid = tournament["id"]
     labels: Mapping[str, str] = pages.common["labels"]
@@ -355,6 +380,7 @@ def _tournament_pages(pages: _Pages, tournament: dict[str, Any], games: Sequence
     summary = game_summary(games)
     context = {"active": "tournaments", "t": tournament, "config": config_items(tournament),
                "summary": summary, "board": board, "links": links, "page": 0,
+               "match": match_view(tournament, games), "elo_chart": chart,
                "span": spans[0] if spans else (0, 0),
                "all_replayed": all(game.id in replayed for game in games)}
     if not pages.fresh(tournament_page(tid), (context, _rows_digest(first))):
@@ -450,10 +476,37 @@ def _number(value: Any) -> str:
     return str(escape(format_value(value)))
 
 
+def ladder_chart(games: Sequence[StoredGame], figures: Figures) -> LineChart | None:
+    """A ladder's ratings over its games, a line per bot."""
+    lines = figures.over_time(games)
+    return line_chart(sorted(lines.items()), xlabel="games", ylabel="Elo")
+
+
+@dataclass(frozen=True)
+class _VersionLines:
+    """The ratings over time of a bot's versions, per pool (``pool_games`` by anchor)."""
+
+    figures: Figures
+    pool_games: Mapping[str, Sequence[StoredGame]]
+
+    def charts(self, versions: Sequence[VersionRow]) -> list[tuple[str, LineChart]]:
+        """Per pool where two or more of the versions played: their lines."""
+        found = []
+        for anchor in dict.fromkeys(v.anchor for v in versions if v.anchor):
+            labels = {v.bot for v in versions if v.anchor == anchor}
+            lines = self.figures.over_time(self.pool_games.get(anchor, ()))
+            shown = sorted(((bot, points) for bot, points in lines.items() if bot in labels),
+                           key=lambda line: _version_order(line[0]))
+            chart = line_chart(shown, xlabel="games", ylabel="Elo") if len(shown) > 1 else None
+            if chart is not None:
+                found.append((next(v.pool or "" for v in versions if v.anchor == anchor), chart))
+        return found
+
+
 def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
                sections: Sequence[Section], replayed: set[int],
                versions: Mapping[str, str], checks: Mapping[str, list[dict[str, Any]]],
-               bases: Mapping[str, str]) -> None:
+               bases: Mapping[str, str], lines: _VersionLines) -> None:
     """A page per bot that played (``games``: the rated ones) or was checked (its
     latest ``checks``), with the versions of its name (``bases``: label to base
     name); move times are read only for pages that changed."""
@@ -469,7 +522,8 @@ def _bot_pages(pages: _Pages, store: Store, games: Sequence[StoredGame],
         sampled = {game: ids for (who, game), ids in samples.items() if who == bot}
         context = {"active": "leaderboard", "bot": bot, "version": versions.get(bot, ""),
                    "pools": bot_pools(bot, sections), "checks": checks.get(bot, []),
-                   "versions": version_rows(bot, bases, sections),
+                   "versions": (own_versions := version_rows(bot, bases, sections)),
+                   "version_charts": lines.charts(own_versions),
                    "faults": fault_kinds_of(counts[bot], examples.get(bot, {}), replayed)}
         if not pages.fresh(bot_page(bot), (context, sampled)):
             stale[bot] = context
@@ -562,18 +616,22 @@ def fault_kinds_of(counts: Mapping[str, int],
                  if count)
 
 
-def _replay_pages(site: Site, env: Environment, store: Store, games: Sequence[StoredGame],
+def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
                   replayed: set[int], tournaments: Sequence[dict[str, Any]],
-                  common: dict[str, Any]) -> None:
-    """Replay pages of the ``replayed`` games (:func:`reports.replay.write_replays`),
+                  common: dict[str, Any], processes: int | None, nice: int) -> None:
+    """Replay pages of the ``replayed`` games (:func:`reports.replay_pool.write_replays`),
     rewritten only when their inputs changed; the last render's replay pages no
     longer chosen are deleted."""
     for game in games:
         if game.id in replayed:
             for seat in range(len(game.seats)):
                 site.track(seat_file(game.id, seat))
-    write_replays(env.get_template("game.html"), store, site.out_dir, games, replayed,
-                  tournaments, common, fresh=site.fresh)
+    pages = replay_pool.Pages(
+        url=store.url, out_dir=site.out_dir, environment=environment, context=common,
+        names={t["id"]: f"#{t['id']} {t['game']}" for t in tournaments},
+        protections={t["id"]: (t["config"] or {}).get("protections") for t in tournaments})
+    replay_pool.write_replays(pages, store, games, replayed, fresh=site.fresh,
+                              processes=processes, nice=nice)
 
 
 # -- page data ----------------------------------------------------------------------------
@@ -646,55 +704,11 @@ def deals_text(tournament: dict[str, Any]) -> str:
     return "secret deals" + same + "; " + "; ".join(parts)
 
 
-def format_value(value: Any) -> str:
-    """A config, option, action or event value as short readable text.
-
-    Dicts become ``key: value, ...`` (empty: ``""``), whole floats lose their ``.0``,
-    other non-strings are JSON.
-    """
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return ", ".join([f"{key}: {format_value(item)}" for key, item in value.items()])
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return json.dumps(value, ensure_ascii=False)
-
-
 def format_time(stamp: str) -> str:
     try:
         return datetime.fromisoformat(stamp).strftime("%Y-%m-%d %H:%M")
     except ValueError:
         return stamp
-
-
-def percent(share: float) -> str:
-    """A 0..1 share as a whole percentage, halves rounded up (87.5 and 62.5 alike)."""
-    return f"{math.floor(100 * share + 0.5)}%"
-
-
-def match_number(value: float) -> str:
-    """An Elo figure or error of a match, as fastchess prints it ("inf" when unbounded)."""
-    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
-
-
-def shade(los: float | None) -> str:
-    """A CSS class for a likelihood of superiority: how sure the row bot is better
-    (``win2`` / ``win``: at least 99% / 95%) or worse (``loss``, ``loss2``)."""
-    if los is None:
-        return "none"
-    for bound, name in ((0.99, "win2"), (0.95, "win")):
-        if los >= bound:
-            return name
-        if los <= 1 - bound:
-            return name.replace("win", "loss")
-    return "even"
-
-
-def _to_json(value: Any) -> str:
-    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
 
 
 def _group(games: Iterable[StoredGame], key: Any) -> dict[Any, list[StoredGame]]:
@@ -705,10 +719,8 @@ def _group(games: Iterable[StoredGame], key: Any) -> dict[Any, list[StoredGame]]
 
 
 def _environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(json=_to_json, value=format_value, percent=percent,
-                       shade=shade, bot_page=bot_page, match_number=match_number)
+    """The templates' environment with the globals the report's pages use."""
+    env = environment()
     env.globals.update(provisional_games=PROVISIONAL_GAMES, time_sample_games=TIME_SAMPLE_GAMES,
                        time_sample_moves=TIME_SAMPLE_MOVES, seating_shown=SEATING_SHOWN)
     return env

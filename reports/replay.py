@@ -39,27 +39,24 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Template
 
-from arena.games import game_class, make_game, seat_fields
+from arena.games import field_labels, game_class, make_game, seat_fields
 from arena.games.base import Game, GameError, Observation, event_text
 from arena.games.loop import Step
-from arena.store.database import Store, StoredGame
+from arena.store.database import StoredGame
 from arena.store.records import GameRecord, PublicDecisions
 
 TEMPLATES = Path(__file__).parent / "templates"
 #: The files every replay page shares, copied once into the report folder.
 ASSETS = ("replay.js", "replay.css")
-#: Records loaded from the store at once.
-RECORD_BATCH = 500
 
 #: A shown decision: [seat, text] or [seat, text, 1] when the arena played it
 #: for a faulted seat; text None where the viewer may know who decided, not what.
@@ -104,40 +101,7 @@ class ReplayData:
     replayed: bool
 
 
-# -- pages ------------------------------------------------------------------------------
-
-def write_replays(template: Template, store: Store, out_dir: Path,
-                  games: Sequence[StoredGame], replayed: set[int],
-                  tournaments: Sequence[dict[str, Any]], common: dict[str, Any], *,
-                  seat_views: bool = True,
-                  fresh: Callable[[str, Any], bool] | None = None) -> None:
-    """Write ``game-<id>.html`` (and with ``seat_views`` its seat files) into
-    ``out_dir`` for every game of ``games`` whose id is in ``replayed``, each
-    linking to its tournament's previous and next replayed game; ``common`` is
-    the context every page gets.  A page for which ``fresh(name, inputs)`` says
-    the copy on disk came from the same inputs is left as it is (a stored game
-    never changes, so only its links and its tournament's facts can)."""
-    todo = list(_neighbours([g for g in games if g.id in replayed]))
-    names = {t["id"]: f"#{t['id']} {t['game']}" for t in tournaments}
-    protections = {t["id"]: (t["config"] or {}).get("protections") for t in tournaments}
-    if fresh is not None:
-        todo = [(game, previous, following) for game, previous, following in todo
-                if not fresh(f"game-{game.id}.html", (
-                    game, previous, following, names.get(game.tournament_id),
-                    protections.get(game.tournament_id), seat_views))]
-    if todo:
-        for asset in ASSETS:
-            shutil.copyfile(TEMPLATES / asset, out_dir / asset)
-    for start in range(0, len(todo), RECORD_BATCH):
-        chunk = todo[start : start + RECORD_BATCH]
-        records = dict(store.records([game.id for game, _, _ in chunk]))
-        for game, previous, following in chunk:
-            page = {"active": "tournaments", "g": game, "tournament": names.get(game.tournament_id),
-                    "previous": previous, "following": following,
-                    "protections": protections.get(game.tournament_id), **common}
-            write_replay(template, out_dir, game, records.get(game.id) or GameRecord(), page,
-                         seat_views=seat_views)
-
+# -- pages (many at once: reports/replay_pool.py) ----------------------------------------
 
 def write_replay(template: Template, out_dir: Path, game: StoredGame, record: GameRecord,
                  page: dict[str, Any], *, seat_views: bool = True) -> Path:
@@ -170,8 +134,12 @@ def replay_context(game: StoredGame, record: GameRecord) -> dict[str, Any]:
     (for a record that does not replay) the spectator's decisions (``steps``:
     per shown step, (seat, bot, action, played by the arena)) and public events."""
     seats = len(game.seats)
-    # The organiser publishes the bots' own stderr tails, to help their authors.
+    # The organiser publishes the bots' own stderr tails, to help their authors.  A seat
+    # whose record holds none shows its fault's tail (the one its fault box shows).
     stderr = record.stderr + [""] * (seats - len(record.stderr))
+    for fault in game.faults:
+        if not stderr[fault["seat"]] and fault.get("stderr_tail"):
+            stderr[fault["seat"]] = fault["stderr_tail"]
     bot_info = record.bot_info + [{}] * (seats - len(record.bot_info))
     faulted = defaultdict(list)
     for fault in game.faults:
@@ -202,7 +170,7 @@ def unpack(text: str) -> Any:
     return json.loads(zlib.decompress(base64.b64decode(text), -15))
 
 
-def _neighbours(games: Sequence[StoredGame]) -> Iterator[
+def neighbours(games: Sequence[StoredGame]) -> Iterator[
         tuple[StoredGame, int | None, int | None]]:
     """Each game with the ids of the previous and next replayed game of its tournament."""
     groups: dict[int, list[StoredGame]] = defaultdict(list)
@@ -228,6 +196,7 @@ def replay_data(game: StoredGame, record: GameRecord) -> ReplayData:
     return ReplayData(
         spectator={"game": game.game, "bots": list(game.seats), "keys": keys,
                    "seat_fields": list(seat_fields(game.game)),
+                   "labels": field_labels(game.game),
                    "reveal": record.reveal, "steps": page},
         seats=[{"seat": seat, "steps": encode_seat(view, spectator, page, keys)}
                for seat, view in enumerate(seats)],
@@ -330,6 +299,9 @@ def _plain_since(observation: Observation, before: Observation,
     converting them costs little."""
     out = {}
     for key, value in observation.items():
+        if type(value) in _SCALARS:  # most fields: nothing to convert or share
+            out[key] = value
+            continue
         old = before.get(key, _MISSING)
         # The very same object is unchanged only if it cannot change: a game may
         # hand out a list it then changes in place.
@@ -344,7 +316,12 @@ _MISSING = object()
 def _frozen(value: Any) -> bool:
     if type(value) in _SCALARS:
         return True
-    return type(value) is tuple and all(_frozen(item) for item in value)
+    if type(value) is not tuple:
+        return False
+    for item in value:  # noqa: SIM110 - a loop, not all(): runs for every field of every step
+        if type(item) not in _SCALARS and not _frozen(item):
+            return False
+    return True
 
 
 def _log_lines(events: Iterable[Mapping[str, Any]]) -> list[LogLine]:

@@ -17,8 +17,10 @@ from typing import Any
 
 from jinja2 import Template
 
-#: The manifest's file name in the report folder.
-MANIFEST = ".report-manifest.json"
+from reports.folders import REPORT_MARKER
+
+#: The manifest's file name in the report folder (what marks a folder as a report).
+MANIFEST = REPORT_MARKER
 #: Template output pieces per write: unbuffered streaming costs a write per piece.
 _CHUNKS = 256
 _CODE = Path(__file__).parent

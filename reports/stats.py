@@ -22,6 +22,7 @@ from arena.stats.ratings import RatedPool, Rating, rate_pool
 from arena.store.database import Store, StoredGame
 from arena.store.faults import FAULT_KINDS
 from arena.store.records import move_time_percentiles, seat_move_times
+from reports.templating import slug as slug  # re-exported: one place for file-name parts
 
 #: A bot page's move times come from its most recent games per game type: enough for
 #: this many of its moves, at most :data:`TIME_SAMPLE_GAMES` games (records are costly
@@ -265,17 +266,30 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def slug(text: str) -> str:
-    """Lower-case letters, digits and dashes only (``game`` if nothing is left)."""
-    out = "".join(c if c.isascii() and c.isalnum() else "-" for c in text.lower())
-    return "-".join(part for part in out.split("-") if part) or "game"
-
-
 # -- ratings -----------------------------------------------------------------------------
 
 def rate(games: Sequence[StoredGame], bootstrap: int) -> RatedPool:
     """The pool's ratings (:func:`arena.stats.ratings.rate_pool`) over its ratable games."""
     return rate_pool(ratable_games(games), bootstrap=bootstrap)
+
+
+#: Points of a rating-over-time line: fits on the first n games at this many n.
+ELO_CHECKPOINTS = 12
+
+
+def elo_over_time(games: Sequence[StoredGame], checkpoints: int = ELO_CHECKPOINTS
+                  ) -> dict[str, list[tuple[int, float]]]:
+    """Each bot's Elo fitted (no bootstrap) on the first ``n`` of ``games`` (in stored
+    order) at ``checkpoints`` evenly spaced ``n``: per bot its (n, Elo) points, finite
+    estimates only (a bot that won or lost every pair so far has none)."""
+    lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    total = len(games)
+    for n in sorted({max(1, round(total * i / checkpoints)) for i in range(1, checkpoints + 1)}
+                    if total else ()):
+        for rating in rate(games[:n], 0).ratings:
+            if math.isfinite(rating.estimate):
+                lines[rating.player].append((n, rating.estimate))
+    return dict(lines)
 
 
 def rank_text(rating: Rating) -> str:

@@ -11,6 +11,7 @@ The session fixture ``played`` (registered in tests/conftest.py) holds:
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,3 +65,19 @@ def played_fixture(tmp_path_factory: pytest.TempPathFactory) -> Played:
                                 "-b", f"winner={SEEDED_RANDOM}", "-b", f"crash1={CRASHER}",
                                 "-b", f"crash2={CRASHER}")}
     return Played(path, ids)
+
+
+def broken_copy(played: Played, folder: Path, *, record: bool = False) -> str:
+    """A copy of the database whose last game's seats are not JSON (``record``: whose
+    last game's record is not a record): reading it fails after the earlier games were
+    read (a real failure half-way through an export or a report)."""
+    (folder / "db").mkdir()
+    path = folder / "db" / "broken.db"
+    with sqlite3.connect(played.path) as source, sqlite3.connect(path) as copy:
+        source.backup(copy)  # with what is still in its write-ahead log
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE records SET data = x'00ff00ff' "
+                           "WHERE game_id = (SELECT max(id) FROM games)" if record else
+                           "UPDATE games SET seats = '[not json' "
+                           "WHERE id = (SELECT max(id) FROM games)")
+    return f"sqlite:///{path}"

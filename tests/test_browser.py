@@ -11,6 +11,7 @@ page type is saved in the test's temporary folder.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,8 +23,9 @@ import pytest
 from arena.cli import main
 from arena.games import make_game
 from arena.store.database import Store, StoredGame
+from reports.render import render_report
 from reports.replay import replay, timeline
-from tests.arena_db import tournament
+from tests.arena_db import Played, tournament
 from tests.chromium import chromium
 
 if TYPE_CHECKING:
@@ -257,3 +259,259 @@ def hand_at(report: Report, game: StoredGame, seat: int, position: int) -> list[
     for taken in record.actions[:steps.stop]:
         state.apply_actions({s: action for s, action in taken})
     return list(state.observation(seat)["hand"])
+
+
+# -- report parity: speed, glyphs, labels, filters, phones, stderr ---------------------------
+RAW_CARD = re.compile(r"(?<![\w-])(?:[A2-9TJQK][cdhs]|[br][sABCJKL])(?![\w-])")
+
+
+def test_the_replay_plays_at_the_chosen_speed(report: Report, browser: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    open_replay(report, browser, "furious-five")
+    speeds = Select(browser.find_element(By.CSS_SELECTOR, "select.speed-select"))
+    assert [o.text for o in speeds.options] == ["0.25×", "0.5×", "1×", "2×", "4×", "8×"]
+    assert speeds.first_selected_option.text == "1×"
+    speeds.select_by_value("8")
+    assert browser.execute_script("return document.getElementById('viewer').dataset.speed") == "8"
+    click(browser, "Play")
+    # 30 steps take 21 s at 1x, 2.6 s at 8x: within WAIT only at the chosen speed
+    until(browser, lambda: (step(browser) or 0) >= 30, "the replay did not play at 8x")
+    click(browser, "Play")  # pause
+    paused = step(browser)
+    speeds.select_by_value("0.25")
+    assert step(browser) == paused
+    assert_clean(browser)
+
+
+#: A field of each game the viewer shows by its label (its key has an underscore).
+LABELLED = {"furious-five": ("deck_size", "cards in the deck"),
+            "octablitz": ("tricks_won", "tricks won")}
+SUITS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+
+
+def glyph(card: str) -> str:
+    """How the table draws a card: rank and suit symbol (10 for T), a rummy card's rank."""
+    if card == "X":
+        return "Jkr"
+    if card[0] in "br" and len(card) == 2 and card[1] in "sABCJKL":
+        return card[1]
+    return ("10" if card[0] == "T" else card[0]) + SUITS[card[1]]
+
+
+def test_moves_show_cards_as_on_the_table_and_fields_by_their_labels(
+        report: Report, browser: WebDriver, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    for game, (key, label) in LABELLED.items():
+        open_replay(report, browser, game)
+        browser.find_element(By.TAG_NAME, "body").send_keys(*[Keys.ARROW_RIGHT] * 12)
+        drawn = browser.execute_script(
+            "return [...document.querySelectorAll('.viewer .card[data-card]')]"
+            ".map((c) => [c.closest('.move-list') ? 'list' : 'table', c.dataset.card,"
+            " c.textContent])")
+        places = {where for where, _, _ in drawn}
+        assert places == {"list", "table"}, f"{game}: cards drawn in {places}"
+        assert all(text == glyph(card) for _, card, text in drawn)
+        assert not RAW_CARD.findall(" ".join(texts(browser, ".viewer .move-list li")))
+        names = [t.lower() for t in texts(browser, ".viewer dt") +
+                 texts(browser, ".viewer .pile-name")]
+        assert label in names and key not in " ".join(names), names
+        assert not [name for name in names if "_" in name], names
+        browser.save_screenshot(str(tmp_path / f"labels-{game}.png"))
+    assert_clean(browser)
+
+
+def test_filter_boxes_keep_the_matching_rows(report: Report, browser: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+
+    def visible(table: str) -> list[str]:
+        return [row.text for row in browser.find_elements(By.CSS_SELECTOR, f"{table} tbody tr")
+                if row.is_displayed()]
+
+    visit(browser, report.site / "index.html")
+    first = browser.find_element(By.CSS_SELECTOR, "table[id^='board-']").get_attribute("id")
+    board = f"table#{first}"
+    every = visible(board)
+    box = browser.find_element(By.CSS_SELECTOR, f"input.filter[aria-controls='{first}']")
+    box.send_keys("RANDOM-2")
+    shown = visible(board)
+    assert shown and all("random-2" in row for row in shown) and len(shown) < len(every)
+    box.clear()
+    box.send_keys(" ")  # blank: every row again
+    assert visible(board) == every
+    tid = report.tournaments["furious-five"]
+    visit(browser, report.site / f"tournament-{tid}.html")
+    games = visible("table#games")
+    box = browser.find_element(By.CSS_SELECTOR, "input.filter[aria-controls='games']")
+    box.send_keys("GREEDY")  # at every game of the table
+    assert visible("table#games") == games and len(games) > 1
+    box.clear()
+    words = [row.split() for row in games]
+    token, row = next((w, row) for row, ws in zip(games, words, strict=True) for w in ws
+                      if sum(w in other for other in games) == 1)  # in one row only
+    box.send_keys(token)
+    assert visible("table#games") == [row]
+    assert [t for t in texts(browser, ".filter-count") if t] == [f"1 of {len(games)} rows"]
+    box.send_keys(" no-such-bot")
+    assert visible("table#games") == []
+    assert_clean(browser)
+
+
+def test_head_to_head_fits_a_390_px_phone(report: Report, browser: WebDriver,
+                                          tmp_path: Path) -> None:
+    browser.set_window_size(390, 844)
+    try:
+        for page in ("head-to-head.html", "index.html"):
+            visit(browser, report.site / page)
+            width = browser.execute_script("return document.documentElement.clientWidth")
+            assert width <= 390
+            wide = browser.execute_script(
+                "return document.documentElement.scrollWidth")
+            assert wide <= width, f"{page}: {wide} px wide on a {width} px screen"
+            browser.save_screenshot(str(tmp_path / f"phone-{page}.png"))
+    finally:
+        browser.set_window_size(1280, 1400)
+
+
+def test_a_faulted_seats_stderr_never_says_no_output(played: Played, browser: WebDriver,
+                                                      tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    store = Store(played.url)
+    try:
+        faulty = [g for g in store.games() if any(f["stderr_tail"] for f in g.faults)]
+        render_report(store, tmp_path / "site", bootstrap=0)
+    finally:
+        store.close()
+    assert faulty
+    for game in faulty:
+        visit(browser, tmp_path / "site" / f"game-{game.id}.html")
+        boxes = texts(browser, "#faults .faultbox pre")
+        section = browser.find_element(By.ID, "stderr")
+        heads = section.find_elements(By.TAG_NAME, "h3")
+        for fault in game.faults:
+            if not fault["stderr_tail"]:
+                continue
+            shown = heads[fault["seat"]].find_element(By.XPATH, "following-sibling::*[1]")
+            assert shown.tag_name == "pre", f"game {game.id} seat {fault['seat']}: {shown.text}"
+            assert fault["stderr_tail"].strip().splitlines()[-1] in shown.text
+            assert any(fault["stderr_tail"].strip().splitlines()[-1] in box for box in boxes)
+        assert_clean(browser)
+
+
+# -- a match's page: verdict, LLR, bounds, path -------------------------------------------
+@pytest.fixture(scope="module")
+def match_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
+    folder = tmp_path_factory.mktemp("match")
+    url = f"sqlite:///{folder / 'match.db'}"
+    status = main(["match", "--db", url, "--sandbox", "none", "--seed", "5",
+                   "-g", "furious-five", "-o", "rounds=1", "-j", "2",
+                   "-b", f"greedy={PY} -m sample_bots.greedy_furious_five",
+                   "-b", f"random={PY} -m sample_bots.random_bot",
+                   "--elo0", "0", "--elo1", "300", "--sprt-model", "logistic",
+                   "--max-pairs", "40"])
+    assert status in (0, 3), status
+    assert main(["report", "--db", url, "--out", str(folder / "site")]) == 0
+    store = Store(url)
+    try:
+        (tournament,) = store.tournaments()
+    finally:
+        store.close()
+    return folder / "site", url, tournament["id"]
+
+
+def test_a_match_page_shows_its_verdict_llr_bounds_and_path(
+        match_site: tuple[Path, str, int], browser: WebDriver, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from arena.runner.plan import Plan
+    from arena.runner.tournament import match_test
+
+    site, url, tid = match_site
+    store = Store(url)
+    try:
+        stored = store.tournament(tid)
+        assert stored is not None
+        test = match_test(Plan.from_stored(stored), store.games(tid))  # as --resume does
+    finally:
+        store.close()
+    visit(browser, site / f"tournament-{tid}.html")
+    verdict = texts(browser, "#sprt .verdict")[0]
+    assert verdict.startswith({"H1": "H1 accepted", "H0": "H0 accepted",
+                               "inconclusive": "inconclusive"}[test.outcome]), verdict
+    bounds = test.sprt.bounds
+    llr = texts(browser, "#sprt .llr")[0]
+    assert llr.startswith(f"{test.llr:.2f}") and f"{bounds.lower:.2f}" in llr \
+        and f"{bounds.upper:+.2f}" in llr
+    assert texts(browser, "#sprt .ptnml") == [", ".join(map(str, test.counted.counts()))]
+    chart = browser.find_element(By.ID, "llr-chart")
+    points = chart.find_element(By.TAG_NAME, "polyline").get_attribute("points").split()
+    assert len(points) == len(test.path) + 1  # from (0, 0), one point per counted pair
+    levels = {g.get_attribute("class").split()[1]: float(
+        g.find_element(By.TAG_NAME, "line").get_attribute("y1"))
+        for g in chart.find_elements(By.CSS_SELECTOR, "g.level")}
+    last_y = float(points[-1].split(",")[1])
+    if test.outcome == "H1":  # the path ends on or above the upper bound (SVG y grows down)
+        assert last_y <= levels["upper"] < levels["zero"] < levels["lower"]
+    elif test.outcome == "H0":
+        assert last_y >= levels["lower"]
+    browser.save_screenshot(str(tmp_path / "match.png"))
+    assert_clean(browser)
+
+
+# -- ratings over time: a ladder, a bot's versions -------------------------------------------
+@pytest.fixture(scope="module")
+def ladder_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """Two ladders in one pool; bot ``v`` has another command in the second: v@1, v@2."""
+    folder = tmp_path_factory.mktemp("ladder")
+    url = f"sqlite:///{folder / 'ladder.db'}"
+    greedy = f"{PY} -m sample_bots.greedy_furious_five"
+    random_bot = f"{PY} -m sample_bots.random_bot"
+    for v in (random_bot, greedy):
+        status = main(["ladder", "--db", url, "--sandbox", "none", "-g", "furious-five",
+                       "-o", "rounds=1", "-j", "2", "--workers", "1", "--max-groups", "12",
+                       "--no-report", "-b", f"v={v}", "-b", f"g={greedy}",
+                       "-b", f"r={random_bot}"])
+        assert status in (0, 3), status
+    assert main(["report", "--db", url, "--out", str(folder / "site")]) == 0
+    return folder / "site", url
+
+
+def test_a_ladder_and_a_bots_versions_show_elo_over_time(
+        ladder_site: tuple[Path, str], browser: WebDriver, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from reports.render import bot_page
+
+    site, url = ladder_site
+    store = Store(url)
+    try:
+        ladders = [t for t in store.tournaments() if t["kind"] == "ladder"]
+        games = store.games(ladders[0]["id"])
+    finally:
+        store.close()
+    assert len(ladders) == 2
+    visit(browser, site / f"tournament-{ladders[0]['id']}.html")
+    chart = browser.find_element(By.ID, "elo-chart")
+    lines = {g.find_element(By.TAG_NAME, "title").get_attribute("textContent"):
+             g.find_element(By.TAG_NAME, "polyline").get_attribute("points").split()
+             for g in chart.find_elements(By.CSS_SELECTOR, "g.series")}
+    assert set(lines) <= {bot for game in games for bot in game.seats} and len(lines) >= 2
+    assert all(1 <= len(points) <= 12 for points in lines.values())  # finite estimates only
+    assert max(map(len, lines.values())) >= 2
+    for points in lines.values():
+        xs = [float(p.split(",")[0]) for p in points]
+        assert xs == sorted(set(xs))  # over time
+    browser.save_screenshot(str(tmp_path / "ladder.png"))
+    assert_clean(browser)
+
+    visit(browser, site / bot_page("v@2"))
+    versions = browser.find_element(By.ID, "versions-chart-1")
+    names = [t.get_attribute("textContent")
+             for t in versions.find_elements(By.CSS_SELECTOR, "g.series title")]
+    assert names == ["v@1", "v@2"]
+    browser.save_screenshot(str(tmp_path / "versions.png"))
+    assert_clean(browser)

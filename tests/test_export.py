@@ -17,7 +17,8 @@ import pytest
 
 from arena.store.database import Store, StoredGame
 from reports.export import CSV_COLUMNS, FILES, export, pgn_result, pgn_string
-from tests.arena_db import Played
+from reports.folders import EXPORT_MARKER, REPORT_MARKER, FolderError
+from tests.arena_db import Played, broken_copy
 
 SEVEN_TAGS = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
 
@@ -99,7 +100,7 @@ def test_one_tournament_and_one_format(played: Played, tmp_path: Path) -> None:
     store = Store(played.url)
     tid = played.tournaments["jokers"]
     assert export(store, tmp_path, formats=["pgn"], tournament=tid) == [tmp_path / "pairs.pgn"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.pgn"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [EXPORT_MARKER, "pairs.pgn"]
     with (tmp_path / "pairs.pgn").open() as file:
         events = {dict(tags)["Event"] for tags, _ in pgn_games(file)}
     assert events == {f"Five Arena tournament {tid} (five)"}
@@ -139,3 +140,53 @@ def test_arena_export_command(played: Played, tmp_path: Path) -> None:
     wrong = arena("--tournament", "999999")
     assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1
     assert wrong.stderr.startswith("arena: error: ") and "Traceback" not in wrong.stderr
+
+
+def listing(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative name: bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_an_export_replaces_only_an_earlier_export(played: Played, tmp_path: Path) -> None:
+    store = Store(played.url)
+    out = tmp_path / "out"
+    export(store, out, formats=["csv", "json"])
+    assert sorted(listing(out)) == [EXPORT_MARKER, "results.csv", "results.json"]
+    export(store, out, formats=["pgn"])  # an earlier export: replaced whole
+    assert sorted(listing(out)) == [EXPORT_MARKER, "pairs.pgn"]
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "results.csv").write_text("mine\n")
+    with pytest.raises(FolderError, match="not empty and not an earlier export"):
+        export(store, foreign)
+    report = tmp_path / "report"
+    report.mkdir()
+    (report / REPORT_MARKER).write_text("{}")
+    with pytest.raises(FolderError, match="not an earlier export"):  # a report is not one
+        export(store, report)
+    assert listing(foreign) == {"results.csv": b"mine\n"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign", "out", "report"]
+
+
+def test_a_failed_export_leaves_the_target_as_it_was(played: Played, tmp_path: Path) -> None:
+    broken = Store(broken_copy(played, tmp_path))
+    fresh, earlier = tmp_path / "fresh", tmp_path / "earlier"
+    export(Store(played.url), earlier, formats=["json"])
+    before = listing(earlier)
+    for out in (fresh, earlier):
+        with pytest.raises(ValueError):
+            export(broken, out)
+    assert not fresh.exists()
+    assert listing(earlier) == before  # no truncated results.json, no empty pairs.pgn
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db", "earlier"]
+
+
+def test_export_of_no_such_tournament_leaves_nothing(played: Played, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "export", "--db", played.url,
+                           "--out", str(out), "-t", "999"], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "arena: error: no tournament 999 in the database\n"
+    assert list(tmp_path.iterdir()) == []

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from jinja2 import Template
 
-from arena.games import game_class, game_names, make_game
+from arena.games import field_labels, game_class, game_names, make_game
 from arena.games.base import State
 from arena.games.loop import play
 from arena.store.database import Store, StoredGame
@@ -117,6 +117,15 @@ def test_the_pages_data_decodes_to_the_spectators_observations(game: Played) -> 
     _assert_seen(game, None, states)
     assert [_moves(step) for step in spectator["steps"]] == [
         p.moves for p in positions(game, None)]
+
+
+def test_every_observation_field_has_a_human_label(game: Played) -> None:
+    data = replay_data(game.stored(), game.result.record)
+    labels = data.spectator["labels"]
+    assert labels == field_labels(game.name)
+    assert set(data.spectator["keys"]) <= set(labels), game.name  # every viewer's fields
+    for key in data.spectator["keys"]:
+        assert labels[key] and "_" not in labels[key] and labels[key][0].isupper()
 
 
 def test_each_seat_file_decodes_to_what_that_seat_saw(game: Played) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import subprocess
+import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -14,17 +17,19 @@ import pytest
 from arena.stats.match_stats import summarize
 from arena.store.database import Store, StoredGame
 from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_places
+from reports import replay_pool
+from reports.folders import FolderError
 from reports.render import (
-    DEFAULT_REPLAYS,
     bot_page,
-    match_number,
-    percent,
     render_report,
     replay_context,
     replay_ids,
 )
 from reports.site import MANIFEST
-from tests.arena_db import Played
+from reports.templating import environment, match_number, percent
+from tests.arena_db import Played, broken_copy
+
+ROOT = Path(__file__).resolve().parents[1]
 
 HERE = Path(__file__).resolve().parent
 XSS = "<script>alert(1)</script>"
@@ -290,6 +295,16 @@ def test_arena_default_moves_are_marked_from_the_faults_step() -> None:
     assert [by for step in _shown(later) for _, _, by in step] == [False, False, False, True]
 
 
+def test_a_faulted_seats_stderr_is_its_faults_tail_not_no_output() -> None:
+    fault = {"seat": 1, "bot": "b", "kind": "crash", "detail": "exited with code 1",
+             "stderr_tail": "Traceback ...\nValueError: bad hand", "step": 0}
+    record = GameRecord(actions=[[[0, "drop 5h"]]], stderr=["", ""])
+    context = replay_context(_stored("five", ["a", "b"], [fault]), record)
+    assert context["stderr"] == ["", "Traceback ...\nValueError: bad hand"]
+    own = GameRecord(actions=[[[0, "drop 5h"]]], stderr=["", "its own log"])
+    assert replay_context(_stored("five", ["a", "b"], [fault]), own)["stderr"][1] == "its own log"
+
+
 def test_claim_window_answers_are_private() -> None:
     record = GameRecord(actions=[
         [[0, "discard bC"]],
@@ -415,16 +430,15 @@ def test_bot_page(real_site: Path) -> None:
     assert wall == sorted(wall) and wall[-1] > 0  # p50 <= p90 <= p99 <= max (shown to 0.1 ms)
 
 
-def test_default_replays_are_the_recent_and_the_faulted() -> None:
-    faulty = [{"seat": 0, "bot": "a", "kind": "crash", "detail": "", "stderr_tail": ""}]
+def test_every_game_is_replayed_by_default() -> None:
     games = [StoredGame(id=i, tournament_id=1 + i % 2, table=0, number=i, game="five", seed=1,
                         options={}, seats=["a", "b"], scores=[0.0, 0.0], places=[1, 2],
-                        game_places=[1, 2], faults=faulty if i in (3, 7) else [],
-                        duration=0.1, decisions=2, ignored=[0, 0])
-             for i in range(1, 2 * DEFAULT_REPLAYS + 101)]
-    chosen = replay_ids(games, None)
-    assert chosen == {3, 7} | {g.id for g in games[-2 * DEFAULT_REPLAYS:]}
+                        game_places=[1, 2], faults=[], duration=0.1, decisions=2,
+                        ignored=[0, 0])
+             for i in range(1, 501)]
+    assert replay_ids(games, None) == set(range(1, 501))
     assert replay_ids(games, 5) == {g.id for g in games[-5:]} and not replay_ids(games, 0)
+    assert replay_ids(games, 10_000) == set(range(1, 501))
 
 
 def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path) -> None:
@@ -490,3 +504,116 @@ def test_pairs_are_printed_as_fastchess_prints_a_match(
         assert row[6] == f"{match_number(m.nelo)} ± {m.nelo_error:.1f}"
         assert row[7] == percent(m.los)
     assert by_pair["A", "C"][3] == "3-0-0" and by_pair["A", "C"][5].startswith("+inf")
+
+
+# -- the report's folder ----------------------------------------------------------------
+
+def files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative name: bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_a_failed_report_leaves_the_target_as_it_was(played: Played, tmp_path: Path) -> None:
+    broken = Store(broken_copy(played, tmp_path, record=True))
+    fresh, earlier = tmp_path / "fresh", tmp_path / "earlier"
+    render_report(Store(played.url), earlier, bootstrap=0, max_replays=0)
+    before = files(earlier)
+    with pytest.raises(Exception):  # noqa: B017 - whatever a damaged record raises
+        render_report(broken, fresh, bootstrap=0)
+    assert not fresh.exists()  # not a folder holding only style.css
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db", "earlier"]
+    render_report(Store(played.url), earlier, bootstrap=0, max_replays=1)  # in place
+    after = files(earlier)
+    assert MANIFEST in after and after.keys() > before.keys()
+
+
+def test_a_report_refuses_a_folder_that_is_not_one(played: Played, tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "index.html").write_text("my own page")
+    with pytest.raises(FolderError, match="not empty and not an earlier report"):
+        render_report(Store(played.url), foreign, bootstrap=0)
+    assert files(foreign) == {"index.html": b"my own page"}
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "arena.cli", "report", "--db",
+                               played.url, *args], capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+    for args, message in [(["--out", ""], "the report folder must be named"),
+                          (["--out", "foreign"], "not an earlier report of this tool"),
+                          (["--out", "new", "--max-replays", "-1"], "-1 is negative")]:
+        done = arena(*args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.startswith("arena: error: ") and message in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign"]
+    assert files(foreign) == {"index.html": b"my own page"}
+
+
+def test_a_pool_of_processes_writes_the_same_replays(played: Played, tmp_path: Path) -> None:
+    store = Store(played.url)
+    games = list(store.scan_games())
+    here, pooled = tmp_path / "here", tmp_path / "pooled"
+    for out, processes, nice in ((here, 1, 0), (pooled, 2, 5)):
+        out.mkdir()
+        pages = replay_pool.Pages(url=played.url, out_dir=out, environment=environment,
+                                  context={"kinds": [], "labels": {}, "generated": "now"},
+                                  names={}, protections={})
+        written = replay_pool.write_replays(pages, store, games, {g.id for g in games},
+                                            processes=processes, nice=nice, batch=2)
+        assert written == len(games)
+    assert files(pooled) == files(here)
+    assert len([name for name in files(here) if name.endswith(".html")]) == len(games)
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_killed_render_leaves_no_worker_behind(played: Played, tmp_path: Path) -> None:
+    script = f"""
+import sys
+from pathlib import Path
+from arena.store.database import Store
+from reports import replay_pool
+from reports.templating import environment
+store = Store({played.url!r})
+games = list(store.scan_games()) * 40  # long enough to be killed half-way
+out = Path({str(tmp_path / "out")!r})
+out.mkdir()
+pages = replay_pool.Pages(url={played.url!r}, out_dir=out, environment=environment,
+                          context={{"kinds": [], "labels": {{}}, "generated": "now"}},
+                          names={{}}, protections={{}})
+print("started", flush=True)
+replay_pool.write_all(pages, [(g, None, None) for g in games], store, processes=2, batch=1)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "started\n"
+        for _ in range(600):  # both workers up (generous: a loaded machine)
+            workers = [pid for pid in children(proc.pid)
+                       if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+            if len(workers) == 2:
+                break
+            time.sleep(0.1)
+        assert len(workers) == 2, "the pool did not start"
+    finally:
+        proc.kill()
+        proc.wait()
+    for _ in range(300):
+        if not any(Path(f"/proc/{pid}").exists() for pid in workers):
+            break
+        time.sleep(0.1)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()], "a worker outlived it"

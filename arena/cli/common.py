@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,18 +161,17 @@ def open_store(url: str, *, existing: bool = False) -> Store:
 def _say_locked() -> None:
     tqdm.write(LOCKED_MESSAGE, file=sys.stderr)
 
-def report_folder(out: str) -> Path:
-    """The report's folder, created if needed; UserError if it cannot be written."""
-    folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise UserError(f"--out {out!r} is an existing file, not a folder")
+def report_folder(out: str, *, export: bool = False) -> Path:
+    """The report's (or the export's) folder if it may be written: absent, empty or an
+    earlier one of this tool (:func:`reports.folders.check_target`); creates nothing
+    (the report or export is written beside it and renamed into place); UserError if not."""
+    from reports.folders import EXPORT_MARKER, REPORT_MARKER, FolderError, check_target
+
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise UserError(f"cannot write the report into {out!r}: {exc.strerror or exc}") from None
-    return folder
+        return check_target(out, EXPORT_MARKER if export else REPORT_MARKER,
+                            "export" if export else "report")
+    except FolderError as exc:
+        raise UserError(str(exc)) from None
 
 def add_parallel_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parallel", "-j", type=int, default=os.cpu_count() or 1,

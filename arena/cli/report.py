@@ -13,8 +13,8 @@ def add_report(sub: Subparsers) -> None:
     r = sub.add_parser("report", help="render the HTML report from a database")
     r.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
     r.add_argument("--out", default=DEFAULT_REPORT_DIR, help="output folder")
-    r.add_argument("--max-replays", type=int, default=None,
-                   help="write replay pages for the most recent N games only")
+    r.add_argument("--max-replays", type=non_negative, default=None, metavar="N",
+                   help="replays for the most recent N games only (default: every game)")
     r.set_defaults(run=cmd_report)
 
 
@@ -33,17 +33,29 @@ def add_export(sub: Subparsers) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     from reports.render import render_report
 
-    store = open_store(args.db, existing=True)
     folder = report_folder(args.out)
+    store = open_store(args.db, existing=True)
     index = render_report(store, folder, max_replays=args.max_replays)
     print(index.resolve())
     return 0
 
+
+def non_negative(text: str) -> int:
+    """An argparse type: a whole number 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative: give 0 or more")
+    return value
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from reports.export import FORMATS, export
 
+    folder = report_folder(args.out, export=True)
     store = open_store(args.db, existing=True)
-    folder = report_folder(args.out)
     try:
         paths = export(store, folder, formats=args.formats or FORMATS,
                        tournament=args.tournament)

@@ -17,6 +17,9 @@ import trio
 
 from arena.store.database import Store
 
+#: The niceness of the process that writes replays while the ladder plays.
+RENDER_NICE = 10
+
 
 class Rerender:
     """Counts stored games (:meth:`count`) and renders when due (:meth:`keep_fresh`)."""
@@ -49,5 +52,7 @@ class Rerender:
         """Render now, and say where."""
         from reports.render import render_report
 
-        index = render_report(self.store, self.folder)
+        # Replays on one worker process at a low priority: the bots keep the CPUs, and
+        # this process (the ladder's arena) its interpreter.
+        index = render_report(self.store, self.folder, processes=1, nice=RENDER_NICE)
         self.say(f"arena: report: {index.resolve()}")

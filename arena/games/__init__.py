@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from arena.games.base import Game, OptionError
+from arena.games.base import COMMON_FIELD_LABELS, Game, OptionError
 
 _MODULES = {
     "furious-five": "arena.games.furious_five",
@@ -38,6 +38,14 @@ def seat_fields(name: str) -> tuple[str, ...]:
     """Game ``name``'s per-seat observation fields (:attr:`Game.seat_fields`);
     none for a game this code does not know (a record from newer code)."""
     return game_class(name).seat_fields if name in _MODULES else ()
+
+
+def field_labels(name: str) -> dict[str, str]:
+    """Human labels of game ``name``'s observation fields (the common ones, then the
+    game's own, :attr:`Game.field_labels`); the common ones only for a game this code
+    does not know."""
+    own = game_class(name).field_labels if name in _MODULES else {}
+    return {**COMMON_FIELD_LABELS, **own}
 
 
 def make_game(name: str, num_players: int, options: dict[str, Any] | None = None) -> Game:

@@ -43,6 +43,20 @@ ScoreOrder = Literal["higher", "lower"]
 DEFAULT_MAX_TURNS = 400
 
 
+#: Human labels of the observation fields most games share (the envelope, turns,
+#: hands, chips), for the viewers; a game's :attr:`Game.field_labels` add its own.
+COMMON_FIELD_LABELS: Mapping[str, str] = {
+    "game": "Game", "seat": "Seat", "players": "Players", "to_move": "To move",
+    "phase": "Phase", "round": "Round", "deal": "Deal", "deals": "Deals",
+    "dealer": "Dealer", "first_player": "First player", "hand_number": "Hand",
+    "turn_number": "Turn", "max_turns": "Turn limit", "max_hands": "Hand limit",
+    "limit": "Point limit", "target": "Target", "options": "Options",
+    "hand": "Hand", "hand_sizes": "Cards in hand", "hand_points": "Hand points",
+    "deck_size": "Cards in the deck", "drawn": "Card drawn", "taken": "Taken",
+    "known_cards": "Known cards", "totals": "Totals", "chips": "Chips",
+}
+
+
 class GameError(Exception):
     """Base class of errors raised by game rules."""
 
@@ -267,6 +281,9 @@ class Game(ABC):
     #: replay page, ``arena play --human``) show with each seat; ``hand_sizes``
     #: and the viewer's own hand always are.
     seat_fields: ClassVar[tuple[str, ...]] = ()
+    #: Human labels of this game's own observation fields, for the viewers
+    #: (:func:`arena.games.field_labels` adds the :data:`COMMON_FIELD_LABELS`).
+    field_labels: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, num_players: int, options: Mapping[str, Any] | None = None) -> None:
         if not self.min_players <= num_players <= self.max_players:

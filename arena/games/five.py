@@ -194,6 +194,13 @@ class Five(Game):
     """Five for 2-6 players; lower running totals are better."""
 
     name: ClassVar[str] = "five"
+    field_labels: ClassVar[Mapping[str, str]] = {
+        "top_discard": "Top discard",
+        "discard": "Discard pile",
+        "eliminated": "Eliminated",
+        "in_hand": "Seats in the hand",
+        "jokers": "Jokers",
+    }
     seat_fields: ClassVar[tuple[str, ...]] = ("totals", "known_cards", "eliminated")
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = MAX_PLAYERS

@@ -502,6 +502,12 @@ class FiveCardRummy(Game):
     """Five Card Rummy for 2-6 players; first to ``target`` points wins."""
 
     name: ClassVar[str] = "five-card-rummy"
+    field_labels: ClassVar[Mapping[str, str]] = {
+        "discard_top": "Top discard",
+        "discard_pile": "Discard pile",
+        "stock_size": "Cards in the stock",
+        "scores": "Scores",
+    }
     seat_fields: ClassVar[tuple[str, ...]] = ("scores", "known_cards")
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6

@@ -565,6 +565,17 @@ class FiveOrLess(Game):
     """Five-or-less for 2-8 players; lower running total is better."""
 
     name = "five-or-less"
+    field_labels: ClassVar[Mapping[str, str]] = {
+        "known": "Known cards",
+        "active": "Active",
+        "stack_size": "Cards in the stack",
+        "discards": "Discards",
+        "disposal": "Disposal",
+        "previous_disposal": "Previous disposal",
+        "previous_player": "Previous player",
+        "call_max": "Highest call",
+        "call_below_five": "May call below five",
+    }
     seat_fields: ClassVar[tuple[str, ...]] = ("totals", "known", "active")
     min_players = 2
     max_players = MAX_PLAYERS

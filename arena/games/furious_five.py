@@ -291,6 +291,14 @@ class FuriousFive(Game):
     """Furious Five for 2-5 players; scores are the chip ledgers."""
 
     name: ClassVar[str] = "furious-five"
+    field_labels: ClassVar[Mapping[str, str]] = {
+        "call_limit": "Call limit",
+        "live_drop": "Live drop",
+        "live_drop_seat": "Live drop's seat",
+        "graveyard": "Graveyard",
+        "drop": "Drop",
+        "can_call": "May call",
+    }
     seat_fields: ClassVar[tuple[str, ...]] = ("chips",)
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = MAX_PLAYERS

@@ -224,6 +224,24 @@ class Octablitz(Game):
     """Octablitz for 3 or 4 players; scores are chips, higher is better."""
 
     name: ClassVar[str] = "octablitz"
+    field_labels: ClassVar[Mapping[str, str]] = {
+        "general": "General",
+        "general_wins": "General's wins",
+        "multiplier": "Multiplier",
+        "base": "Base stake",
+        "trick": "Trick",
+        "leader": "Leader",
+        "lead": "Lead",
+        "trick_plays": "Trick plays",
+        "best_seat": "Best so far",
+        "last_trick": "Last trick",
+        "tricks_won": "Tricks won",
+        "cards_taken": "Cards taken",
+        "out_up": "Played face up",
+        "down_counts": "Face-down plays",
+        "must_play_down": "Must play face down",
+        "my_down": "My face-down cards",
+    }
     seat_fields: ClassVar[tuple[str, ...]] = ("chips", "tricks_won", "cards_taken", "taken",
                                               "down_counts")
     min_players: ClassVar[int] = 3

@@ -238,6 +238,17 @@ class RummyFive(Game):
     """Rummy-five for 2-4 players; scores are chips, higher is better."""
 
     name: ClassVar[str] = "rummy-five"
+    field_labels: ClassVar[Mapping[str, str]] = {
+        "dealer_count": "Deals by this dealer",
+        "exposed": "Exposed",
+        "discards": "Discards",
+        "go": "Gone out",
+        "called": "Called",
+        "turns_by_seat": "Turns taken",
+        "pot": "Pot",
+        "last_discard": "Last discard",
+        "catch_barred": "Barred from catching",
+    }
     seat_fields: ClassVar[tuple[str, ...]] = ("chips", "exposed", "discards", "go", "called",
                                               "turns_by_seat")
     min_players: ClassVar[int] = 2

@@ -38,7 +38,7 @@ from arena.runner.cluster import run_units, units
 from arena.runner.plan import Plan
 from arena.runner.sandbox import Sandbox
 from arena.runner.stream import OnEntrants, play_stream
-from arena.stats.match_stats import SequentialTest
+from arena.stats.match_stats import SequentialTest, points_by_places
 from arena.store.database import Store, StoredGame
 from arena.store.engine import DatabaseLocked
 from arena.store.records import GameResult
@@ -155,9 +155,8 @@ def first_bot_points(plan: Plan, seats: Sequence[str], places: Sequence[int],
     loss, by places after forfeits), or None for a game without result."""
     if no_result:
         return None
-    mine = places[seats.index(plan.bots[0].name)]
-    theirs = places[seats.index(plan.bots[1].name)]
-    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+    return points_by_places(places[seats.index(plan.bots[0].name)],
+                            places[seats.index(plan.bots[1].name)])
 
 
 def match_test(plan: Plan, games: Iterable[StoredGame], max_pairs: int | None = None

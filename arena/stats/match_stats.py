@@ -159,6 +159,12 @@ def los_decisive(wins: int, losses: int) -> float:
     return 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * (wins + losses)))
 
 
+def points_by_places(mine: int, theirs: int) -> float:
+    """A player's points in one game against one opponent from their places (lower is
+    better): 1 a win, 1/2 a draw, 0 a loss."""
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
 # -- sequential probability ratio tests ------------------------------------------------
 
 @dataclass(frozen=True)
@@ -400,6 +406,8 @@ class SequentialTest:
     void: int = 0
     llr: float = 0.0
     verdict: str | None = None
+    #: (pairs counted, LLR) after each counted pair: the test's path to its verdict.
+    path: list[tuple[int, float]] = field(default_factory=list)
 
     def record(self, deal: int, rotation: int, points: float | None) -> None:
         """One finished game: the first bot's points in it, or None without result."""
@@ -413,6 +421,7 @@ class SequentialTest:
                 continue
             self.counted = self.counted.plus(first, second)
             self.llr = self.sprt.llr(self.counted)
+            self.path.append((self.counted.pairs, self.llr))
             self.verdict = self.sprt.bounds.verdict(self.llr)
 
     @property
@@ -426,3 +435,15 @@ class SequentialTest:
         if self.verdict is not None:
             return self.verdict
         return "inconclusive" if self.next_deal >= self.max_pairs else "running"
+
+
+def verdict_text(outcome: str, first: str, second: str, sprt: Sprt) -> str:
+    """A test's outcome (:attr:`SequentialTest.outcome`) in words, ``first`` the bot
+    the test is about."""
+    return {
+        "H1": f"H1 accepted: {first} is better than {second} by {sprt.elo1:g} {sprt.unit} "
+              f"rather than by {sprt.elo0:g} or less",
+        "H0": f"H0 accepted: {first} is not better than {second} by {sprt.elo1:g} "
+              f"{sprt.unit}; by {sprt.elo0:g} or less",
+        "inconclusive": "inconclusive: every pair was played before the LLR left its bounds",
+    }.get(outcome, "running: the LLR is still between its bounds")

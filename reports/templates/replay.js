@@ -14,7 +14,8 @@
   // Drawn by the viewer itself (seat boxes, whose turn), not listed as facts.
   const ENVELOPE = ["game", "seat", "players", "to_move", "hand", "hand_sizes"];
   const MAX_BACKS = 13;
-  const PLAY_MS = 700;
+  const PLAY_MS = 700;  // a step's time at 1x
+  const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
 
   const root = document.getElementById("viewer");
   const source = document.getElementById("replay-data");
@@ -24,6 +25,7 @@
   let view = null;
   let index = 0;
   let timer = null;
+  let speed = 1;
 
   // -- decoding --------------------------------------------------------------------------
   async function inflate(text) {
@@ -153,6 +155,10 @@
     return node;
   }
 
+  function label(key) {  // a field's human label (the game module's), else its name
+    return (page.labels && page.labels[key]) || key.replace(/_/g, " ");
+  }
+
   function seatName(seat) {
     return el("span", "who", el("span", "seatno", seat), " ", page.bots[seat] || "?");
   }
@@ -202,9 +208,9 @@
     }
     const facts = el("dl", "seat-facts");
     const keys = page.seat_fields.filter((key) => Array.isArray(state[key]));
-    for (const key of keys) facts.append(el("dt", "", key), el("dd", "", render(state[key][seat])));
+    for (const key of keys) facts.append(el("dt", "", label(key)), el("dd", "", render(state[key][seat])));
     if (view.seat === seat) {
-      for (const key of view.layout.own) facts.append(el("dt", "own", key), el("dd", "own", render(state[key])));
+      for (const key of view.layout.own) facts.append(el("dt", "own", label(key)), el("dd", "own", render(state[key])));
     }
     if (facts.childNodes.length) box.append(facts);
     return box;
@@ -223,13 +229,13 @@
     const seats = page.bots.map((_, seat) => seatBox(seat, position));
     const middle = el("div", "middle");
     for (const key of view.layout.cards) {
-      if (key in state) middle.append(el("div", "pile", el("div", "pile-name", key), render(state[key])));
+      if (key in state) middle.append(el("div", "pile", el("div", "pile-name", label(key)), render(state[key])));
     }
     ui.table.replaceChildren(el("div", "seats", ...seats), middle);
     const facts = el("dl", "facts state-facts");
     const skip = new Set(ENVELOPE.concat(page.seat_fields, view.layout.own, view.layout.cards));
     for (const key of Object.keys(state)) {
-      if (!skip.has(key)) facts.append(el("dt", "", key), el("dd", "", render(state[key])));
+      if (!skip.has(key)) facts.append(el("dt", "", label(key)), el("dd", "", render(state[key])));
     }
     if (index === last && page.reveal && Object.keys(page.reveal).length) {
       facts.append(el("dt", "reveal", "reveal"), el("dd", "reveal", render(page.reveal)));
@@ -254,9 +260,11 @@
 
   function listMoves() {
     ui.list.replaceChildren(...view.positions.slice(1).map((position, i) => {
-      const text = position.moves.map((move) => move[0] + ": " + (move[1] === null ? "(hidden)" : move[1])
-        + (move[2] ? " (arena default)" : "")).join("; ") || "—";
-      const item = el("li", position.moves.some((move) => move[2]) ? "by-arena" : "", text);
+      const parts = [];  // the cards drawn as on the table
+      position.moves.forEach((move, m) => parts.push(...(m ? ["; "] : []), move[0] + ": ",
+        move[1] === null ? "(hidden)" : words(move[1]), ...(move[2] ? [" (arena default)"] : [])));
+      const item = el("li", position.moves.some((move) => move[2]) ? "by-arena" : "",
+        ...(parts.length ? parts : ["—"]));
       item.addEventListener("click", () => go(i + 1));
       return item;
     }));
@@ -278,8 +286,17 @@
   function play() {
     if (timer !== null) return stop();
     if (index === view.positions.length - 1) go(0);
-    timer = setInterval(() => go(index + 1), PLAY_MS);
+    timer = setInterval(() => go(index + 1), PLAY_MS / speed);
     ui.play.textContent = "❚❚ Pause";
+  }
+
+  function setSpeed(value) {  // a running replay goes on at the new speed
+    speed = value;
+    root.dataset.speed = value;
+    if (timer !== null) {
+      clearInterval(timer);
+      timer = setInterval(() => go(index + 1), PLAY_MS / speed);
+    }
   }
 
   function show(next) {  // switch views, keeping to the same point of the game
@@ -332,6 +349,12 @@
     ui.label = el("span", "step-label");
     ui.label.setAttribute("aria-live", "polite");
     ui.play = button("▶ Play", "Play the game step by step", play);
+    ui.speed = el("select", "speed-select", ...SPEEDS.map((value) =>
+      new Option(value + "×", String(value), value === 1, value === 1)));
+    ui.speed.setAttribute("aria-label", "Speed");
+    ui.speed.title = "Steps per " + PLAY_MS / 1000 + " s when playing";
+    ui.speed.addEventListener("change", () => setSpeed(Number(ui.speed.value)));
+    root.dataset.speed = speed;
     ui.select = el("select", "viewer-select", new Option("Spectator", "spectator"));
     ui.select.setAttribute("aria-label", "Whose view");
     (page.seat_files || []).forEach((_, seat) => {
@@ -352,7 +375,7 @@
       button("‹", "Previous step (←)", () => go(index - 1)),
       button("›", "Next step (→)", () => go(index + 1)),
       button("»", "Last step (End)", () => go(view.positions.length - 1)),
-      ui.play, ui.slider, ui.label,
+      ui.play, el("label", "speed-choice", "Speed: ", ui.speed), ui.slider, ui.label,
       el("label", "viewer-choice", "View: ", ui.select));
     const main = el("div", "stage", ui.moves, ui.table, ui.logBox, ui.facts);
     root.replaceChildren(controls, ui.notice, el("div", "board", main, ui.list));

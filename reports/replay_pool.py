@@ -1,0 +1,154 @@
+"""Replay pages of many games, written by a pool of worker processes.
+
+Replaying a game through its engine for the spectator and every seat is pure Python and
+costs far more than any other page (tens to hundreds of milliseconds for a long game), so
+a report with a replay of every game hands them out in batches of :data:`BATCH` games to
+worker processes, each of which opens the database itself, reads its batch's records and
+writes their pages (:func:`reports.replay.write_replay`): the work spreads over every CPU
+and the parent process holds no record.  Fewer than two batches are written here, in this
+process (starting workers would cost more).
+
+Workers are spawned (never forked: the ladder renders from a thread while trio runs; and
+as the render's own children, their CPU time counts in its resource usage), with a lower
+scheduling priority when asked (``nice``), so that a report rendered while bots play
+(the ladder's) takes only CPU the bots leave over; each dies with the render (Linux's
+parent-death signal), so a killed render leaves no worker behind.  A batch
+that fails raises in the parent: the render fails as a whole (see
+:mod:`reports.folders`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import multiprocessing
+import os
+import shutil
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment
+
+from arena.store.database import Store, StoredGame
+from arena.store.records import GameRecord
+from reports.replay import ASSETS, TEMPLATES, neighbours, write_replay
+
+#: Games per batch handed to a worker.
+BATCH = 50
+#: The template of a replay page.
+TEMPLATE = "game.html"
+
+#: A game to replay with the ids of its tournament's previous and next replayed game.
+Job = tuple[StoredGame, int | None, int | None]
+
+
+@dataclass(frozen=True)
+class Pages:
+    """What every replay page of a render shares: ``environment`` builds the templates'
+    environment (a module-level function, so that workers can import it), ``context`` is
+    every page's common context, ``names`` and ``protections`` per tournament id."""
+
+    url: str
+    out_dir: Path
+    environment: Callable[[], Environment]
+    context: dict[str, Any]
+    names: dict[int, str]
+    protections: dict[int, Any]
+    seat_views: bool = True
+
+
+def workers() -> int:
+    """Worker processes by default: the CPUs this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count() or 1
+
+
+def write_replays(pages: Pages, store: Store, games: Sequence[StoredGame],
+                  replayed: set[int], *, fresh: Callable[[str, Any], bool] | None = None,
+                  processes: int | None = None, nice: int = 0, batch: int = BATCH) -> int:
+    """Write ``game-<id>.html`` (and with ``seat_views`` its seat files) into
+    ``pages.out_dir`` for every game of ``games`` whose id is in ``replayed``, each
+    linking to its tournament's previous and next replayed game; return how many.
+    A page for which ``fresh(name, inputs)`` says the copy on disk came from the same
+    inputs is left as it is (a stored game never changes, so only its links and its
+    tournament's facts can): a re-render after ``N`` new games replays about ``N``.
+    Pages are written on ``processes`` worker processes at niceness ``nice``
+    (:func:`write_all`)."""
+    jobs = list(neighbours([g for g in games if g.id in replayed]))
+    if fresh is not None:
+        jobs = [(game, previous, following) for game, previous, following in jobs
+                if not fresh(f"game-{game.id}.html", (
+                    game, previous, following, pages.names.get(game.tournament_id),
+                    pages.protections.get(game.tournament_id), pages.seat_views))]
+    if jobs:
+        for asset in ASSETS:
+            shutil.copyfile(TEMPLATES / asset, pages.out_dir / asset)
+    write_all(pages, jobs, store, processes=processes, nice=nice, batch=batch)
+    return len(jobs)
+
+
+def write_all(pages: Pages, jobs: Sequence[Job], store: Store, *,
+              processes: int | None = None, nice: int = 0, batch: int = BATCH) -> None:
+    """Write the replay page (and seat files) of every job: on ``processes`` worker
+    processes (default :func:`workers`) at niceness ``nice``, in batches of ``batch``
+    games, each reading records
+    from its own connection to ``pages.url``; or here, from ``store``, when there are
+    fewer than two batches or one process, unless ``nice`` is set (then always in
+    workers, so that this process, running bots beside the render, keeps its
+    interpreter)."""
+    batches = [list(jobs[start:start + batch]) for start in range(0, len(jobs), batch)]
+    count = min(processes or workers(), len(batches))
+    if count < 1 or (count == 1 and not nice):
+        for some in batches:
+            write_batch(pages, some, store)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker,
+                             initargs=(nice, os.getpid())) as pool:
+        for done in pool.map(write_batch, [pages] * len(batches), batches):
+            assert done is None
+
+
+def write_batch(pages: Pages, jobs: Sequence[Job], store: Store | None = None) -> None:
+    """Write one batch's pages: here from ``store``, or in a worker from its own."""
+    store = store or _store(pages.url)
+    template = _environment(pages.environment).get_template(TEMPLATE)
+    records = dict(store.records([game.id for game, _, _ in jobs]))
+    for game, previous, following in jobs:
+        page = {"active": "tournaments", "g": game,
+                "tournament": pages.names.get(game.tournament_id),
+                "previous": previous, "following": following,
+                "protections": pages.protections.get(game.tournament_id), **pages.context}
+        write_replay(template, pages.out_dir, game, records.get(game.id) or GameRecord(),
+                     page, seat_views=pages.seat_views)
+
+
+@functools.cache
+def _store(url: str) -> Store:
+    """This process's store of ``url``, opened once."""
+    return Store(url)
+
+
+@functools.cache
+def _environment(make: Callable[[], Environment]) -> Environment:
+    return make()
+
+
+def _start_worker(nice: int, parent: int) -> None:
+    """A worker's set-up: die with the render that started it (a killed render leaves no
+    worker writing on), and lower its priority by ``nice``."""
+    if sys.platform == "linux":
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the render died before the line above took effect
+        os._exit(1)
+    if nice:
+        os.nice(nice)
+
+
+_PR_SET_PDEATHSIG = 1
