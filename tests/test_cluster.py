@@ -15,7 +15,7 @@ import pytest
 import trio
 from distributed import Client, LocalCluster
 
-from arena.runner.cluster import UNIT_GAMES, local_layout, units
+from arena.runner.cluster import local_layout
 from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
 from arena.runner.tournament import run_tournament
@@ -43,15 +43,8 @@ def cluster() -> Iterator[Client]:
         yield client
 
 
-def test_units_chunk_every_stream_and_interleave_them() -> None:
-    plan = plan_of("x", 20)
-    todo = [(stream, list(stream.games)) for stream in plan.streams()]
-    chunks = units(todo, size=4)
-    assert sorted((u.stream.table, g) for u in chunks for g in u.games) == \
-        sorted((s.table, g) for s, games in todo for g in games)
-    assert all(0 < len(u.games) <= 4 for u in chunks)
-    assert [u.stream for u in chunks[:len(todo)]] == [s for s, _ in todo]
-    assert UNIT_GAMES >= 1 and local_layout(8, cpus=2) == (1, 8) and local_layout(1, 4) == (1, 1)
+def test_local_layout_leaves_the_bots_a_cpu() -> None:
+    assert local_layout(8, cpus=2) == (1, 8) and local_layout(1, 4) == (1, 1)
     assert local_layout(8, cpus=8) == (4, 2) and local_layout(3, cpus=16) == (3, 1)
 
 
