@@ -1,7 +1,7 @@
 """Tournament throughput: ``arena tournament`` against a minimal trio loop, same run.
 
     python bench/throughput.py [--jobs 1 2 4 8] [--rounds 2] [--bots 5] [--games 15]
-                               [--sandbox none] [--game furious-five]
+                               [--sandbox none] [--game furious-five] [--baseline-tree DIR]
 
 For each ``-j N``, taking turns in ``--rounds`` rounds:
 
@@ -10,9 +10,14 @@ For each ``-j N``, taking turns in ``--rounds`` rounds:
   issue's baseline) and against the random SDK bot (the same bot as the arena,
   so the gap is the arena's own): plain pipes, no sandbox, no clock, no events,
   no record; build the observation and legal actions, send, read the reply, apply;
+  and the random SDK bot again under the arena's deal isolation rule: fresh bot
+  processes for every stream (a seat rotation of a block of deals: the arena's
+  stream length), so the ratio is like for like;
 * arena: ``arena tournament`` of ``--bots`` copies of the random SDK bot
   (``python -m sample_bots.random_bot``) at tables of 3, ``-j N``, into a
-  fresh SQLite file, sandbox as ``--sandbox`` says.
+  fresh SQLite file, sandbox as ``--sandbox`` says; with ``--baseline-tree DIR``
+  also the same command run from another source tree (say, the previous
+  commit's ``git archive``), interleaved, with the ratio.
 
 Printed per ``N``: moves per second of each (wall clock, whole run) and their
 ratio to each loop (goal: the arena at least :data:`GOAL_THROUGHPUT` x the loop), and the
@@ -43,10 +48,13 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sdk_cost import MINIMAL_BOT, TIME
 
+from arena.formats.schedule import DEAL_BLOCK
 from arena.games import make_game
 
 GOAL_THROUGHPUT = 0.8
 GOAL_CPU = 1.3
+#: The arena against the same command run from ``--baseline-tree``.
+GOAL_VS_BASELINE = 0.9
 RANDOM_BOT = f"{sys.executable} -m sample_bots.random_bot"
 _TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -78,14 +86,25 @@ class Figures:
 
 # -- the baseline: a minimal trio loop --------------------------------------------
 async def _table(name: str, players: int, seeds: list[int], counter: list[int],
-                 bot_argv: list[str]) -> None:
+                 bot_argv: list[str], per_stream: int | None, started: list[int]) -> None:
+    """Play games off ``seeds`` until none is left, on bots started afresh every
+    ``per_stream`` games (None: once)."""
+    while seeds:
+        await _stream(name, players, seeds, counter, bot_argv, per_stream, started)
+
+
+async def _stream(name: str, players: int, seeds: list[int], counter: list[int],
+                  bot_argv: list[str], games: int | None, started: list[int]) -> None:
     game = make_game(name, players)
     bots = [await trio.lowlevel.open_process(bot_argv,
                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             for _ in range(players)]
+    started[0] += players
     unpackers = [msgpack.Unpacker(raw=False) for _ in bots]
+    played = 0
     try:
-        while seeds:
+        while seeds and (games is None or played < games):
+            played += 1
             state = game.new_state(seeds.pop())
             while not state.is_terminal():
                 decisions = {}
@@ -110,22 +129,24 @@ async def _table(name: str, players: int, seeds: list[int], counter: list[int],
 
 
 async def _baseline(name: str, parallel: int, games: int, players: int,
-                    bot_argv: list[str]) -> int:
+                    bot_argv: list[str], per_stream: int | None) -> tuple[int, int]:
     rng = random.Random(parallel)
     seeds = [rng.getrandbits(62) for _ in range(games)]
-    counter = [0]
+    counter, started = [0], [0]
     async with trio.open_nursery() as nursery:
         for _ in range(parallel):
-            nursery.start_soon(_table, name, players, seeds, counter, bot_argv)
-    return counter[0]
+            nursery.start_soon(_table, name, players, seeds, counter, bot_argv, per_stream,
+                               started)
+    return counter[0], started[0]
 
 
 def run_baseline(name: str, parallel: int, games: int, players: int,
-                 bot_argv: list[str]) -> tuple[int, float, float, int]:
+                 bot_argv: list[str], per_stream: int | None = None
+                 ) -> tuple[int, float, float, int]:
     """(moves, wall seconds, CPU seconds of this process, bot processes started)."""
     wall, cpu = time.perf_counter(), time.process_time()
-    moves = trio.run(_baseline, name, parallel, games, players, bot_argv)
-    return moves, time.perf_counter() - wall, time.process_time() - cpu, parallel * players
+    moves, started = trio.run(_baseline, name, parallel, games, players, bot_argv, per_stream)
+    return moves, time.perf_counter() - wall, time.process_time() - cpu, started
 
 
 # -- the arena ---------------------------------------------------------------------
@@ -166,9 +187,9 @@ def _cpu_seconds(pid: int) -> float | None:
 
 
 def run_arena(name: str, parallel: int, bots: int, games: int, sandbox: str,
-              folder: Path) -> tuple[int, float, float, int]:
+              folder: Path, tree: Path | None = None) -> tuple[int, float, float, int]:
     """(moves, wall seconds, CPU seconds of the arena's own processes, bot
-    processes started)."""
+    processes started), with the code of source tree ``tree`` if given."""
     db = folder / f"arena-{parallel}-{time.monotonic_ns()}.db"
     argv = [sys.executable, "-m", "arena.cli", "tournament", "-g", name, "-k", "3",
             "-n", str(games), "-j", str(parallel), "--sandbox", sandbox,
@@ -176,8 +197,9 @@ def run_arena(name: str, parallel: int, bots: int, games: int, sandbox: str,
     cpu: dict[int, float] = {}
     arena_pids: set[int] = set()
     wall = time.perf_counter()
+    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=tree)
     scanned = 0.0
     while proc.poll() is None:
         # A whole /proc scan costs CPU that the arena then lacks: find the
@@ -199,8 +221,10 @@ def run_arena(name: str, parallel: int, bots: int, games: int, sandbox: str,
         raise SystemExit(f"arena failed ({proc.returncode}): {stderr.strip()[-500:]}")
     with sqlite3.connect(db) as con:
         moves = con.execute("SELECT SUM(decisions) FROM games").fetchone()[0] or 0
-    # Each table's 3 bots start afresh for each of its 3 seat rotations.
-    started = math.comb(bots, 3) * 3 * 3
+    # Each table's 3 bots start afresh for each of its 3 seat rotations of each
+    # block of deals (the baseline tree, before blocks: of all its deals).
+    blocks = 1 if tree is not None else math.ceil(games / 3 / DEAL_BLOCK)
+    started = math.comb(bots, 3) * blocks * 3 * 3
     return int(moves), wall, sum(cpu.values()), started
 
 
@@ -213,16 +237,25 @@ def main() -> None:
                         help="games per table (a multiple of 3; each seat rotation plays a third)")
     parser.add_argument("--game", default="furious-five")
     parser.add_argument("--sandbox", default="none", choices=["none", "bwrap", "auto"])
+    parser.add_argument("--baseline-tree", type=Path,
+                        help="also run the arena from this source tree (interleaved)")
     args = parser.parse_args()
     total_games = math.comb(args.bots, 3) * args.games
     minimal = [sys.executable, "-c", MINIMAL_BOT]
     sdk = shlex.split(RANDOM_BOT)
+    stream = min(args.games // 3, DEAL_BLOCK)  # the arena's stream: a rotation of a block
     series: dict[str, Callable[[int], tuple[int, float, float, int]]] = {
         "loop, minimal bot": lambda j: run_baseline(args.game, j, total_games, 3, minimal),
         "loop, random SDK bot": lambda j: run_baseline(args.game, j, total_games, 3, sdk),
+        "loop, SDK, per stream": lambda j: run_baseline(args.game, j, total_games, 3, sdk,
+                                                        per_stream=stream),
         "arena, random SDK bot": lambda j: run_arena(args.game, j, args.bots, args.games,
                                                      args.sandbox, Path(tmp)),
     }
+    if args.baseline_tree is not None:
+        tree = args.baseline_tree.resolve()
+        series["arena, baseline tree"] = lambda j: run_arena(
+            args.game, j, args.bots, args.games, args.sandbox, Path(tmp), tree)
     figures = {(name, j): Figures() for name in series for j in args.jobs}
     with tempfile.TemporaryDirectory() as tmp:
         for round_number in range(args.rounds):
@@ -243,12 +276,13 @@ def main() -> None:
             f = figures[name, j]
             line = (f"-j {j:<2} {name:<22} {f.rate:>8,.0f} moves/s {f.cpu_per_move_us:>6.0f} "
                     f"µs CPU/move {f.started:>4} bots started")
-            if not name.startswith("arena"):
+            if name != "arena, random SDK bot":
                 ratio = arena.rate / f.rate
                 cpu = arena.cpu_per_move_us / f.cpu_per_move_us
                 rounds = [a / b for a, b in zip(arena.rates, f.rates, strict=True)]
+                goal = GOAL_VS_BASELINE if name == "arena, baseline tree" else GOAL_THROUGHPUT
                 line += (f"   arena/this: {ratio:.2f}x moves/s ({min(rounds):.2f}-"
-                         f"{max(rounds):.2f}; goal >= {GOAL_THROUGHPUT}x), {cpu:.2f}x CPU/move "
+                         f"{max(rounds):.2f}; goal >= {goal}x), {cpu:.2f}x CPU/move "
                          f"(goal <= {GOAL_CPU}x)")
             print(line)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.formats.schedule import DEAL_BLOCK
 from arena.games import make_game
 from arena.games.loop import default_choose, turns
 from arena.runner.client import TimeControl
@@ -168,13 +169,14 @@ async def test_cancellation_kills_every_bot_and_keeps_finished_games(
     tmp_path: Path
 ) -> None:
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
-    plan = Plan(game="furious-five", bots=(bad("good"), bad("fork_hang", 40), RANDOM),
+    plan = Plan(game="furious-five", bots=(bad("good"), RANDOM, bad("fork_hang", 40)),
                 table_size=2, games_per_table=2, options={"rounds": 2},
                 control=TimeControl(move=30, bank=30))
     tid = create_tournament(store, plan)
     with trio.move_on_after(8):
-        # Every stream at once: the good-vs-random table's streams finish, the
-        # hanging bot's never do.
+        # Every chain at once: the good-vs-random table's streams finish (first in
+        # their chain when every table plays the same deals), the hanging bot's
+        # never do.
         await run_tournament(plan, store, tid, parallel=len(plan.streams()))
     done = store.done_games(tid)
     assert 0 < len(done) < plan.total_games  # the good-vs-random table finished
@@ -276,21 +278,24 @@ async def test_a_tables_bots_start_at_once(tmp_path: Path,
     assert len(list(tmp_path.iterdir())) == 3
 
 
-def test_the_next_streams_bots_start_while_a_table_plays(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """At -j 1, the second seat rotation's bots start while the first plays:
-    each of the four waits, before its hello, until all four have started (one
-    stream after the other, the first two would wait alone and give up)."""
+def test_the_next_chains_bots_start_while_a_table_plays(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """At -j 1, the bots of the next chain (the next block of deals, which shares
+    no deal with the block playing) start while the first plays: each of the
+    first four waits, before its hello, until four have started (one stream
+    after the other, the first two would wait alone and give up).  The second
+    rotation of a block, which shares its deals, starts only after it."""
     folder = tmp_path / "meet"
     folder.mkdir()
     monkeypatch.setenv("MEET_DIR", str(folder))
     meet = f"{sys.executable} {HERE / 'bots' / 'meet_bot.py'} 4"
     plan = Plan(game="furious-five", bots=(BotSpec("m1", meet), BotSpec("m2", meet)),
-                table_size=2, games_per_table=4, options={"rounds": 1}, control=FAST,
-                sandbox="none", pass_env=("MEET_DIR",))
+                table_size=2, games_per_table=2 * (DEAL_BLOCK + 1), options={"rounds": 1},
+                control=FAST, sandbox="none", pass_env=("MEET_DIR",))
+    assert len(plan.chains()) == 2
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     tid = create_tournament(store, plan)
     trio.run(functools.partial(run_tournament, plan, store, tid, parallel=1))
     games = list(store.games(tid))
-    assert len(games) == 4 and all(not game.faults for game in games)
-    assert len(list(folder.iterdir())) == 4
+    assert len(games) == plan.games_per_table and all(not game.faults for game in games)
+    assert len(list(folder.iterdir())) >= 4

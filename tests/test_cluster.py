@@ -15,7 +15,7 @@ import pytest
 import trio
 from distributed import Client, LocalCluster
 
-from arena.runner.cluster import UNIT_GAMES, local_layout, units
+from arena.runner.cluster import local_layout
 from arena.runner.plan import Plan, create_tournament
 from arena.runner.process import BotSpec
 from arena.runner.tournament import run_tournament
@@ -43,15 +43,8 @@ def cluster() -> Iterator[Client]:
         yield client
 
 
-def test_units_chunk_every_stream_and_interleave_them() -> None:
-    plan = plan_of("x", 20)
-    todo = [(stream, list(stream.games)) for stream in plan.streams()]
-    chunks = units(todo, size=4)
-    assert sorted((u.stream.table, g) for u in chunks for g in u.games) == \
-        sorted((s.table, g) for s, games in todo for g in games)
-    assert all(0 < len(u.games) <= 4 for u in chunks)
-    assert [u.stream for u in chunks[:len(todo)]] == [s for s, _ in todo]
-    assert UNIT_GAMES >= 1 and local_layout(8, cpus=2) == (1, 8) and local_layout(1, 4) == (1, 1)
+def test_local_layout_leaves_the_bots_a_cpu() -> None:
+    assert local_layout(8, cpus=2) == (1, 8) and local_layout(1, 4) == (1, 1)
     assert local_layout(8, cpus=8) == (4, 2) and local_layout(3, cpus=16) == (3, 1)
 
 
@@ -150,3 +143,50 @@ def test_ctrl_c_stops_a_local_cluster_run_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in stderr and "Error" not in stderr, stderr
     assert "arena: interrupted; " in stderr
     assert wait_gone(str(tmp_path / "bots")) == []
+
+
+def stored_actions(db: Path) -> dict[tuple[int, int], list]:
+    """(table, game number) -> the game's recorded actions, for every stored game."""
+    store = Store(f"sqlite:///{db}")
+    tid = store.tournaments()[-1]["id"]
+    actions = {}
+    for game in store.games(tid):
+        record = store.record(game.id)
+        assert record is not None and not game.faults
+        actions[game.table, game.number] = record.actions
+    return actions
+
+
+def test_stateful_bots_play_the_same_games_here_on_local_workers_and_on_a_cluster(
+        tmp_path: Path) -> None:
+    """The sample bots with --strength keep their random state from game to game:
+    the same games in the arena's own process, on a local cluster (--workers 2)
+    and on a running scheduler, since the unit of work is the same stream (12
+    deals per table: blocks of 8 and 4) on the same processes everywhere."""
+    greedy = f"{sys.executable} -m sample_bots.greedy_furious_five --strength 0.5"
+    run = ["tournament", "-g", "furious-five", "-o", "rounds=1", "-k", "2", "-n", "24",
+           "--seed", "5", "--sandbox", "none", "--move-time", "30", "--bank-time", "300",
+           *[f"-b=g{i}={greedy} --seed {i}" for i in range(3)]]
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port",
+                                  str(port), "--no-dashboard"], **quiet)
+    worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "2", "--nworkers", "2",
+                               "--no-dashboard"], **quiet)
+    try:
+        games = {}
+        for name, where in (("here", ["-j", "2", "--workers", "1"]),
+                            ("local", ["-j", "2", "--workers", "2"]),
+                            ("cluster", ["--cluster", address])):
+            db = tmp_path / f"{name}.db"
+            proc = arena_cli(*run, *where, "--db", f"sqlite:///{db}")
+            assert proc.returncode == 0, proc.stderr
+            games[name] = stored_actions(db)
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            process.wait(timeout=30)
+    assert len(games["here"]) == 3 * 24
+    assert games["local"] == games["here"]
+    assert games["cluster"] == games["here"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import sys
@@ -11,6 +12,8 @@ from pathlib import Path
 import trio
 
 from arena.formats.deals import deal_seed, known_key
+from arena.formats.schedule import DEAL_BLOCK, chain_name
+from arena.formats.schedule import chains as chains_of
 from arena.games import make_game
 from arena.runner.client import TimeControl
 from arena.runner.plan import Plan, create_tournament
@@ -82,7 +85,7 @@ def assert_no_process_sees_a_deal_twice(plan: Plan, log: list[dict]) -> None:
 def test_streams_cover_every_game_once_with_one_deal_each() -> None:
     plan = plan_of(4, 3, 9)
     streams = plan.streams()
-    assert len(streams) == len(plan.tables()) * 3
+    assert len(streams) == len(plan.tables()) * 3  # 3 deals: one block
     played = [(s.table, g) for s in streams for g in s.games]
     assert sorted(played) == [(t, g) for t in range(len(plan.tables())) for g in range(9)]
     for stream in streams:
@@ -91,18 +94,43 @@ def test_streams_cover_every_game_once_with_one_deal_each() -> None:
         assert all(plan.seating(table, g) == list(stream.seating) for g in stream.games)
 
 
-def test_lanes_split_each_rotation_and_still_play_each_deal_once_per_stream() -> None:
-    plan = plan_of(2, 2, 10)  # one table, 5 deals, 2 rotations
-    streams = plan.streams(lanes=3)
-    assert len(streams) == 3 * 2
-    played = sorted((s.table, g) for s in streams for g in s.games)
-    assert played == [(0, g) for g in range(10)]
+def test_blocks_split_each_rotation_and_chains_join_the_streams_of_a_deal() -> None:
+    plan = plan_of(2, 2, 2 * (2 * DEAL_BLOCK + 3))  # one table, 2 rotations, 3 blocks
+    streams = plan.streams()
+    assert [(s.block, s.rotation, len(s.games)) for s in streams] == [
+        (0, 0, DEAL_BLOCK), (0, 1, DEAL_BLOCK), (1, 0, DEAL_BLOCK), (1, 1, DEAL_BLOCK),
+        (2, 0, 3), (2, 1, 3)]
+    assert sorted(g for s in streams for g in s.games) == list(range(plan.games_per_table))
     for stream in streams:
         deals = [plan.deal(g) for g in stream.games]
-        assert deals == sorted(set(deals))  # in order, none twice
-        assert len({d % 3 for d in deals}) == 1  # one lane's deals
+        assert deals == list(range(stream.block * DEAL_BLOCK, stream.block * DEAL_BLOCK
+                                   + len(deals)))
         assert {g % 2 for g in stream.games} == {stream.rotation}
-    assert plan.streams(lanes=9) == plan.streams(lanes=5)  # no lane without a deal
+    # One chain per block: its two rotations, in order.
+    assert plan.chains() == [(streams[0], streams[1]), (streams[2], streams[3]),
+                             (streams[4], streams[5])]
+    assert [chain_name(c) for c in plan.chains()] == ["0/0", "0/1", "0/2"]
+
+
+def test_chains_join_every_table_that_plays_the_same_deals() -> None:
+    # Today's plans deal the same seeds at every table: a block's streams at
+    # every table share its deals, so they are one chain.
+    plan = plan_of(4, 3, 3 * (DEAL_BLOCK + 1))
+    chains = plan.chains()
+    assert [len(chain) for chain in chains] == [4 * 3, 4 * 3]
+    assert [{s.block for s in chain} for chain in chains] == [{0}, {1}]
+    # Streams with their own deals are chained by deal, whatever their table.
+    streams = plan.streams()
+    seeds = {(s.table, s.block): 100 * s.table + s.block for s in streams}
+    by_table = chains_of(streams, lambda s: {seeds[s.table, s.block]})
+    assert len(by_table) == 4 * 2 and all(len(c) == 3 for c in by_table)
+    assert [(c[0].block, c[0].table) for c in by_table] == [(b, t) for b in (0, 1)
+                                                              for t in range(4)]
+    assert all([s.rotation for s in c] == [0, 1, 2] for c in by_table)
+    # A stacked deck: every game shares its first hand.
+    stacked = dataclasses.replace(plan, options={**plan.options,
+                                                 "deck": make_game(plan.game, 3).deck()})
+    assert len(stacked.chains()) == 1
 
 
 def test_no_bot_process_plays_two_games_of_one_deal(tmp_path: Path) -> None:

@@ -218,8 +218,7 @@ async def _play_one(plan: Plan, sandbox: Sandbox, parallel: int) -> Played:
     async def on_result(_table: int, number: int, result: GameResult) -> None:
         results[number] = result
 
-    todo = [(stream, stream.games) for stream in plan.streams()]
-    await play_streams(plan, todo, plan.deal_seeds(), sandbox, parallel, on_result,
+    await play_streams(plan, plan.chains(), plan.deal_seeds(), sandbox, parallel, on_result,
                        on_entrants=keep)
     return results, [run for entrant in entrants for run in entrant.runs]
 

@@ -5,8 +5,11 @@ A format (:class:`RoundRobin`, :class:`Gauntlet`, :class:`Match`; a
 question, behind one small interface (:class:`Format`): which tables of
 ``seats`` bots does a tournament play.  Everything after that is common to all
 formats: every table plays its own deals (:mod:`arena.formats.deals`), each deal
-once per cyclic seat rotation (a duplicate group), and each rotation of a table is a :class:`Stream`
-played on its own bot processes (:func:`streams`).
+once per cyclic seat rotation (a duplicate group).  A table's deals are split into
+blocks of :data:`DEAL_BLOCK`; one rotation of one block is a :class:`Stream`, played
+on its own bot processes (:func:`streams`), and streams that share a deal form a
+:class:`Chain`, played one stream after another (:func:`chains`): the deal
+isolation rule.
 
 Which tables a round robin or a gauntlet chooses is :mod:`arena.formats.tables`.
 
@@ -15,7 +18,7 @@ Pure and deterministic from its seed: no I/O, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -26,6 +29,14 @@ from arena.stats.match_stats import Sprt
 DEFAULT_MAX_TABLES = 200
 #: The largest ``--max-tables`` accepted.
 MAX_TABLES_LIMIT = 10_000
+#: Deals in one block of a table: each seat rotation plays a block on its own bot
+#: processes, the block's rotations one after another (:func:`chains`).  It is
+#: the unit of work everywhere (here and on Dask workers) so stateful bots play
+#: the same games wherever they run; a match uses :data:`MATCH_BLOCK`.
+DEAL_BLOCK = 8
+#: Deals in one block of a match: small, since a pair counts for its sequential
+#: test only once the block's second rotation has played it.
+MATCH_BLOCK = 2
 
 
 # -- formats ----------------------------------------------------------------------------
@@ -164,20 +175,28 @@ def format_from_config(config: dict[str, Any] | None) -> Format:
     return RoundRobin(int(config.get("max_tables", DEFAULT_MAX_TABLES)))
 
 
-# -- streams ----------------------------------------------------------------------------
+# -- streams and chains -----------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Stream:
-    """One seat rotation of one table: a match on its own bot processes.
+    """One seat rotation of one block of one table's deals: a match on its own bot
+    processes.
 
     ``seating`` is the bot index in each seat (fixed for the whole stream),
-    ``games`` the table's game numbers it plays, one per deal, in deal order.
+    ``games`` the table's game numbers it plays, one per deal, in deal order,
+    ``block`` the index of the table's block of deals they belong to.
     """
 
     table: int
     rotation: int
     seating: tuple[int, ...]
     games: tuple[int, ...]
+    block: int = 0
+
+
+#: Streams that share a deal, in the order they play, one after another: every
+#: bot process of one has ended before the next one's first starts.
+Chain = tuple[Stream, ...]
 
 
 def seating(table: Sequence[int], rotation: int) -> list[int]:
@@ -186,18 +205,51 @@ def seating(table: Sequence[int], rotation: int) -> list[int]:
     return [table[(seat + rotation) % k] for seat in range(k)]
 
 
-def streams(tables: Sequence[Table], games_per_table: int, lanes: int = 1) -> list[Stream]:
-    """Every table's seat rotations, table by table.  Game ``g`` of a table plays
-    deal ``g // k`` in rotation ``g % k``.  With ``lanes`` > 1 each rotation's
-    deals are dealt out to that many streams (deal d to lane d % lanes), so a
-    table can play several of its duplicate groups at once; every stream still
-    plays each deal at most once."""
+def streams(tables: Sequence[Table], games_per_table: int,
+            block: int = DEAL_BLOCK) -> list[Stream]:
+    """Every table's blocks of ``block`` deals, each block's seat rotations in
+    order, table by table.  Game ``g`` of a table plays deal ``g // k`` in
+    rotation ``g % k``; every stream plays each of its block's deals once."""
     out = []
     for number, table in enumerate(tables):
         k = len(table)
         deals = games_per_table // k
-        for lane in range(min(lanes, deals) or 1):
+        for index, first in enumerate(range(0, deals, block)):
+            last = min(first + block, deals)
             for rotation in range(k):
                 out.append(Stream(number, rotation, tuple(seating(table, rotation)),
-                                  tuple(d * k + rotation for d in range(lane, deals, lanes))))
+                                  tuple(d * k + rotation for d in range(first, last)), index))
     return out
+
+
+def chains(streams: Sequence[Stream],
+           deals: Callable[[Stream], Iterable[Hashable]]) -> list[Chain]:
+    """The streams grouped so that two streams sharing a deal (``deals(stream)``:
+    what identifies each deal it plays), directly or through others, are in
+    one chain; streams keep their order within a chain, and chains come in
+    order of (block, table) of their first stream, so every table makes
+    progress early.  Streams of different chains share no deal, so chains may
+    play at once; those of one chain play one after another."""
+    parent = list(range(len(streams)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[Hashable, int] = {}
+    for i, stream in enumerate(streams):
+        for deal in deals(stream):
+            j = owner.setdefault(deal, i)
+            parent[root(i)] = root(j)
+    groups: dict[int, list[Stream]] = {}
+    for i, stream in enumerate(streams):
+        groups.setdefault(root(i), []).append(stream)
+    return sorted((tuple(group) for group in groups.values()),
+                  key=lambda chain: (chain[0].block, chain[0].table))
+
+
+def chain_name(chain: Chain) -> str:
+    """What names a chain (in claims): ``"TABLE/BLOCK"`` of its first stream."""
+    return f"{chain[0].table}/{chain[0].block}"

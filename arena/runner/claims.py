@@ -1,15 +1,17 @@
-"""Arenas that share a stored tournament split its streams instead of racing for them.
+"""Arenas that share a stored tournament split its chains instead of racing for them.
 
-Before it plays a stream (one seat rotation of one table), an arena claims it in
-the database (:meth:`arena.store.database.Store.claim`, unit ``"TABLE/ROTATION"``,
+Before it plays a chain (the streams that share a deal, :class:`arena.formats.schedule.Chain`,
+played one after another), an arena claims it in the database
+(:meth:`arena.store.database.Store.claim`, unit ``"TABLE/BLOCK"`` of its first stream,
 for :data:`LEASE_SECONDS`, renewed every third of that while the arena runs)
-and then plays only that stream's games not stored yet; it releases the claim
-when the stream ends, however it ends.  A stream another arena holds is left
-for later: once the rest is played, the arena looks again every
-``retry_seconds``, and a stream whose games are all stored is done, while one
-whose holder died is taken over: at once if the holder ran on this machine
-and its process is gone (an arena killed and resumed), else once its lease ran
-out.
+and then plays only that chain's games not stored yet; it releases the claim
+when the chain ends, however it ends.  Claiming whole chains keeps deal
+isolation across arenas on one machine: two arenas never play one deal at once.
+A chain another arena holds is left for later: once the rest is played, the
+arena looks again every ``retry_seconds``, and a chain whose games are all
+stored is done, while one whose holder died is taken over: at once if the
+holder ran on this machine and its process is gone (an arena killed and
+resumed), else once its lease ran out.
 
 Claims only avoid duplicate work.  What guarantees that no game is stored twice
 is the games' unique key (:meth:`arena.store.database.Store.save_game`): an arena whose
@@ -19,16 +21,17 @@ lease ran out while it was stalled may still finish a game, and nothing breaks.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TypeVar
 
 import trio
 
-from arena.formats.schedule import Stream
+from arena.formats.schedule import Chain, chain_name
 from arena.store.database import Store
 from arena.store.engine import StorageError
 
@@ -62,13 +65,8 @@ def dead_here(owner: str) -> bool:
     return False
 
 
-def unit(stream: Stream) -> str:
-    """The claim name of a stream: ``"TABLE/ROTATION"``."""
-    return f"{stream.table}/{stream.rotation}"
-
-
 class Claims:
-    """One arena's claims on the streams of one stored tournament.
+    """One arena's claims on the chains of one stored tournament.
 
     Every call runs the database work on a worker thread that a cancellation
     abandons (the lease settles whatever it leaves behind)."""
@@ -84,11 +82,11 @@ class Claims:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}"
         self.held: set[str] = set()
 
-    async def take(self, stream: Stream, games: Sequence[int]) -> list[int] | None:
-        """Claim ``stream``: None while another arena holds it, else which of
-        ``games`` are still to play (read after the claim, so none that another
-        arena stored before giving the stream up)."""
-        name = unit(stream)
+    async def take(self, chain: Chain) -> Chain | None:
+        """Claim ``chain``: None while another arena holds it, else the chain with
+        each stream's games cut to those still to play (read after the claim, so
+        none that another arena stored before giving the chain up)."""
+        name = chain_name(chain)
         store, tid = self.store, self.tournament_id
         if not await self._run(store.claim, tid, name, self.owner, self.lease_seconds):
             holder = await self._run(store.claim_holder, tid, name)
@@ -97,13 +95,15 @@ class Claims:
                     self.lease_seconds):
                 return None
         self.held.add(name)
-        done = await self._run(store.done_games, tid, stream.table)
-        return [g for g in games if (stream.table, g) not in done]
+        done = await self._run(store.done_games, tid)
+        return tuple(dataclasses.replace(s, games=tuple(g for g in s.games
+                                                        if (s.table, g) not in done))
+                     for s in chain)
 
-    async def release(self, stream: Stream) -> None:
-        """Give ``stream`` up, waiting at most :data:`RELEASE_SECONDS` (shielded:
-        it runs while its stream is being cancelled too)."""
-        name = unit(stream)
+    async def release(self, chain: Chain) -> None:
+        """Give ``chain`` up, waiting at most :data:`RELEASE_SECONDS` (shielded:
+        it runs while its chain is being cancelled too)."""
+        name = chain_name(chain)
         self.held.discard(name)
         # On a StorageError, the lease runs out instead.
         with (trio.CancelScope(shield=True), trio.move_on_after(RELEASE_SECONDS),

@@ -1,14 +1,19 @@
 """Tables on Dask workers: the cores of one machine (``-j N``) or a cluster.
 
-The coordinating arena splits what is left of a schedule into :class:`Unit`\\ s
-(up to :data:`UNIT_GAMES` games of one seat-rotation stream, played on that
-unit's own bot processes, so no process sees a deal twice), submits each to
-Dask, and stores each unit's games as the unit comes back.  Workers only play:
-they run the trio table runner (:func:`arena.runner.stream.play_stream`) and return
-the finished games; they never open the database.
+The unit of work is the same as in the arena's own process: one stream (one seat
+rotation of one block of a table's deals, :class:`arena.formats.schedule.Stream`) on
+its own bot processes, so bots that keep state between games play the same games
+wherever they run.  The coordinating arena plays each chain (the streams that
+share a deal) one stream after another: it submits a chain's next stream to Dask
+only once the previous one came back, its bots ended, so two processes that play
+one deal are never alive at once on any worker.  It stores each stream's games as
+they come back.  Workers only play: they run the trio table runner
+(:func:`arena.runner.stream.play_stream`) and return the finished games; they never
+open the database.
 
-A lost worker costs only its units' unsaved games: Dask runs the unit again on
-another worker, and the database's unique game key (tournament, table, deal,
+A lost worker costs only its streams' unsaved games: Dask runs the stream again on
+another worker (once the lost worker's bots died with it, since they die with
+their parent), and the database's unique game key (tournament, table, deal,
 rotation) makes storing a game that is already there a no-op, so no game is
 ever stored twice.
 
@@ -27,54 +32,31 @@ import signal
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import trio
 
 from arena.formats.deals import DealSeeds
-from arena.formats.schedule import Stream
+from arena.formats.schedule import Chain, Stream
 from arena.runner.plan import Plan
-from arena.runner.stream import play_stream
+from arena.runner.stream import in_order, play_stream
 from arena.store.records import GameResult
 
 if TYPE_CHECKING:
     from distributed import Client, WorkerPlugin
 
 
-#: Most games in one unit: a lost worker replays at most this many per unit it held.
-UNIT_GAMES = 8
-
-
 class ClusterError(Exception):
     """The cluster cannot be reached or started; the message says why in one line."""
 
 
-@dataclass(frozen=True)
-class Unit:
-    """Games of one stream played together on one worker, on fresh bot processes."""
-
-    stream: Stream
-    games: tuple[int, ...]
-
-
-def units(streams: Sequence[tuple[Stream, Sequence[int]]],
-          size: int = UNIT_GAMES) -> list[Unit]:
-    """Each stream's missing games in chunks of at most ``size``, in deal order,
-    the first chunk of every stream before any second chunk (so every table
-    makes progress early)."""
-    chunked = [[Unit(stream, tuple(todo[i : i + size])) for i in range(0, len(todo), size)]
-               for stream, todo in streams]
-    longest = max(map(len, chunked), default=0)
-    return [chunks[i] for i in range(longest) for chunks in chunked if i < len(chunks)]
-
-
-def play_unit(plan: Plan, unit: Unit, seeds: DealSeeds,
+def play_unit(plan: Plan, stream: Stream, seeds: DealSeeds,
               hidden: tuple[str, ...]) -> list[tuple[int, GameResult]]:
-    """On a worker: play ``unit`` to its end, return (game number, result) pairs.
+    """On a worker: play ``stream``'s games on its own bot processes, return
+    (game number, result) pairs.
 
-    The sandbox is resolved here, on the worker's machine.  The bots are killed
-    before this returns, whatever happens.
+    The sandbox is resolved here, on the worker's machine.  Every bot process
+    has ended before this returns, whatever happens.
     """
     sandbox = plan.resolve_sandbox(hidden)
     results: list[tuple[int, GameResult]] = []
@@ -82,7 +64,7 @@ def play_unit(plan: Plan, unit: Unit, seeds: DealSeeds,
     async def keep(number: int, result: GameResult) -> None:
         results.append((number, result))
 
-    trio.run(play_stream, plan, unit.stream, list(unit.games), seeds, sandbox, keep)
+    trio.run(play_stream, plan, stream, list(stream.games), seeds, sandbox, keep)
     return results
 
 
@@ -159,40 +141,49 @@ def cluster_slots(client: Client) -> int:
     return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()) or 1
 
 
-#: Stores one game a unit brought back: ``await save(unit, number, result)``.
-SaveGame = Callable[[Unit, int, GameResult], Awaitable[None]]
+#: Stores one game a stream brought back: ``await save(table, number, result)``.
+SaveGame = Callable[[int, int, GameResult], Awaitable[None]]
 
 
-async def run_units(client: Client, plan: Plan, todo: Sequence[Unit], seeds: DealSeeds,
-                    hidden: tuple[str, ...], save: SaveGame) -> None:
-    """Play every unit on the cluster, saving each unit's games as it comes back.
+async def run_chains(client: Client, plan: Plan, chains: Sequence[Chain], seeds: DealSeeds,
+                     hidden: tuple[str, ...], save: SaveGame) -> None:
+    """Play every chain on the cluster, its streams one after another, saving
+    each stream's games as it comes back.
 
-    Waiting happens on worker threads, so the event loop stays free; on
-    cancellation (Ctrl-C) or an error the units still queued or running are
-    cancelled on the cluster, and every game already saved stays saved.  A
-    unit whose workers kept dying raises :class:`ClusterError`; an error raised
-    by the unit itself (e.g. the sandbox cannot run there) propagates as is.
+    Twice as many chains as the cluster has threads are in flight, so a worker
+    finds the next stream queued when it finishes one.  Waiting happens on
+    worker threads, so the event loop stays free; on cancellation (Ctrl-C) or
+    an error the streams still queued or running are cancelled on the cluster,
+    and every game already saved stays saved.  A stream whose workers kept
+    dying raises :class:`ClusterError`; an error raised by the stream itself
+    (e.g. the sandbox cannot run there) propagates as is.
     """
-    from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     plan_future, seeds_future = client.scatter([plan, seeds], broadcast=True, hash=False)
-    futures = {client.submit(play_unit, plan_future, unit, seeds_future, hidden,
-                             pure=False): unit for unit in todo}
-    finished = as_completed(list(futures))
-    try:
-        while (future := await trio.to_thread.run_sync(next, finished, None,
-                                                       abandon_on_cancel=True)) is not None:
+    in_flight = 2 * cluster_slots(client)
+    threads = trio.CapacityLimiter(in_flight)
+    futures: list[Any] = []
+
+    async def run_chain(chain: Chain) -> None:
+        for stream in chain:
+            if not stream.games:
+                continue
+            future = client.submit(play_unit, plan_future, stream, seeds_future, hidden,
+                                   pure=False)
+            futures.append(future)
             try:
-                results = await trio.to_thread.run_sync(future.result,
-                                                        abandon_on_cancel=True)
+                results = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True,
+                                                        limiter=threads)
             except KilledWorker:
-                unit = futures[future]
                 raise ClusterError(
-                    f"workers kept dying while playing table {unit.stream.table} "
-                    f"(rotation {unit.stream.rotation}); its unsaved games were not "
+                    f"workers kept dying while playing table {stream.table} "
+                    f"(rotation {stream.rotation}); its unsaved games were not "
                     f"stored: resume to play them") from None
             for number, result in results:
-                await save(futures[future], number, result)
+                await save(stream.table, number, result)
+
+    try:
+        await in_order(chains, run_chain, in_flight)
     finally:
-        client.cancel(list(futures))
+        client.cancel(futures)

@@ -7,8 +7,10 @@ stores it (:meth:`Store.append_table`), then plays the table's duplicate group:
 its own deal (:meth:`LadderTables.deal_seed`: keyed by the secret of the table's
 period, :mod:`arena.formats.deals`), once per cyclic seat rotation,
 each rotation a stream on its own bot processes (as every tournament table,
-:func:`arena.runner.stream.play_stream`; on a Dask cluster, as units), each game
-stored under the unique key (table, deal 0, rotation) as it finishes.
+:func:`arena.runner.stream.play_stream`; on a Dask cluster, the same streams), the
+rotations one after another, every process of one ended before the next starts
+(deal isolation, as in :mod:`arena.runner.tournament`), each game stored under the
+unique key (table, deal 0, rotation) as it finishes.
 
 A table is stored before its games are played, so after an interruption
 (Ctrl-C, a kill) :func:`run_ladder` first finishes the tables with games
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,14 +38,14 @@ from arena.formats.deals import (
     period_tables,
 )
 from arena.formats.ladder import LadderState, legacy_deal_seed, pick_table, table_rng
-from arena.formats.schedule import Ladder
+from arena.formats.schedule import Chain, Ladder
 from arena.formats.tables import ConfigError
-from arena.runner.cluster import cluster_slots, run_units, units
+from arena.runner.cluster import cluster_slots, run_chains
 from arena.runner.plan import Plan, bot_config, new_secret, sealed_secret
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import Sandbox
-from arena.runner.stream import play_stream
-from arena.runner.tournament import OnGame, game_saver
+from arena.runner.stream import in_order
+from arena.runner.tournament import OnGame, game_saver, play_streams, remaining
 from arena.store.database import Store
 from arena.store.records import GameResult
 
@@ -211,9 +213,10 @@ async def run_ladder(plan: Plan, store: Store, tournament_id: int, entrants: Ent
     then new tables, one duplicate group each.
 
     ``parallel`` games play at once in this process, or, given a Dask ``client``,
-    as units on its workers.  A table is picked when a group slot frees
-    (``parallel`` / table size of them, rounded up), so an entrant added meanwhile
-    is in the very next pick.  Cancellation works as in
+    on its workers, each of another group (a group's rotations play one after
+    another).  A table is picked when a group slot frees (``parallel`` of them,
+    and one more here, whose bots start while the others play), so an entrant
+    added meanwhile is in the very next pick or the one after.  Cancellation works as in
     :func:`arena.runner.tournament.run_tournament`.
     """
     tables = LadderTables(plan, store, tournament_id, entrants, on_wait)
@@ -222,25 +225,22 @@ async def run_ladder(plan: Plan, store: Store, tournament_id: int, entrants: Ent
         sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
         play = functools.partial(_play_here, plan, sandbox, save,
                                  trio.CapacityLimiter(max(1, parallel)))
+        groups = max(1, parallel) + 1
     else:
         play = functools.partial(_play_on_cluster, client, plan, store.private_paths(), save)
-        parallel = cluster_slots(client)
-    slots = trio.Semaphore(max(1, -(-parallel // plan.table_size)))
+        groups = cluster_slots(client)
 
     async def play_group(group: Group) -> None:
-        try:
-            await play(group)
-            await tables.played(group)
-        finally:
-            slots.release()
+        await play(group)
+        await tables.played(group)
 
-    async with trio.open_nursery() as nursery:
+    async def upcoming() -> AsyncIterator[Group]:
         for group in tables.unfinished():
-            await slots.acquire()
-            nursery.start_soon(play_group, group)
+            yield group
         while max_groups is None or tables.state.tables < max_groups:
-            await slots.acquire()
-            nursery.start_soon(play_group, await tables.next_group())
+            yield await tables.next_group()
+
+    await in_order(upcoming(), play_group, groups)
 
 
 #: Stores one finished game: ``await save(table, game_number, result)``.
@@ -249,23 +249,27 @@ Save = Callable[[int, int, GameResult], Awaitable[None]]
 
 async def _play_here(plan: Plan, sandbox: Sandbox, save: Save, slots: trio.CapacityLimiter,
                      group: Group) -> None:
-    """A group's missing rotations in this process, each on its own bot processes."""
+    """A group's missing rotations in this process, one after another, each on its
+    own bot processes."""
     table = group.plan(plan)
-    async with trio.open_nursery() as nursery:
-        for stream in table.streams():
-            games = [g for g in stream.games if g in group.rotations]
-            if games:
-                nursery.start_soon(functools.partial(
-                    play_stream, table, stream, games, ListedDeals((group.seed,)), sandbox,
-                    functools.partial(save, group.number), slots=slots))
+    await play_streams(table, _todo(table, group), ListedDeals((group.seed,)), sandbox, 1,
+                       _saver(save, group), slots=slots)
 
 
 async def _play_on_cluster(client: Client, plan: Plan, hidden: tuple[str, ...], save: Save,
                            group: Group) -> None:
-    """A group's missing rotations as units on the cluster's workers."""
+    """A group's missing rotations on the cluster's workers, one after another."""
     table = group.plan(plan)
-    todo = [(stream, [g for g in stream.games if g in group.rotations])
-            for stream in table.streams()]
-    await run_units(client, table, units([(s, games) for s, games in todo if games]),
-                    ListedDeals((group.seed,)), hidden,
-                    lambda _unit, number, result: save(group.number, number, result))
+    await run_chains(client, table, _todo(table, group), ListedDeals((group.seed,)), hidden,
+                     _saver(save, group))
+
+
+def _todo(table: Plan, group: Group) -> list[Chain]:
+    """The group's chain (its rotations share its deal), cut to its missing rotations."""
+    done = {(0, g) for g in range(table.table_size) if g not in group.rotations}
+    return remaining(table.chains(), done)
+
+
+def _saver(save: Save, group: Group) -> Save:
+    """Save a group's game under the ladder's table number."""
+    return lambda _table, number, result: save(group.number, number, result)

@@ -23,7 +23,18 @@ from arena.formats.deals import (
     schedule_seed,
     secret_key,
 )
-from arena.formats.schedule import Format, RoundRobin, Stream, format_from_config, seating
+from arena.formats.schedule import (
+    DEAL_BLOCK,
+    MATCH_BLOCK,
+    Chain,
+    Format,
+    Match,
+    RoundRobin,
+    Stream,
+    format_from_config,
+    seating,
+)
+from arena.formats.schedule import chains as make_chains
 from arena.formats.schedule import streams as make_streams
 from arena.formats.tables import ConfigError, Table
 from arena.games import make_game
@@ -146,9 +157,30 @@ class Plan:
         """Index (into :meth:`deal_seeds`) of the deal a table's game plays."""
         return game_number // self.table_size
 
-    def streams(self, lanes: int = 1) -> list[Stream]:
-        """Every table's seat rotations (each split in ``lanes``), table by table."""
-        return make_streams(self.tables(), self.games_per_table, lanes)
+    @property
+    def block(self) -> int:
+        """Deals per block (:data:`~arena.formats.schedule.DEAL_BLOCK`; a match's
+        :data:`~arena.formats.schedule.MATCH_BLOCK`)."""
+        return MATCH_BLOCK if isinstance(self.format, Match) else DEAL_BLOCK
+
+    def streams(self) -> list[Stream]:
+        """Every table's blocks of deals, each in its seat rotations, table by table."""
+        return make_streams(self.tables(), self.games_per_table, self.block)
+
+    def chains(self) -> list[Chain]:
+        """Every stream, in chains of those that share a deal
+        (:func:`arena.formats.schedule.chains`): a deal is its seed, and with a
+        stacked ``deck`` option every game shares its first hand, so every
+        stream is in one chain."""
+        seeds = self.deal_seeds()
+        stacked = self.options.get("deck") is not None
+
+        def deals(stream: Stream) -> set[object]:
+            if stacked:
+                return {"stacked deck"}
+            return {seeds.seed(stream.table, self.deal(g)) for g in stream.games}
+
+        return make_chains(self.streams(), deals)
 
     @property
     def total_games(self) -> int:

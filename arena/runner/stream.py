@@ -1,13 +1,16 @@
-"""One stream on trio: the games of one seat rotation of a table, in deal order, on
-the stream's own bot processes (each bot keeps one seat, so no process plays two
-games of one deal).  Used in the arena's own process and on Dask workers
-(:mod:`arena.runner.cluster`)."""
+"""One stream on trio: the games of one seat rotation of one block of a table's deals,
+in deal order, on the stream's own bot processes (each bot keeps one seat, so no
+process plays two games of one deal).  Every process has ended when
+:func:`play_stream` returns, so the next stream of its chain (the same deals in
+another rotation or at another table) never overlaps it.  The same unit of work
+in the arena's own process and on Dask workers (:mod:`arena.runner.cluster`)."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from typing import TypeVar
 
 import trio
 
@@ -66,6 +69,39 @@ table and the game's deal), handing each result to ``on_result``.
             with trio.CancelScope(shield=True):
                 await end_all(entrants, finished)
             nursery.cancel_scope.cancel()
+
+T = TypeVar("T")
+
+
+async def in_order(items: Iterable[T] | AsyncIterator[T], run: Callable[[T], Awaitable[None]],
+                   at_once: int) -> None:
+    """``await run(item)`` for each item (chains, a ladder's groups), ``at_once``
+    at a time, started in the order given (so tables and a match's deals make
+    progress in order); an async iterator is asked for its next item only
+    once a place is free.  Cancellation cancels every run."""
+    running = trio.Semaphore(at_once)
+    upcoming = items if isinstance(items, AsyncIterator) else _aiter(items)
+
+    async def run_one(item: T) -> None:
+        try:
+            await run(item)
+        finally:
+            running.release()
+
+    async with trio.open_nursery() as nursery:
+        while True:
+            await running.acquire()
+            try:
+                item = await anext(upcoming)
+            except StopAsyncIteration:
+                break
+            nursery.start_soon(run_one, item)
+
+
+async def _aiter(items: Iterable[T]) -> AsyncIterator[T]:
+    for item in items:
+        yield item
+
 
 _frozen: list[bool] = []
 

@@ -1,4 +1,4 @@
-"""Running a tournament's plan on trio: its streams, here or on Dask workers.
+"""Running a tournament's plan on trio: its chains of streams, here or on Dask workers.
 
 A :class:`~arena.runner.plan.Plan` holds a tournament's configuration; its format
 (:mod:`arena.formats.schedule`: round robin, gauntlet, match) chooses the tables, and
@@ -10,21 +10,30 @@ every table.  The tables are stored with the tournament and a resumed
 one reads them back (:meth:`Plan.from_stored`).  One stream is played by
 :func:`arena.runner.stream.play_stream`.
 
-Each seat rotation of a table is a :class:`Stream`: the games of that rotation,
-one per deal in deal order, played on the stream's own bot processes, each bot
-keeping one seat.  So no bot process ever plays two games of one deal (it
-could remember its old hand, now an opponent's).  Streams run concurrently
-(``parallel`` at a time).  Each finished game is committed as it finishes (on
-a worker thread, so the event loop never waits on disk; while another process
-holds the database's lock it waits and retries), which makes a tournament safe
-to interrupt and resume: :func:`run_tournament` skips every game already stored.
+Deal isolation: *two processes that play the same deal in different games
+(another seat rotation, another table) are never alive at the same time, and
+nothing a process can write outlives it* (its private /tmp goes with it).  A
+table's deals are split into blocks; one seat rotation of one block is a
+:class:`Stream`, played on its own bot processes, each bot keeping one seat
+(:func:`arena.runner.stream.play_stream`), and the streams that share a deal form a
+:class:`Chain` (:meth:`Plan.chains`), played one stream after another, every
+process of one ended before the next one's bots start.  Parallelism comes from
+different chains: other tables' blocks (when tables have their own deals) and
+other blocks.  Opponents within one game are alive together, as they must be.
 
-A match (:func:`run_match`) plays its two rotations in lanes of pairs and stops
-starting new deals once its sequential test (:class:`SequentialTest`) decides.
+``parallel`` games play at once; each finished game is committed as it finishes
+(on a worker thread, so the event loop never waits on disk; while another
+process holds the database's lock it waits and retries), which makes a
+tournament safe to interrupt and resume: :func:`run_tournament` skips every
+game already stored.
+
+A match (:func:`run_match`) plays its blocks the same way and stops starting
+new deals once its sequential test (:class:`SequentialTest`) decides.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -32,12 +41,12 @@ from typing import TYPE_CHECKING
 import trio
 
 from arena.formats.deals import DealSeeds
-from arena.formats.schedule import Match, Stream
+from arena.formats.schedule import Chain, Match
 from arena.runner.claims import RETRY_SECONDS, Claims
-from arena.runner.cluster import run_units, units
+from arena.runner.cluster import run_chains
 from arena.runner.plan import Plan
 from arena.runner.sandbox import Sandbox
-from arena.runner.stream import OnEntrants, play_stream
+from arena.runner.stream import OnEntrants, in_order, play_stream
 from arena.stats.match_stats import SequentialTest, points_by_places
 from arena.store.database import Store, StoredGame
 from arena.store.engine import DatabaseLocked
@@ -59,26 +68,20 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
                          retry_seconds: float = RETRY_SECONDS) -> None:
     """Play every game of ``plan`` not yet stored under ``tournament_id``.
 
-    ``parallel`` streams (see :class:`Stream`) run at once in this process, or,
-    given a Dask ``client`` (:func:`arena.runner.cluster.open_client`), as units on its
+    ``parallel`` games (each of its own chain, see :class:`Chain`) play at once
+    in this process, or, given a Dask ``client``
+    (:func:`arena.runner.cluster.open_client`), the chains' streams play on its
     workers while this process stores what they bring back.  In this process,
-    arenas sharing the tournament split its streams (:mod:`arena.runner.claims`;
-    ``retry_seconds``: how often to look again at streams another arena holds).
+    arenas sharing the tournament split its chains (:mod:`arena.runner.claims`;
+    ``retry_seconds``: how often to look again at chains another arena holds).
     Cancellation (e.g. Ctrl-C) stops every stream: bots are killed, games in
     flight are dropped, every finished game is already committed.
     """
-    done = store.done_games(tournament_id)
-    todo: list[tuple[Stream, Sequence[int]]] = [
-        (stream, [g for g in stream.games if (stream.table, g) not in done])
-        for stream in plan.streams()]
-    todo = [(stream, games) for stream, games in todo if games]
+    todo = remaining(plan.chains(), store.done_games(tournament_id))
     seeds = plan.deal_seeds()
     store_game = game_saver(plan, store, tournament_id, on_game)
     if client is not None:
-
-        await run_units(client, plan, units(todo), seeds, store.private_paths(),
-                        lambda unit, number, result: store_game(unit.stream.table, number,
-                                                                result))
+        await run_chains(client, plan, todo, seeds, store.private_paths(), store_game)
         return
     sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
     claims = Claims(store, tournament_id, retry_seconds=retry_seconds)
@@ -91,43 +94,52 @@ async def run_tournament(plan: Plan, store: Store, tournament_id: int, *, parall
         nursery.cancel_scope.cancel()
 
 
-async def play_streams(plan: Plan, todo: Sequence[tuple[Stream, Sequence[int]]],
-                       seeds: DealSeeds, sandbox: Sandbox, parallel: int,
+def remaining(chains: Sequence[Chain], done: set[tuple[int, int]]) -> list[Chain]:
+    """The chains with each stream's games cut to those not in ``done`` ((table,
+    game number) pairs); a chain with none left is dropped."""
+    todo = [tuple(dataclasses.replace(s, games=tuple(g for g in s.games
+                                                     if (s.table, g) not in done))
+                  for s in chain) for chain in chains]
+    return [chain for chain in todo if any(s.games for s in chain)]
+
+
+async def play_streams(plan: Plan, chains: Sequence[Chain], seeds: DealSeeds,
+                       sandbox: Sandbox, parallel: int,
                        on_result: Callable[[int, int, GameResult], Awaitable[None]],
-                       on_entrants: OnEntrants | None = None, claims: Claims | None = None
-                       ) -> list[tuple[Stream, Sequence[int]]]:
-    """Play each stream's games (see :func:`play_stream`), ``parallel`` games at
-    once in this process: ``await on_result(table, game_number, result)``.  One
-    stream more than that starts its bots ahead, while the others play, so
-    that a stream's start-up costs no table any time.
+                       on_entrants: OnEntrants | None = None, claims: Claims | None = None,
+                       slots: trio.CapacityLimiter | None = None) -> list[Chain]:
+    """Play each chain's streams one after another (each on its own bot
+    processes, :func:`play_stream`, all of them ended before the next starts),
+    ``parallel`` games at once in this process: ``await on_result(table,
+    game_number, result)``.  One chain more than that starts its next stream's
+    bots ahead, while the others play, so that start-ups cost no table any
+    time; it shares no deal with anything alive, being another chain.
 
     With ``claims`` (arenas sharing a stored tournament, :mod:`arena.runner.claims`),
-    each stream is claimed when its turn comes and only its games not stored by
-    then are played; the streams other arenas held are returned."""
-    streams = trio.CapacityLimiter(max(1, parallel) + 1)
-    slots = trio.CapacityLimiter(max(1, parallel))
-    held: list[tuple[Stream, Sequence[int]]] = []
+    each chain is claimed when its turn comes and only its games not stored by
+    then are played; the chains other arenas held are returned.  ``slots``
+    (default: ``parallel`` of them) may be shared with other callers."""
+    slots = slots or trio.CapacityLimiter(max(1, parallel))
+    held: list[Chain] = []
 
-    async def run_stream(stream: Stream, games: Sequence[int]) -> None:
-        async with streams:
-            if claims is not None:
-                left = await claims.take(stream, games)
-                if left is None:
-                    held.append((stream, games))
-                    return
-                games = left
-            try:
-                if games:
-                    await play_stream(plan, stream, games, seeds, sandbox,
+    async def run_chain(chain: Chain) -> None:
+        if claims is not None:
+            left = await claims.take(chain)
+            if left is None:
+                held.append(chain)
+                return
+            chain = left
+        try:
+            for stream in chain:
+                if stream.games:
+                    await play_stream(plan, stream, stream.games, seeds, sandbox,
                                       functools.partial(on_result, stream.table),
                                       slots=slots, on_entrants=on_entrants, early=True)
-            finally:
-                if claims is not None:
-                    await claims.release(stream)
+        finally:
+            if claims is not None:
+                await claims.release(chain)
 
-    async with trio.open_nursery() as nursery:
-        for stream, games in todo:
-            nursery.start_soon(run_stream, stream, games)
+    await in_order(chains, run_chain, max(1, parallel) + 1)
     return held
 
 
@@ -176,53 +188,58 @@ async def run_match(plan: Plan, store: Store, tournament_id: int, test: Sequenti
                     sandbox: Sandbox | None = None) -> None:
     """Play a match's pairs until ``test`` decides (or every pair is played).
 
-    ``parallel`` games play at once, spread over ceil(parallel / 2) lanes: each
-    lane is the match's two seat rotations, each on its own bot processes,
-    playing the lane's deals (every lane-th one) in order.  A deal starts only
-    within ``lanes`` deals of the first pair the test still waits for, so each
-    lane has one pair in flight and pairs finish about in deal order.  Once the
-    test has decided no new deal starts; a deal already started (here or before
-    an interruption) is played in both rotations, so no half pair is left.
-    Cancellation stops every lane as in :func:`run_tournament`.
+    The match's deals come in blocks of :data:`~arena.formats.schedule.MATCH_BLOCK`;
+    each block is a chain: its first seat rotation on its own bot processes,
+    then, once they ended, its second rotation on new ones, on exactly the deals
+    the first played (so no half pair is left).  ``parallel`` games play at
+    once, each of another block (and one block more starts its bots ahead).
+    Once the test has decided no new deal starts; a deal already started (here
+    or before an interruption) is played in both rotations, deals started
+    before an interruption first.  Cancellation stops every block as in
+    :func:`run_tournament`.
     """
     sandbox = sandbox or plan.resolve_sandbox(store.private_paths())
     done = store.done_games(tournament_id)
     k = plan.table_size
-    lanes = -(-parallel // k)
     started = {number // k for _, number in done}
-    changed = trio.Event()
     seeds = plan.deal_seeds()
     save = game_saver(plan, store, tournament_id, on_game)
     slots = trio.CapacityLimiter(max(1, parallel))
 
     async def may_start(number: int) -> bool:
-        while number // k not in started:
+        if number // k not in started:
             if test.decided:
                 return False
-            if number // k < test.next_deal + lanes:
-                started.add(number // k)
-                return True
-            await changed.wait()
+            started.add(number // k)
         return True
 
     async def keep(number: int, result: GameResult) -> None:
-        nonlocal changed
         await save(0, number, result)
         test.record(number // k, number % k,
                     first_bot_points(plan, result.bots, result.places, result.no_result))
-        changed.set()
-        changed = trio.Event()
 
-    async with trio.open_nursery() as nursery:
-        for stream in plan.streams(lanes):
-            # Deals started before an interruption first: a stream waiting for a
-            # free lane must never hold up the other half of a pair in flight.
-            todo = sorted((g for g in stream.games if (stream.table, g) not in done),
-                          key=lambda g: (g // k not in started, g))
-            if todo:
-                nursery.start_soon(functools.partial(
-                    play_stream, plan, stream, todo, seeds, sandbox, keep,
-                    may_start=may_start, slots=slots))
+    def missing(games: Iterable[int], new: bool) -> list[int]:
+        """Games not stored, of deals started (and, if ``new``, not yet started),
+        those started first."""
+        return sorted((g for g in games if (0, g) not in done
+                       and (new or g // k in started)),
+                      key=lambda g: (g // k not in started, g))
+
+    async def play_block(chain: Chain) -> None:
+        first, *rest = chain
+        todo = missing(first.games, new=not test.decided)
+        if todo:
+            await play_stream(plan, first, todo, seeds, sandbox, keep,
+                              may_start=may_start, slots=slots, early=True)
+        for stream in rest:
+            if todo := missing(stream.games, new=False):
+                await play_stream(plan, stream, todo, seeds, sandbox, keep,
+                                  slots=slots, early=True)
+
+    # Blocks with deals started before an interruption first: no half pair waits.
+    chains = sorted(plan.chains(), key=lambda chain: not any(
+        g // k in started for g in chain[0].games))
+    await in_order(chains, play_block, max(1, parallel) + 1)
 
 
 async def _save(store: Store, save: Callable[[], object], writer: trio.CapacityLimiter) -> None:
