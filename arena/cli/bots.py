@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -125,7 +126,7 @@ def _argv(spec: BotSpec) -> list[str]:
 
 def check_spec(spec: BotSpec) -> None:
     """UserError unless the bot's program (in its directory, if stored) can run."""
-    check_runnable(spec.name, _argv(spec))
+    check_runnable(spec.name, _argv(spec), spec.directory)
 
 
 # -- arena bot ...------------------------------------------------------------------
@@ -171,7 +172,8 @@ def bot_add(args: argparse.Namespace) -> int:
         raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
     sandbox = sandbox_of(args, args.db)
     store = open_store(args.db)
-    added = add_bot(store, source, bot_store.resolve(), sandbox, check_runnable)
+    added = add_bot(store, source, bot_store.resolve(), sandbox,
+                    functools.partial(check_runnable, modules=False))
     label = added.version.label
     print(f"added {label}" if added.new else f"{label} unchanged")
     return 0

@@ -22,16 +22,22 @@ from arena.cli.common import (
     add_entrant_flags,
     add_run_flags,
     announce,
+    check_execution,
+    check_resume_flags,
     check_seed,
     execution,
+    mask_passwords,
     open_store,
     parse_options,
     report_folder,
     resolve_sandbox,
+    resumable,
     time_control,
 )
 from arena.cli.rerender import Rerender
 from arena.cli.running import play_until_stopped, report_tournament, resume_plan
+from arena.cli.standings import Printer, add_standings_flag, check_every
+from arena.cli.standings import final as final_standings
 from arena.formats.schedule import Ladder
 from arena.runner.ladder import Entrants, create_ladder, run_ladder
 from arena.runner.plan import Plan
@@ -82,11 +88,17 @@ def add_ladder(sub: Subparsers) -> None:
                           "stored settings (of the other flags only -b, --db, --out, the report "
                           "and parallel flags and --max-groups count)")
     add_run_flags(lad)
+    add_standings_flag(lad)
+    resumable(lad, "bot", "db", "out", "report_every", "report_minutes", "no_report",
+              "parallel", "workers", "cluster", "max_groups", "standings_every")
     lad.set_defaults(run=cmd_ladder)
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
+    check_resume_flags(args)
     _check_ladder_flags(args)
+    check_every(args.standings_every)
+    check_execution(args)
     known = existing_store(args.db)
     given = choose_bots(args.bot, known)
     bots = tuple(given.specs)
@@ -155,17 +167,20 @@ def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sa
     reports = None if folder is None else Rerender(
         store, folder, games=args.report_every, minutes=args.report_minutes,
         say=progress.write)
+    printer = Printer(store, tournament_id, args.standings_every, progress.write)
     started = time.monotonic()
     print(f"arena: ladder {tournament_id}: {plan.game}, tables of {plan.table_size}, "
           f"{done} games stored so far", file=sys.stderr)
 
     def on_game(result: GameResult) -> None:
         progress(result)
+        printer.count()
         if reports is not None:
             reports.count()
 
     async def work() -> None:
         async with trio.open_nursery() as nursery:
+            nursery.start_soon(printer.keep_fresh)
             if reports is not None:
                 nursery.start_soon(reports.keep_fresh)
             await run_ladder(plan, store, tournament_id, entrants, parallel=run.parallel,
@@ -179,9 +194,10 @@ def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sa
     if stopped is not None:
         again = f" --max-groups {groups}" if groups else ""
         print(f"arena: interrupted; {len(store.done_games(tournament_id))} games stored; "
-              f"resume with 'arena ladder --resume {tournament_id} --db {store.url}{again}'",
-              file=sys.stderr)
+              f"resume with 'arena ladder --resume {tournament_id} "
+              f"--db {mask_passwords(store.url)}{again}'", file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
+    final_standings(store, tournament_id)
     return report_tournament(store, plan, tournament_id, progress.played,
                               time.monotonic() - started)

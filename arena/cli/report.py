@@ -33,6 +33,8 @@ def add_export(sub: Subparsers) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     from reports.render import render_report
 
+    if args.max_replays is not None and args.max_replays < 0:
+        raise UserError(f"--max-replays must be 0 or more games, not {args.max_replays}")
     store = open_store(args.db, existing=True)
     folder = report_folder(args.out)
     index = render_report(store, folder, max_replays=args.max_replays)

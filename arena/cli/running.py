@@ -22,9 +22,12 @@ from arena.cli.common import (
     Execution,
     UserError,
     is_interrupt,
+    mask_passwords,
     open_store,
     resolve_sandbox,
 )
+from arena.cli.standings import Printer
+from arena.cli.standings import final as final_standings
 from arena.formats.schedule import Gauntlet, Match
 from arena.formats.tables import ConfigError, balance
 from arena.runner.plan import Plan
@@ -34,6 +37,7 @@ from arena.runner.tournament import run_match, run_tournament
 from arena.stats.match_stats import SequentialTest
 from arena.store.database import Store, StoredGame
 from arena.store.engine import StorageError
+from arena.store.records import GameResult
 
 
 async def until_signal(work: Callable[[], Awaitable[None]]) -> int | None:
@@ -76,26 +80,43 @@ def play_until_stopped(store: Store, tournament_id: int, sandbox: Sandbox,
     return stopped
 
 def run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
-              sandbox: Sandbox, test: SequentialTest | None = None) -> int:
+              sandbox: Sandbox, test: SequentialTest | None = None, *,
+              every: int | None = None) -> int:
+    """Play a stored tournament or match to its end (or a signal), printing its
+    standings every ``every`` games (:class:`arena.cli.standings.Printer`) and at
+    the end; its exit status."""
     done = len(store.done_games(tournament_id))
     progress = Progress(plan.total_games, done)
+    printer = Printer(store, tournament_id, every, progress.write)
     started = time.monotonic()
 
-    async def work() -> None:
+    def on_game(result: GameResult) -> None:
+        progress(result)
+        printer.count()
+
+    async def play() -> None:
         if test is None:
             await run_tournament(plan, store, tournament_id, parallel=run.parallel,
-                                 on_game=progress, sandbox=sandbox, client=run.client)
+                                 on_game=on_game, sandbox=sandbox, client=run.client)
         else:
             await run_match(plan, store, tournament_id, test, parallel=run.parallel,
-                            on_game=progress, sandbox=sandbox)
+                            on_game=on_game, sandbox=sandbox)
+
+    async def work() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(printer.keep_fresh)
+            await play()
+            nursery.cancel_scope.cancel()
 
     if play_until_stopped(store, tournament_id, sandbox, progress, work) is not None:
         stored = len(store.done_games(tournament_id))
         command = "match" if isinstance(plan.format, Match) else "tournament"
         print(f"arena: interrupted; {stored}/{plan.total_games} games stored; resume with "
-              f"'arena {command} --resume {tournament_id} --db {store.url}'", file=sys.stderr)
+              f"'arena {command} --resume {tournament_id} --db {mask_passwords(store.url)}'",
+              file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
+    final_standings(store, tournament_id, match=test is None)
     return report_tournament(store, plan, tournament_id, progress.played,
                               time.monotonic() - started)
 
@@ -125,7 +146,7 @@ def report_tournament(store: Store, plan: Plan, tournament_id: int, played: int,
     without = f" ({no_result} without result: every seat faulted)" if no_result else ""
     print(f"{plan.format.kind} {tournament_id}: {len(games)} games "
           f"({played} played in {elapsed:.1f}s), {faults} faults{without}, "
-          f"stored in {store.url}", file=sys.stderr)
+          f"stored in {mask_passwords(store.url)}", file=sys.stderr)
     for line in fault_summary(games):
         print(line, file=sys.stderr)
     return EXIT_FAULT if faults else 0
