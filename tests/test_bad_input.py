@@ -99,8 +99,13 @@ def test_report_refuses_a_negative_replay_count(existing_db: Path, tmp_path: Pat
 )
 def test_flags_a_resume_would_ignore_are_refused(command: str, flags: list[str],
                                                  existing_db: Path) -> None:
+    store = Store(f"sqlite:///{existing_db}")  # tournament 1; a match 2 and a ladder 3
+    for kind in ("match", "ladder"):
+        store.create_tournament("furious-five", {"game": "furious-five"}, [], 0, kind=kind)
+    store.close()
     before = dump(existing_db)
-    proc = arena(command, "--resume", "1", *flags, "--db", f"sqlite:///{existing_db}")
+    resumed = {"tournament": "1", "match": "2", "ladder": "3"}[command]
+    proc = arena(command, "--resume", resumed, *flags, "--db", f"sqlite:///{existing_db}")
     assert_one_line_error(proc, flags[0], "cannot be changed when resuming")
     assert dump(existing_db) == before
 

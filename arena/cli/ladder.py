@@ -7,10 +7,11 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import trio
+from tqdm import tqdm
 
 from arena.cli.bots import choose_bots, existing_store
 from arena.cli.common import (
@@ -23,7 +24,6 @@ from arena.cli.common import (
     add_run_flags,
     announce,
     check_execution,
-    check_resume_flags,
     check_seed,
     execution,
     mask_passwords,
@@ -95,7 +95,6 @@ def add_ladder(sub: Subparsers) -> None:
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
-    check_resume_flags(args)
     _check_ladder_flags(args)
     check_every(args.standings_every)
     check_execution(args)
@@ -104,11 +103,13 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     bots = tuple(given.specs)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "ladder")
+        given.check_game(plan.game)
         entrants = list(bots or (bot for bot in plan.bots if bot.directory is None))
         folder = None if args.no_report else report_folder(args.out)
     else:
         if not args.game:
             raise UserError("--game is required (see 'arena rules')")
+        given.check_game(args.game)
         check_seed(args.seed)
         if known is not None:  # the stored bots that may play it now
             from arena.bots.versions import active_entrants
@@ -131,21 +132,57 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     with execution(args) as run:
         tid = args.resume if args.resume is not None else create_ladder(store, plan)
         return _run_ladder(store, plan, tid, run, sandbox,
-                           ladder_entrants(store, plan.game, entrants), folder, args)
+                           ladder_entrants(store, plan.game, entrants, say_above_progress),
+                           folder, args)
 
-def ladder_entrants(store: Store, game: str, given: Sequence[BotSpec]) -> Entrants:
+def ladder_entrants(store: Store, game: str, given: Sequence[BotSpec],
+                    say: Callable[[str], None] | None = None) -> Entrants:
     """Who may play the ladder's next table: the ``-b`` bots, and the newest
     version of every stored bot that plays ``game``, is not retired and passed
     ``arena check-bot`` in it (read anew each time, so ``arena bot add``,
-    ``check-bot`` and ``bot retire`` take effect while it runs)."""
-    from arena.bots.versions import active_entrants
+    ``check-bot`` and ``bot retire`` take effect while it runs).  The first time,
+    and whenever that changes, ``say`` hears who joined, who left and who is
+    left out and why (:func:`entrant_lines`)."""
+    from arena.bots.versions import entrant_status
 
     names = {bot.name for bot in given}
+    said: list[tuple[list[str], dict[str, str]]] = []
 
     def entrants() -> list[BotSpec]:
-        return [*given, *(bot for bot in active_entrants(store, game) if bot.name not in names)]
+        stored, left_out = entrant_status(store, game)
+        active = [*given, *(bot for bot in stored if bot.name not in names)]
+        now = ([bot.name for bot in active], left_out)
+        if say is not None and (not said or said[-1] != now):
+            for line in entrant_lines(game, said[-1] if said else None, now, names):
+                say(line)
+            said[:] = [now]
+        return active
 
     return entrants
+
+def entrant_lines(game: str, before: tuple[list[str], dict[str, str]] | None,
+                  now: tuple[list[str], dict[str, str]], given: Iterable[str]) -> list[str]:
+    """What changed among a ladder's entrants (all of them the first time):
+    ``before`` and ``now`` are (the active labels, the left-out labels with why)."""
+    active, left_out = now
+    if before is None:
+        shown = [f"{name} (-b)" if name in given else name for name in active]
+        lines = [f"arena: ladder entrants in {game}: {', '.join(shown) or 'none'}"]
+        out = left_out
+    else:
+        joined = [name for name in active if name not in before[0]]
+        gone = [name for name in before[0] if name not in active]
+        lines = [f"arena: ladder: joined: {', '.join(joined)}"] if joined else []
+        lines += [f"arena: ladder: left: {', '.join(gone)}"] if gone else []
+        out = {label: why for label, why in left_out.items() if before[1].get(label) != why}
+    if out:
+        lines.append("arena: ladder: left out: " + "; ".join(
+            f"{label} ({why})" for label, why in sorted(out.items())))
+    return lines
+
+def say_above_progress(message: str) -> None:
+    """A line on stderr that does not break a progress bar."""
+    tqdm.write(message, file=sys.stderr)
 
 def _check_ladder_flags(args: argparse.Namespace) -> None:
     if args.max_groups is not None and not 1 <= args.max_groups <= MAX_GROUPS:

@@ -96,6 +96,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UserError("--json cannot be combined with --human (the terminal is yours)")
     known = play_store(args.db)
     entrants = choose_bots(texts, known, versioned=bool(args.db), merge_unnamed=True)
+    entrants.check_game(args.game)
     bots = list(entrants.specs)
     if not bots:
         raise UserError("no bots given")

@@ -21,6 +21,7 @@ from arena.cli.common import (
     EXIT_INTERRUPTED,
     Execution,
     UserError,
+    check_resume_flags,
     is_interrupt,
     mask_passwords,
     open_store,
@@ -179,6 +180,7 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
     if RESUMED_BY[stored["kind"]] != command:
         raise UserError(f"tournament {args.resume} is a {stored['kind']}: resume it with "
                         f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
+    check_resume_flags(args)
     plan = Plan.from_stored(stored)
     plan.validate()
     for bot in plan.bots:

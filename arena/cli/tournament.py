@@ -20,7 +20,6 @@ from arena.cli.common import (
     announce,
     check_execution,
     check_parallel,
-    check_resume_flags,
     check_seed,
     execution,
     open_store,
@@ -120,7 +119,6 @@ def add_match(sub: Subparsers) -> None:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    check_resume_flags(args)
     check_every(args.standings_every)
     check_execution(args)
     if args.resume is not None:
@@ -133,6 +131,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise UserError("--game is required (see 'arena rules')")
     known = existing_store(args.db)
     entrants = choose_bots(args.bot, known)
+    entrants.check_game(args.game)
     bots = tuple(entrants.specs)
     games = args.games if args.games is not None else 2 * args.table_size
     check_seed(args.seed)
@@ -153,7 +152,6 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                         every=args.standings_every)
 
 def cmd_match(args: argparse.Namespace) -> int:
-    check_resume_flags(args)
     check_every(args.standings_every)
     check_parallel(args.parallel)
     run = Execution(args.parallel)
@@ -180,6 +178,7 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
         raise UserError("--game is required (see 'arena rules')")
     known = existing_store(args.db)
     entrants = choose_bots(args.bot, known)
+    entrants.check_game(args.game)
     bots = tuple(entrants.specs)
     if len(bots) != 2:
         raise UserError(f"a match needs exactly two bots (-b A=COMMAND -b B=COMMAND), "
