@@ -193,12 +193,16 @@ def test_a_postgresql_password_is_never_shown(tmp_path: Path) -> None:
         assert "arena:***@" in run.stderr  # the closing line names the database, masked
         missing = arena("tournament", "--resume", "99", "--db", url)
         assert_one_line_error(missing, "no tournament 99", "arena:***@")
+        empty = new_database(server).replace("arena@", f"arena:{secret}@")
+        nothing = arena("tournaments", "--db", empty)
+        assert "no tournaments in" in nothing.stderr and "arena:***@" in nothing.stderr
         report = arena("report", "--db", url, "--out", str(tmp_path / "r"))
         assert report.returncode == 0, report.stderr
         store = Store(url)
         stored = json.dumps([t["config"] for t in store.tournaments()])
         store.close()
-    outputs = [run.stdout, run.stderr, missing.stderr, report.stdout, report.stderr, stored]
+    outputs = [run.stdout, run.stderr, missing.stderr, nothing.stderr, report.stdout,
+               report.stderr, stored]
     assert stored and all(secret not in text for text in outputs)
     for path in (tmp_path / "r").rglob("*"):
         if path.is_file():

@@ -70,6 +70,9 @@ def test_a_match_shows_its_test(tmp_path: Path) -> None:
                 "-b", f"r={RANDOM}", "--max-pairs", "6", "--db", db)
     assert run.returncode in (0, 3), run.stderr
     assert "LLR" in run.stdout and len(tables(run.stderr)) == 1
+    progress = [line for line in run.stderr.splitlines() if "games/s" in line]
+    assert progress and all("/12 games" not in line and "ETA" not in line
+                            for line in progress)  # --max-pairs is no total
     out = json.loads(arena("standings", "-t", "1", "--json", "--db", db).stdout)
     match = out["standings"][0]["match"]
     assert match["verdict"] in ("H0", "H1", "inconclusive")

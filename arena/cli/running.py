@@ -87,7 +87,8 @@ def run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
     standings every ``every`` games (:class:`arena.cli.standings.Printer`) and at
     the end; its exit status."""
     done = len(store.done_games(tournament_id))
-    progress = Progress(plan.total_games, done)
+    # A match ends when its test decides: its most games (--max-pairs) are no total.
+    progress = Progress(plan.total_games if test is None else None, done)
     printer = Printer(store, tournament_id, every, progress.write)
     started = time.monotonic()
 
