@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import itertools
 import math
 import os
@@ -151,6 +152,7 @@ def python_module(argv: Sequence[str]) -> str | None:
             return None  # a script or -c: no module
     return None
 
+@functools.lru_cache(maxsize=256)
 def module_found(python: str, module: str, directory: str | None = None) -> bool:
     """Whether ``python`` (the bot's interpreter, run in the bot's ``directory``,
     default here) finds ``module``; True when that cannot be asked (the run will say)."""
