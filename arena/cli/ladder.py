@@ -85,8 +85,9 @@ def add_ladder(sub: Subparsers) -> None:
                      help="render no report (by default: as it goes, and at the end)")
     lad.add_argument("--resume", type=int, metavar="ID",
                      help="resume ladder ID: its unfinished tables first, then new ones; its "
-                          "stored settings (of the other flags only -b, --db, --out, the report "
-                          "and parallel flags and --max-groups count)")
+                          "stored settings (of the other flags only -b, --db, --out, the report, "
+                          "parallel and standings flags and --max-groups are taken; the rest "
+                          "are refused)")
     add_run_flags(lad)
     add_standings_flag(lad)
     resumable(lad, "bot", "db", "out", "report_every", "report_minutes", "no_report",

@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 import sys
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -80,18 +81,21 @@ def standings(title: str, games: Sequence[StoredGame]) -> Standings:
     figures = Figures(BOOTSTRAP)
     kinds = fault_kinds(games)
     tallies, _ = figures.of(games)
+    totals: dict[str, int] = defaultdict(int)
+    points: dict[str, float] = defaultdict(float)
+    for (bot, _), score in tallies.pairs.items():
+        totals[bot] += score.total
+        points[bot] += score.wins + score.draws / 2
     rows = []
     for row in board(games, figures, {}, kinds):
-        pairs = [score for (bot, _), score in tallies.pairs.items() if bot == row.bot]
-        total = sum(score.total for score in pairs)
-        points = sum(score.wins + score.draws / 2 for score in pairs)
+        total = totals[row.bot]
         rating = row.rating
         rows.append(Row(
             rank=row.rank, bot=row.bot, elo=row.elo,
             estimate=_finite(rating.estimate) if rating else None,
             lower=_finite(rating.lower) if rating else None,
             upper=_finite(rating.upper) if rating else None,
-            games=row.tally.games, score=points / total if total else None,
+            games=row.tally.games, score=points[row.bot] / total if total else None,
             average_place=row.tally.average_place if row.tally.games else None,
             firsts=row.tally.firsts,
             faults={kind: n for kind, n in zip(kinds, row.faults, strict=True) if n}))
