@@ -14,7 +14,9 @@ from tests.test_cli import arena, assert_one_line_error
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 GREEDY = f"{sys.executable} -m sample_bots.greedy_furious_five"
-BOTS = ["-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "-b", f"g={GREEDY}"]
+BOTS = ["-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "-b", f"g={GREEDY}",
+        # time enough on a loaded machine: no timeout changes the figures compared
+        "--move-time", "30", "--handshake-time", "60"]
 
 
 def tables(stderr: str) -> list[list[str]]:
@@ -67,7 +69,8 @@ def test_standings_json_are_the_reports_figures(tmp_path: Path) -> None:
 def test_a_match_shows_its_test(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
     run = arena("match", "-g", "furious-five", "-o", "rounds=1", "-b", f"g={GREEDY}",
-                "-b", f"r={RANDOM}", "--max-pairs", "6", "--db", db)
+                "-b", f"r={RANDOM}", "--max-pairs", "6", "--move-time", "30",
+                "--handshake-time", "60", "--db", db)
     assert run.returncode in (0, 3), run.stderr
     assert "LLR" in run.stdout and len(tables(run.stderr)) == 1
     progress = [line for line in run.stderr.splitlines() if "games/s" in line]
