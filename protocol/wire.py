@@ -232,8 +232,18 @@ class MessageReader:
 
 def _not_a_message(value: Any) -> ProtocolViolation:
     if type(value) is not dict:
-        return ProtocolViolation(f"a message must be a map, got {type(value).__name__}")
+        return ProtocolViolation(f"a message must be a map, got {type(value).__name__}"
+                                 f"{_text_hint(value)}")
     return ProtocolViolation("a message must have a string 'type'")
+
+
+def _text_hint(value: Any) -> str:
+    """A hint when a bot's output starts like text: printable ASCII is a msgpack
+    integer (``h`` is 104), the usual sign of a ``print`` to stdout."""
+    if type(value) is int and (0x20 <= value < 0x7F or value in (0x09, 0x0A, 0x0D)):
+        return (f" (byte {chr(value)!r}: the bot seems to have written text to stdout; "
+                f"stdout carries msgpack only, write logs to stderr)")
+    return ""
 
 
 # Kinds of msgpack values, by what their header declares.

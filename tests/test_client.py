@@ -153,8 +153,10 @@ async def test_a_flooding_bot_costs_an_honest_bot_at_another_table_nothing(mode:
     requests = 200  # several games' worth of one seat's decisions
     calm, calm_faults = await honest_time_next_to(RANDOM, requests)
     flooded, flood_faults = await honest_time_next_to(bot("flood_bot.py", mode), requests)
-    # Before the fix the flood cost the honest bot about 50 ms per request.
-    assert flooded - calm < 0.1, (flooded, calm)
+    # Before the fix the flood cost the honest bot about 50 ms per request (10 s
+    # here).  The flooder also takes CPU from the honest bot, which on a loaded
+    # machine costs it real time: hence a bound relative to its calm time.
+    assert flooded < 2 * calm + 1.0, (flooded, calm)
     assert calm_faults == [] and flood_faults and set(flood_faults) == {"protocol_error"}
 
 

@@ -224,8 +224,9 @@ async def test_resume_first_finishes_the_unfinished_tables(tmp_path: Path) -> No
 # -- arena ladder --------------------------------------------------------------------------
 
 def ladder_argv(db: Path, bots: Sequence[str], *more: str, workers: int = 1) -> list[str]:
+    sandbox = ("--sandbox", "none") if "-g" in more else ()  # a resume keeps the stored one
     return [sys.executable, "-m", "arena.cli", "ladder", "--db", f"sqlite:///{db}",
-            "-j", "2", "--workers", str(workers), "--sandbox", "none", *more,
+            "-j", "2", "--workers", str(workers), *sandbox, *more,
             *(f"-b=r{i}={bot}" for i, bot in enumerate(bots))]
 
 

@@ -391,22 +391,54 @@ def active_entrants(store: Store, game: str, *, checked: bool = True) -> list[Bo
     """The newest version not retired of every stored bot whose manifest lists
     ``game`` (for a ladder), by name; ``checked``: only those whose latest
     ``arena check-bot`` in ``game`` passed (:func:`passed_checks`)."""
+    return entrant_status(store, game, checked=checked)[0]
+
+
+def entrant_status(store: Store, game: str, *, checked: bool = True
+                   ) -> tuple[list[BotSpec], dict[str, str]]:
+    """Who of the stored bots may play ``game`` on a ladder (see
+    :func:`active_entrants`), and why each other stored bot (its newest version's
+    label) is left out: retired, its bot.toml does not list ``game``, no check
+    stored, or its latest check failed."""
     newest: dict[str, BotVersion] = {}
+    retired: dict[str, BotVersion] = {}
     for version in store.bot_versions():
-        if not version.retired and version.games is not None:
-            newest[version.base] = version
-    specs = [spec_of(v) for _, v in sorted(newest.items()) if game in (v.games or ())]
+        if version.games is None:
+            continue  # ad-hoc: plays only where it is given by command
+        (retired if version.retired else newest)[version.base] = version
+    left_out = {v.label: "retired" for base, v in retired.items() if base not in newest}
+    listed = []
+    for _, version in sorted(newest.items()):
+        if game in (version.games or ()):
+            listed.append(version)
+        else:
+            left_out[version.label] = f"its bot.toml lists {', '.join(version.games or ())}, " \
+                                      f"not {game}"
     if not checked:
-        return specs
-    passed = passed_checks(store, game)
-    return [spec for spec in specs if spec.name in passed]
+        return [spec_of(v) for v in listed], left_out
+    latest = latest_checks(store, game)
+    active = []
+    for version in listed:
+        if latest.get(version.label):
+            active.append(spec_of(version))
+        else:
+            left_out[version.label] = (f"its check-bot in {game} failed"
+                                       if version.label in latest else
+                                       f"no check-bot in {game} stored")
+    return active, left_out
+
+
+def latest_checks(store: Store, game: str) -> dict[str, bool]:
+    """Whether the latest finished ``arena check-bot`` in ``game`` of each version
+    (label) checked in ``store`` passed (one read of the stored checks)."""
+    latest: dict[str, bool] = {}
+    for check in store.checks():  # latest first
+        if check.get("game") == game and check.get("status") == "finished":
+            latest.setdefault(check["bot"], bool(check.get("passed")))
+    return latest
 
 
 def passed_checks(store: Store, game: str) -> set[str]:
     """The versions (labels) whose latest finished ``arena check-bot`` in ``game``
     stored in ``store`` passed (one read of the stored checks)."""
-    latest: dict[str, bool] = {}
-    for check in store.checks():  # latest first
-        if check.get("game") == game and check.get("status") == "finished":
-            latest.setdefault(check["bot"], bool(check.get("passed")))
-    return {label for label, passed in latest.items() if passed}
+    return {label for label, passed in latest_checks(store, game).items() if passed}

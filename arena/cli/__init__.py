@@ -17,8 +17,21 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import sqlalchemy.exc
+
 from arena.bots.versions import BotError
-from arena.cli import admin, bots, check, ladder, newbot, play, report, serve, tournament
+from arena.cli import (
+    admin,
+    bots,
+    check,
+    ladder,
+    newbot,
+    play,
+    report,
+    serve,
+    standings,
+    tournament,
+)
 from arena.cli.common import (
     EXIT_INTERRUPTED,
     LOCKED_MESSAGE,
@@ -31,6 +44,7 @@ from arena.formats.tables import ConfigError
 from arena.games.base import GameError
 from arena.runner.cluster import ClusterError
 from arena.runner.sandbox import SandboxError
+from arena.store.database import DEFAULT_URL
 from arena.store.engine import StorageError
 
 __all__ = ["LOCKED_MESSAGE", "build_parser", "main"]
@@ -49,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_sandbox_check(sub)
     report.add_export(sub)
     check.add_check_bot(sub)
+    standings.add_standings(sub)
     admin.add_commands(parser, sub)  # rules, tournaments, games, show, delete, --version
     bots.register_commands(sub)  # bot add, list, show, retire
     newbot.add_new_bot(sub)
@@ -66,7 +81,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             BotError) as exc:
         fail(str(exc))
     except BaseException as exc:
-        if not is_interrupt(exc):
+        if is_interrupt(exc):
+            print("arena: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        damaged = database_error(exc)
+        if damaged is None:
             raise
-        print("arena: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        fail(f"cannot use the database {getattr(args, 'db', None) or DEFAULT_URL}: "
+             f"{damaged} (a damaged file: restore it from a backup; sqlite3's .recover "
+             f"may save what is left)")
+
+
+def database_error(exc: BaseException) -> str | None:
+    """The driver's first line if ``exc`` (also inside trio's exception groups) is
+    the database refusing a query (a damaged SQLite file: "database disk image is
+    malformed"), else None."""
+    if isinstance(exc, BaseExceptionGroup):
+        found = {database_error(e) for e in exc.exceptions}
+        return found.pop() if len(found) == 1 else None
+    if isinstance(exc, sqlalchemy.exc.DatabaseError):
+        text = str(exc.orig) if exc.orig is not None else str(exc)
+        return (text.strip().splitlines() or ["database error"])[0]
+    return None

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from arena.cli.common import UserError, open_store
+from arena.cli.common import UserError, mask_passwords, open_store
 from arena.games import game_class, game_names
 from arena.runner.terminal_view import observation_lines, seat_label
 from arena.store.database import DEFAULT_URL, Store, StoredGame
@@ -98,7 +98,7 @@ def emit(lines: Iterable[str]) -> None:
 def cmd_tournaments(args: argparse.Namespace) -> int:
     tournaments = open_store(args.db, existing=True).tournaments()
     if not tournaments:
-        print(f"arena: no tournaments in {args.db}", file=sys.stderr)
+        print(f"arena: no tournaments in {mask_passwords(args.db)}", file=sys.stderr)
     emit(tournament_lines(tournaments))
     return 0
 
@@ -248,7 +248,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
         if not sys.stdin.isatty():
             raise UserError(f"not deleting {what} without --yes (no terminal to ask on)")
         try:
-            answer = input(f"delete {what} from {args.db}? [y/N] ").strip().lower()
+            answer = input(f"delete {what} from {mask_passwords(args.db)}? [y/N] ").strip().lower()
         except EOFError:
             answer = ""
         if answer not in ("y", "yes"):

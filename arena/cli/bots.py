@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -33,7 +34,14 @@ from arena.cli.common import (
 )
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import in_directory
-from arena.store.database import DEFAULT_URL, BotVersion, Store, StoredGame, counted_games
+from arena.store.database import (
+    CHECK_KIND,
+    DEFAULT_URL,
+    BotVersion,
+    Store,
+    StoredGame,
+    counted_games,
+)
 from arena.store.engine import StorageError, sqlite_database
 
 _NAMED = re.compile(r"^[A-Za-z0-9_.\-]+=")
@@ -51,6 +59,16 @@ class Entrants:
     #: The name each bot was given by (``-b NAME=...``, or a stored bot's
     #: name) -> its label, for ``--challenger``.
     labels: dict[str, str] = field(default_factory=dict)
+    #: The games a stored version's bot.toml lists, by label (ad-hoc ones: none).
+    games: dict[str, list[str]] = field(default_factory=dict)
+
+    def check_game(self, game: str) -> None:
+        """UserError if a stored bot's bot.toml does not list ``game``: a bot is
+        seated only in the games it was written for."""
+        for label, games in self.games.items():
+            if game not in games:
+                raise UserError(f"bot {label!r} does not play {game}: its bot.toml lists "
+                                f"{', '.join(games) or 'no game'}")
 
     def register(self, store: Store) -> None:
         try:
@@ -81,6 +99,8 @@ def choose_bots(texts: Sequence[str], store: Store | None, *, versioned: bool = 
             check_spec(spec)
             chosen.labels[stored.base] = chosen.labels[text] = spec.name
             chosen.specs.append(spec)
+            if stored.games is not None:
+                chosen.games[spec.name] = list(stored.games)
             continue
         spec = parse_bot(text, index)
         if not versioned:
@@ -125,7 +145,7 @@ def _argv(spec: BotSpec) -> list[str]:
 
 def check_spec(spec: BotSpec) -> None:
     """UserError unless the bot's program (in its directory, if stored) can run."""
-    check_runnable(spec.name, _argv(spec))
+    check_runnable(spec.name, _argv(spec), spec.directory)
 
 
 # -- arena bot ...------------------------------------------------------------------
@@ -171,7 +191,8 @@ def bot_add(args: argparse.Namespace) -> int:
         raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
     sandbox = sandbox_of(args, args.db)
     store = open_store(args.db)
-    added = add_bot(store, source, bot_store.resolve(), sandbox, check_runnable)
+    added = add_bot(store, source, bot_store.resolve(), sandbox,
+                    functools.partial(check_runnable, modules=False))
     label = added.version.label
     print(f"added {label}" if added.new else f"{label} unchanged")
     return 0
@@ -180,10 +201,13 @@ def bot_add(args: argparse.Namespace) -> int:
 def bot_list(args: argparse.Namespace) -> int:
     store = open_store(args.db, existing=True)
     versions = [v for v in store.bot_versions() if args.all or not v.retired]
-    rated = rated_games(store.scan_games())
+    checks = {t["id"] for t in store.tournaments() if t["kind"] == CHECK_KIND}
+    games = list(store.scan_games())
+    rated = rated_games(g for g in games if g.tournament_id not in checks)
+    checked = rated_games(g for g in games if g.tournament_id in checks)
     rows = [(v.label, ",".join(v.games or ()) or "-", _when(v), "retired" if v.retired else "",
-             str(rated.get(v.label, 0))) for v in versions]
-    header = ("bot", "games", "added", "retired", "rated games")
+             str(rated.get(v.label, 0)), str(checked.get(v.label, 0))) for v in versions]
+    header = ("bot", "games", "added", "retired", "rated games", "check games")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
@@ -196,7 +220,8 @@ def _when(version: BotVersion) -> str:
 
 
 def rated_games(games: Iterable[StoredGame]) -> Counter[str]:
-    """Games with a result each label played (a label twice at a table counts once)."""
+    """Games with a result each label played (a label twice at a table counts once);
+    ``arena bot list`` counts rated games and check games apart."""
     counts: Counter[str] = Counter()
     for game in counted_games(games):
         counts.update(set(game.seats))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 from arena.bots.check import check_bot, check_plan
 from arena.bots.versions import find_version
@@ -16,6 +17,7 @@ from arena.cli.common import (
     add_sandbox_flags,
     add_time_flags,
     announce,
+    mask_passwords,
     open_store,
     parse_bot,
     parse_options,
@@ -70,7 +72,8 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     sandbox = sandbox_of(args, args.db)
     for game in games:  # bad input fails before anything is stored or started
         check_plan(spec, game, control, sandbox, args.games, options=options).validate()
-    store = (known or open_store(args.db)) if args.db else None
+    # A stored bot's check goes into the database it came from (ladders read it there).
+    store = (known or open_store(args.db)) if args.db else known if stored else None
     if store is not None:
         entrants.register(store)
     announce(sandbox)
@@ -81,4 +84,7 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json()))
     else:
         print("\n".join(report.text()))
+    if store is not None:
+        print(f"arena: check of {spec.name} stored in {mask_passwords(store.url)}",
+              file=sys.stderr)
     return 0 if report.passed else EXIT_FAULT

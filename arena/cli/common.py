@@ -7,10 +7,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
+import itertools
 import math
 import os
 import re
 import shutil
+import socket
+import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -67,8 +71,16 @@ def is_interrupt(exc: BaseException) -> bool:
     return isinstance(exc, KeyboardInterrupt)
 
 def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
-    print(f"arena: error: {message}", file=sys.stderr)
+    print(f"arena: error: {mask_passwords(message)}", file=sys.stderr)
     raise SystemExit(status)
+
+#: ``scheme://user:PASSWORD@``: the password of a database URL in any text.
+_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s'\"]*:)([^@\s'\"]+)(@)")
+
+def mask_passwords(text: str) -> str:
+    """``text`` with the password of every URL in it written as ``***`` (as
+    SQLAlchemy shows a URL), so that no output shows a database's password."""
+    return _PASSWORD.sub(r"\1***\3", text)
 
 
 # -- argument helpers ----------------------------------------------------------
@@ -87,14 +99,30 @@ def parse_bot(text: str, index: int | None) -> BotSpec:
         raise UserError(f"bot {text!r}: cannot split command: {exc}") from None
     if not argv:
         raise UserError(f"bot {text!r} has an empty command")
-    check_runnable(name or text, argv)
+    try:
+        check_runnable(name or text, argv)
+    except UserError:
+        if match is None and _bad_name(text):
+            raise UserError(f"bot {text!r}: {text.partition('=')[0]!r} is not a bot name: "
+                            f"NAME=COMMAND takes letters, digits, '_', '.' and '-' (the "
+                            f"arena gives versions, NAME@N, itself)") from None
+        raise
     if name is None:
         name = default_name(argv) + ("" if index is None else f"-{index}")
     return BotSpec(name, command)
 
-def check_runnable(label: str, argv: Sequence[str]) -> None:
-    """UserError unless ``argv``'s program can be run and every file it names exists,
-    so that a typo fails now rather than as a crash in every game."""
+def _bad_name(text: str) -> bool:
+    """Whether ``text``, which is no NAME=COMMAND, reads as one with a bad name
+    (``a b=cmd``, ``a@1=cmd``) rather than as a command with an ``=`` in it."""
+    name, sep, _ = text.partition("=")
+    return bool(sep and name.strip()) and os.sep not in name and not name.startswith("-")
+
+def check_runnable(label: str, argv: Sequence[str], directory: str | None = None, *,
+                   modules: bool = True) -> None:
+    """UserError unless ``argv``'s program can be run and every file it names exists
+    (and, with ``modules``, the module a Python bot runs with ``-m`` is found from
+    its ``directory``, default here), so that a typo fails now rather than as a
+    crash in every game."""
     program = argv[0]
     if shutil.which(program) is None:
         if os.sep not in program:
@@ -107,6 +135,39 @@ def check_runnable(label: str, argv: Sequence[str]) -> None:
     for word in path_arguments(argv):
         if not os.path.exists(word):
             raise UserError(f"bot {label!r}: {word!r} does not exist (file not found)")
+    module = python_module(argv) if modules else None
+    if module is not None and not module_found(argv[0], module, directory):
+        raise UserError(f"bot {label!r}: {argv[0]} finds no module {module!r} "
+                        f"(python -m {module}: No module named {module})")
+
+def python_module(argv: Sequence[str]) -> str | None:
+    """The module of ``python [options] -m MODULE ...``, else None."""
+    if not Path(argv[0]).name.startswith("python"):
+        return None
+    for word, after in itertools.pairwise(argv[1:]):
+        if word == "-m":
+            return after
+        if not word.startswith("-") or word == "-c":
+            return None  # a script or -c: no module
+    return None
+
+@functools.lru_cache(maxsize=256)
+def module_found(python: str, module: str, directory: str | None = None) -> bool:
+    """Whether ``python`` (the bot's interpreter, run in the bot's ``directory``,
+    default here) finds ``module``; True when that cannot be asked (the run will say)."""
+    probe = ("import importlib.util, sys\n"
+             "try:\n    found = importlib.util.find_spec(sys.argv[1]) is not None\n"
+             "except (ImportError, ValueError):\n    found = False\n"
+             "sys.exit(0 if found else 1)")
+    try:
+        done = subprocess.run([python, "-c", probe, module], capture_output=True,
+                              cwd=directory, timeout=MODULE_PROBE_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return True
+    return done.returncode != 1
+
+#: The longest a bot's interpreter may take to say whether it finds a module.
+MODULE_PROBE_SECONDS = 30.0
 
 def default_name(argv: Sequence[str]) -> str:
     """A readable name for an unnamed bot: the module after ``-m``, else the
@@ -128,8 +189,15 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return options
 
 def time_control(args: argparse.Namespace) -> TimeControl:
+    """The run's time control; UserError for a time out of range, and for one no
+    bot could keep (no time to start, or none to move)."""
     for flag in ("move_time", "bank_time", "handshake_time"):
         check_seconds(f"--{flag.replace('_', '-')}", getattr(args, flag))
+    if args.handshake_time == 0:
+        raise UserError("--handshake-time must be more than 0 seconds: no bot starts in no time")
+    if args.move_time + args.bank_time == 0:
+        raise UserError("--move-time and --bank-time are both 0: no bot could make a move "
+                        "in time; give either some seconds")
     return TimeControl(handshake=args.handshake_time, move=args.move_time, bank=args.bank_time,
                        clock=args.clock)
 
@@ -192,15 +260,52 @@ class Execution:
     parallel: int
     client: Client | None = None
 
-@contextlib.contextmanager
-def execution(args: argparse.Namespace) -> Iterator[Execution]:
-    """The run's :class:`Execution` from ``-j``, ``--workers`` and ``--cluster``;
-    a local cluster is shut down (its workers and their bots with it) on exit."""
-    if not 1 <= args.parallel <= MAX_PARALLEL:
-        raise UserError(f"--parallel must be between 1 and {MAX_PARALLEL}, not {args.parallel}")
+def check_parallel(parallel: int) -> None:
+    """UserError unless ``-j`` is from 1 to :data:`MAX_PARALLEL`."""
+    if not 1 <= parallel <= MAX_PARALLEL:
+        raise UserError(f"--parallel must be between 1 and {MAX_PARALLEL}, not {parallel}")
+
+def check_execution(args: argparse.Namespace) -> None:
+    """UserError for bad ``-j``, ``--workers`` or ``--cluster``, before anything is
+    printed or started: a scheduler address that is not ``tcp://HOST:PORT`` or
+    that nothing answers at (found in at most :data:`CLUSTER_PROBE_SECONDS`)."""
+    check_parallel(args.parallel)
+    if args.workers is not None and args.cluster is not None:
+        raise UserError("--workers is for a local cluster; with --cluster the scheduler's "
+                        "workers play (start as many as you want there)")
     if args.workers is not None and not 1 <= args.workers <= args.parallel:
         raise UserError(f"--workers must be between 1 and --parallel ({args.parallel}), "
                         f"not {args.workers}")
+    if args.cluster is not None:
+        probe_scheduler(args.cluster)
+
+#: How long ``--cluster`` may take to answer a connection before the run starts.
+CLUSTER_PROBE_SECONDS = 5.0
+
+def probe_scheduler(address: str) -> None:
+    """UserError unless ``address`` is a Dask address that accepts a connection
+    (the full handshake is Dask's, when the run starts)."""
+    from distributed.comm import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address, strict=True)
+        host, port = parse_host_port(location)
+    except ValueError as exc:
+        raise UserError(f"--cluster {address!r} is not a scheduler address like "
+                        f"tcp://HOST:8786 ({exc})") from None
+    if scheme not in ("tcp", "tls"):
+        return  # inproc:// and others: left to Dask
+    try:
+        socket.create_connection((host, port), timeout=CLUSTER_PROBE_SECONDS).close()
+    except OSError as exc:
+        raise UserError(f"cannot reach the Dask scheduler at {address}: "
+                        f"{exc.strerror or exc or 'timed out'}") from None
+
+@contextlib.contextmanager
+def execution(args: argparse.Namespace) -> Iterator[Execution]:
+    """The run's :class:`Execution` from ``-j``, ``--workers`` and ``--cluster``
+    (checked by :func:`check_execution` first); a local cluster is shut down (its
+    workers and their bots with it) on exit."""
     workers = args.workers or local_layout(args.parallel)[0]
     if args.cluster is None and workers == 1:
         yield Execution(args.parallel)
@@ -269,3 +374,22 @@ def add_entrant_flags(parser: argparse.ArgumentParser, game_help: str, bot_help:
                         help="game option, repeatable")
     parser.add_argument("--bot", "-b", action="append", default=[], metavar="NAME=COMMAND",
                         help=bot_help)
+
+def resumable(parser: argparse.ArgumentParser, *kept: str) -> None:
+    """Mark ``parser``'s command as one that resumes (``--resume ID``) with its
+    stored settings: every flag but ``kept`` (by dest) is then refused by
+    :func:`check_resume_flags` rather than silently ignored."""
+    ignored = {action.dest: (action.option_strings[0], action.default)
+               for action in parser._actions
+               if action.option_strings and action.dest not in (*kept, "help", "resume")}
+    parser.set_defaults(ignored_on_resume=ignored)
+
+def check_resume_flags(args: argparse.Namespace) -> None:
+    """With ``--resume``: UserError for a flag the stored settings replace."""
+    if args.resume is None:
+        return
+    for dest, (flag, default) in args.ignored_on_resume.items():
+        if getattr(args, dest) != default:
+            raise UserError(f"{flag} cannot be changed when resuming: --resume "
+                            f"{args.resume} plays with the stored settings")
+

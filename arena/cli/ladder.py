@@ -7,10 +7,11 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import trio
+from tqdm import tqdm
 
 from arena.cli.bots import choose_bots, existing_store
 from arena.cli.common import (
@@ -22,11 +23,14 @@ from arena.cli.common import (
     add_entrant_flags,
     add_run_flags,
     announce,
+    check_execution,
     execution,
+    mask_passwords,
     open_store,
     parse_options,
     report_folder,
     resolve_sandbox,
+    resumable,
     time_control,
 )
 from arena.cli.rerender import Rerender
@@ -38,6 +42,8 @@ from arena.cli.running import (
     resume_plan,
     revealed_deals,
 )
+from arena.cli.standings import Printer, add_standings_flag, check_every
+from arena.cli.standings import final as final_standings
 from arena.formats.schedule import Ladder
 from arena.runner.ladder import Entrants, create_ladder, run_ladder
 from arena.runner.plan import Plan
@@ -87,24 +93,32 @@ def add_ladder(sub: Subparsers) -> None:
                      help="render no report (by default: as it goes, and at the end)")
     lad.add_argument("--resume", type=int, metavar="ID",
                      help="resume ladder ID: its unfinished tables first, then new ones; its "
-                          "stored settings (of the other flags only -b, --db, --out, the report "
-                          "and parallel flags and --max-groups count)")
+                          "stored settings (of the other flags only -b, --db, --out, the report, "
+                          "parallel and standings flags and --max-groups are taken; the rest "
+                          "are refused)")
     add_run_flags(lad)
+    add_standings_flag(lad)
+    resumable(lad, "bot", "db", "out", "report_every", "report_minutes", "no_report",
+              "parallel", "workers", "cluster", "max_groups", "standings_every")
     lad.set_defaults(run=cmd_ladder)
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
     _check_ladder_flags(args)
+    check_every(args.standings_every)
+    check_execution(args)
     known = existing_store(args.db)
     given = choose_bots(args.bot, known)
     bots = tuple(given.specs)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "ladder")
+        given.check_game(plan.game)
         entrants = list(bots or (bot for bot in plan.bots if bot.directory is None))
         folder = None if args.no_report else report_folder(args.out)
     else:
         if not args.game:
             raise UserError("--game is required (see 'arena rules')")
+        given.check_game(args.game)
         if known is not None:  # the stored bots that may play it now
             from arena.bots.versions import active_entrants
 
@@ -128,21 +142,57 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     with execution(args) as run:
         tid = args.resume if args.resume is not None else create_ladder(store, plan)
         return _run_ladder(store, plan, tid, run, sandbox,
-                           ladder_entrants(store, plan.game, entrants), folder, args)
+                           ladder_entrants(store, plan.game, entrants, say_above_progress),
+                           folder, args)
 
-def ladder_entrants(store: Store, game: str, given: Sequence[BotSpec]) -> Entrants:
+def ladder_entrants(store: Store, game: str, given: Sequence[BotSpec],
+                    say: Callable[[str], None] | None = None) -> Entrants:
     """Who may play the ladder's next table: the ``-b`` bots, and the newest
     version of every stored bot that plays ``game``, is not retired and passed
     ``arena check-bot`` in it (read anew each time, so ``arena bot add``,
-    ``check-bot`` and ``bot retire`` take effect while it runs)."""
-    from arena.bots.versions import active_entrants
+    ``check-bot`` and ``bot retire`` take effect while it runs).  The first time,
+    and whenever that changes, ``say`` hears who joined, who left and who is
+    left out and why (:func:`entrant_lines`)."""
+    from arena.bots.versions import entrant_status
 
     names = {bot.name for bot in given}
+    said: list[tuple[list[str], dict[str, str]]] = []
 
     def entrants() -> list[BotSpec]:
-        return [*given, *(bot for bot in active_entrants(store, game) if bot.name not in names)]
+        stored, left_out = entrant_status(store, game)
+        active = [*given, *(bot for bot in stored if bot.name not in names)]
+        now = ([bot.name for bot in active], left_out)
+        if say is not None and (not said or said[-1] != now):
+            for line in entrant_lines(game, said[-1] if said else None, now, names):
+                say(line)
+            said[:] = [now]
+        return active
 
     return entrants
+
+def entrant_lines(game: str, before: tuple[list[str], dict[str, str]] | None,
+                  now: tuple[list[str], dict[str, str]], given: Iterable[str]) -> list[str]:
+    """What changed among a ladder's entrants (all of them the first time):
+    ``before`` and ``now`` are (the active labels, the left-out labels with why)."""
+    active, left_out = now
+    if before is None:
+        shown = [f"{name} (-b)" if name in given else name for name in active]
+        lines = [f"arena: ladder entrants in {game}: {', '.join(shown) or 'none'}"]
+        out = left_out
+    else:
+        joined = [name for name in active if name not in before[0]]
+        gone = [name for name in before[0] if name not in active]
+        lines = [f"arena: ladder: joined: {', '.join(joined)}"] if joined else []
+        lines += [f"arena: ladder: left: {', '.join(gone)}"] if gone else []
+        out = {label: why for label, why in left_out.items() if before[1].get(label) != why}
+    if out:
+        lines.append("arena: ladder: left out: " + "; ".join(
+            f"{label} ({why})" for label, why in sorted(out.items())))
+    return lines
+
+def say_above_progress(message: str) -> None:
+    """A line on stderr that does not break a progress bar."""
+    tqdm.write(message, file=sys.stderr)
 
 def _check_ladder_flags(args: argparse.Namespace) -> None:
     if args.max_groups is not None and not 1 <= args.max_groups <= MAX_GROUPS:
@@ -164,17 +214,20 @@ def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sa
     reports = None if folder is None else Rerender(
         store, folder, games=args.report_every, minutes=args.report_minutes,
         say=progress.write)
+    printer = Printer(store, tournament_id, args.standings_every, progress.write)
     started = time.monotonic()
     print(f"arena: ladder {tournament_id}: {plan.game}, tables of {plan.table_size}, "
           f"{done} games stored so far", file=sys.stderr)
 
     def on_game(result: GameResult) -> None:
         progress(result)
+        printer.count()
         if reports is not None:
             reports.count()
 
     async def work() -> None:
         async with trio.open_nursery() as nursery:
+            nursery.start_soon(printer.keep_fresh)
             if reports is not None:
                 nursery.start_soon(reports.keep_fresh)
             await run_ladder(plan, store, tournament_id, entrants, parallel=run.parallel,
@@ -188,11 +241,12 @@ def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sa
     if stopped is not None:
         again = f" --max-groups {groups}" if groups else ""
         print(f"arena: interrupted; {len(store.done_games(tournament_id))} games stored; "
-              f"resume with 'arena ladder --resume {tournament_id} --db {store.url}{again}'",
-              file=sys.stderr)
+              f"resume with 'arena ladder --resume {tournament_id} "
+              f"--db {mask_passwords(store.url)}{again}'", file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
     for line in revealed_deals(store, tournament_id):
         print(line, file=sys.stderr)
+    final_standings(store, tournament_id)
     return report_tournament(store, plan, tournament_id, progress.played,
                               time.monotonic() - started)

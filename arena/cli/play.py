@@ -7,8 +7,10 @@ import argparse
 import functools
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -25,6 +27,7 @@ from arena.cli.common import (
     add_sandbox_flags,
     add_time_flags,
     announce,
+    check_execution,
     check_seed,
     execution,
     is_interrupt,
@@ -93,6 +96,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UserError("--json cannot be combined with --human (the terminal is yours)")
     known = play_store(args.db)
     entrants = choose_bots(texts, known, versioned=bool(args.db), merge_unnamed=True)
+    entrants.check_game(args.game)
     bots = list(entrants.specs)
     if not bots:
         raise UserError("no bots given")
@@ -184,6 +188,7 @@ def _sandbox_fields(sandbox: Sandbox | None) -> dict[str, Any]:
     return {"sandbox": sandbox.kind, "limits": sandbox.limits, "pass_env": sandbox.pass_env}
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    check_execution(args)
     store = open_store(args.db)
     folder = report_folder(args.out)
     sandbox = sandbox_of(args, args.db)
@@ -193,7 +198,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         for plan in demo_plans(args.games, sandbox):
             plan.validate()
             # A demo run before (same settings) stored this plan: finish it, or reuse it.
-            stored = find_tournament(store, plan)
+            stored = find_tournament(store, plan, same=any_python)
             if stored is not None and stored["games_done"] >= plan.total_games:
                 print(f"demo: {plan.game}: tournament {stored['id']} is stored already",
                       file=sys.stderr)
@@ -211,6 +216,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
     index = render_report(store, folder)
     print(f"report: {index.resolve()}")
     return EXIT_FAULT if faulted else 0
+
+def any_python(config: Any) -> Any:
+    """A demo's stored configuration with each bot's interpreter as plain ``python``:
+    the same demo whatever the interpreter's path (``pip install`` may rewrite the
+    path in the ``arena`` script)."""
+    bots = [{**bot, "command": _any_python_command(bot["command"])}
+            for bot in config.get("bots", [])]
+    return {**config, "bots": bots}
+
+def _any_python_command(command: str) -> str:
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return command
+    if argv and Path(argv[0]).name.startswith("python"):
+        argv[0] = "python"
+    return shlex.join(argv)
 
 def cmd_sandbox_check(args: argparse.Namespace) -> int:
     from arena.runner import sandbox_check

@@ -1,10 +1,13 @@
-"""Keeping the HTML report fresh while a long run (a ladder) plays.
+"""Doing something while a long run plays, every so many games or minutes: keeping the
+HTML report fresh (:class:`Rerender`), printing the standings
+(:class:`arena.cli.standings.Printer`).
 
-:class:`Rerender` renders the report (:func:`reports.render.render_report`, which
-rewrites only the pages whose inputs changed) every ``games`` stored games
-and/or every ``minutes`` minutes, whichever comes first (0: not by that measure;
-never when no game was stored since the last render), on a worker thread so
-that games go on meanwhile, one render at a time; and once more at the end.
+:class:`Periodic` runs its action every ``games`` stored games and/or every
+``minutes`` minutes, whichever comes first (0: not by that measure; never when
+no game was stored since the last time), on a worker thread so that games go
+on meanwhile, one at a time.  :class:`Rerender` renders the report
+(:func:`reports.render.render_report`, which rewrites only the pages whose
+inputs changed) that way, and once more at the end.
 """
 
 from __future__ import annotations
@@ -21,13 +24,12 @@ from arena.store.database import Store
 RENDER_NICE = 10
 
 
-class Rerender:
-    """Counts stored games (:meth:`count`) and renders when due (:meth:`keep_fresh`)."""
+class Periodic:
+    """Counts stored games (:meth:`count`) and runs ``action`` when due (:meth:`keep_fresh`)."""
 
-    def __init__(self, store: Store, folder: Path, *, games: int = 0, minutes: float = 0.0,
-                 say: Callable[[str], None] = print) -> None:
-        self.store, self.folder, self.say = store, folder, say
-        self.games, self.minutes = games, minutes
+    def __init__(self, action: Callable[[], None], *, games: int = 0,
+                 minutes: float = 0.0) -> None:
+        self.action, self.games, self.minutes = action, games, minutes
         self.new = 0
         self.due = trio.Event()
 
@@ -38,15 +40,24 @@ class Rerender:
             self.due.set()
 
     async def keep_fresh(self) -> None:
-        """Render whenever due, until cancelled (a render in progress is finished
-        first: a cancelled render would leave a half-written report)."""
+        """Run the action whenever due, until cancelled (a run in progress is
+        finished first: a cancelled render would leave a half-written report)."""
         while True:
             with trio.move_on_after(60 * self.minutes if self.minutes else math.inf):
                 await self.due.wait()
             self.due = trio.Event()
             if self.new:
                 self.new = 0
-                await trio.to_thread.run_sync(self.render)
+                await trio.to_thread.run_sync(self.action)
+
+
+class Rerender(Periodic):
+    """Renders the report into ``folder`` when due, and says where."""
+
+    def __init__(self, store: Store, folder: Path, *, games: int = 0, minutes: float = 0.0,
+                 say: Callable[[str], None] = print) -> None:
+        super().__init__(self.render, games=games, minutes=minutes)
+        self.store, self.folder, self.say = store, folder, say
 
     def render(self) -> None:
         """Render now, and say where."""

@@ -22,11 +22,15 @@ from arena.cli.common import (
     EXIT_INTERRUPTED,
     Execution,
     UserError,
+    check_resume_flags,
     check_seed,
     is_interrupt,
+    mask_passwords,
     open_store,
     resolve_sandbox,
 )
+from arena.cli.standings import Printer
+from arena.cli.standings import final as final_standings
 from arena.formats.deals import commitment
 from arena.formats.schedule import Gauntlet, Match
 from arena.formats.tables import ConfigError, balance
@@ -37,6 +41,7 @@ from arena.runner.tournament import run_match, run_tournament
 from arena.stats.match_stats import SequentialTest
 from arena.store.database import Store, StoredGame
 from arena.store.engine import StorageError
+from arena.store.records import GameResult
 
 
 async def until_signal(work: Callable[[], Awaitable[None]]) -> int | None:
@@ -79,28 +84,46 @@ def play_until_stopped(store: Store, tournament_id: int, sandbox: Sandbox,
     return stopped
 
 def run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
-              sandbox: Sandbox, test: SequentialTest | None = None) -> int:
+              sandbox: Sandbox, test: SequentialTest | None = None, *,
+              every: int | None = None) -> int:
+    """Play a stored tournament or match to its end (or a signal), printing its
+    standings every ``every`` games (:class:`arena.cli.standings.Printer`) and at
+    the end; its exit status."""
     done = len(store.done_games(tournament_id))
-    progress = Progress(plan.total_games, done)
+    # A match ends when its test decides: its most games (--max-pairs) are no total.
+    progress = Progress(plan.total_games if test is None else None, done)
+    printer = Printer(store, tournament_id, every, progress.write)
     started = time.monotonic()
 
-    async def work() -> None:
+    def on_game(result: GameResult) -> None:
+        progress(result)
+        printer.count()
+
+    async def play() -> None:
         if test is None:
             await run_tournament(plan, store, tournament_id, parallel=run.parallel,
-                                 on_game=progress, sandbox=sandbox, client=run.client)
+                                 on_game=on_game, sandbox=sandbox, client=run.client)
         else:
             await run_match(plan, store, tournament_id, test, parallel=run.parallel,
-                            on_game=progress, sandbox=sandbox)
+                            on_game=on_game, sandbox=sandbox)
+
+    async def work() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(printer.keep_fresh)
+            await play()
+            nursery.cancel_scope.cancel()
 
     if play_until_stopped(store, tournament_id, sandbox, progress, work) is not None:
         stored = len(store.done_games(tournament_id))
         command = "match" if isinstance(plan.format, Match) else "tournament"
         print(f"arena: interrupted; {stored}/{plan.total_games} games stored; resume with "
-              f"'arena {command} --resume {tournament_id} --db {store.url}'", file=sys.stderr)
+              f"'arena {command} --resume {tournament_id} --db {mask_passwords(store.url)}'",
+              file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
     for line in revealed_deals(store, tournament_id):
         print(line, file=sys.stderr)
+    final_standings(store, tournament_id, match=test is None)
     return report_tournament(store, plan, tournament_id, progress.played,
                               time.monotonic() - started)
 
@@ -108,6 +131,7 @@ def deal_fields(seed: int | None) -> dict[str, Any]:
     """A new plan's deal fields: the known ``--seed``, or (none given) a fresh secret."""
     check_seed(seed)
     return {"seed": seed} if seed is not None else {"seed": None, "secret": new_secret()}
+
 
 def describe_deals(plan: Plan) -> str:
     """One line saying where the deals come from: the commitment to a secret, or
@@ -153,7 +177,7 @@ def report_tournament(store: Store, plan: Plan, tournament_id: int, played: int,
     without = f" ({no_result} without result: every seat faulted)" if no_result else ""
     print(f"{plan.format.kind} {tournament_id}: {len(games)} games "
           f"({played} played in {elapsed:.1f}s), {faults} faults{without}, "
-          f"stored in {store.url}", file=sys.stderr)
+          f"stored in {mask_passwords(store.url)}", file=sys.stderr)
     for line in fault_summary(games):
         print(line, file=sys.stderr)
     return EXIT_FAULT if faults else 0
@@ -186,6 +210,7 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
     if RESUMED_BY[stored["kind"]] != command:
         raise UserError(f"tournament {args.resume} is a {stored['kind']}: resume it with "
                         f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
+    check_resume_flags(args)
     try:
         plan = Plan.from_stored(stored, store.deal_secret(args.resume))
     except ConfigError as exc:

@@ -10,7 +10,6 @@ import sys
 from arena.cli.bots import choose_bots, existing_store
 from arena.cli.common import (
     EXIT_INTERRUPTED,
-    MAX_PARALLEL,
     Execution,
     Subparsers,
     UserError,
@@ -19,11 +18,14 @@ from arena.cli.common import (
     add_sandbox_flags,
     add_time_flags,
     announce,
+    check_execution,
+    check_parallel,
     check_seed,
     execution,
     open_store,
     parse_options,
     resolve_sandbox,
+    resumable,
     time_control,
 )
 from arena.cli.running import (
@@ -33,13 +35,14 @@ from arena.cli.running import (
     resume_plan,
     run_plan,
 )
+from arena.cli.standings import add_standings_flag, check_every, match_verdict
 from arena.formats.schedule import DEFAULT_MAX_TABLES, Gauntlet, Match, RoundRobin
 from arena.games import make_game
 from arena.games.base import GameError
 from arena.runner.plan import MAX_GAMES_PER_TABLE, Plan, create_tournament
 from arena.runner.sandbox import Limits, Sandbox
 from arena.runner.tournament import match_test
-from arena.stats.match_stats import SPRT_MODELS, SequentialTest, Sprt, summarize_pairs
+from arena.stats.match_stats import SPRT_MODELS, Sprt
 from arena.store.database import DEFAULT_URL, Store
 
 #: Default of ``arena match --max-pairs``.
@@ -81,8 +84,10 @@ def add_tournament(sub: Subparsers) -> None:
     t.add_argument("--resume", type=int, metavar="ID",
                    help="resume tournament ID from the database: its stored tables and "
                         "settings (other flags but --db, --parallel, --workers, --cluster "
-                        "are ignored)")
+                        "are refused)")
     add_run_flags(t)
+    add_standings_flag(t)
+    resumable(t, "db", "parallel", "workers", "cluster", "standings_every")
     t.set_defaults(run=cmd_tournament)
 
 
@@ -120,23 +125,29 @@ def add_match(sub: Subparsers) -> None:
     m.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
     m.add_argument("--resume", type=int, metavar="ID",
                    help="resume match ID: the test is recomputed from its stored games "
-                        "(other flags but --db and --parallel are ignored)")
+                        "(other flags but --db and --parallel are refused)")
     add_time_flags(m)
     add_sandbox_flags(m)
+    add_standings_flag(m)
+    resumable(m, "db", "parallel", "standings_every")
     m.set_defaults(run=cmd_match)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
+    check_every(args.standings_every)
+    check_execution(args)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "tournament")
         announce(sandbox)
         print(describe_deals(plan), file=sys.stderr)
         with execution(args) as run:
-            return run_plan(store, plan, args.resume, run, sandbox)
+            return run_plan(store, plan, args.resume, run, sandbox,
+                            every=args.standings_every)
     if not args.game:
         raise UserError("--game is required (see 'arena rules')")
     known = existing_store(args.db)
     entrants = choose_bots(args.bot, known)
+    entrants.check_game(args.game)
     bots = tuple(entrants.specs)
     games = args.games if args.games is not None else 2 * args.table_size
     check_seed(args.seed)
@@ -155,11 +166,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     print(describe_deals(plan), file=sys.stderr)
     print(describe_schedule(plan), file=sys.stderr)
     with execution(args) as run:
-        return run_plan(store, plan, create_tournament(store, plan), run, sandbox)
+        return run_plan(store, plan, create_tournament(store, plan), run, sandbox,
+                        every=args.standings_every)
 
 def cmd_match(args: argparse.Namespace) -> int:
-    if not 1 <= args.parallel <= MAX_PARALLEL:
-        raise UserError(f"--parallel must be between 1 and {MAX_PARALLEL}, not {args.parallel}")
+    check_every(args.standings_every)
+    check_parallel(args.parallel)
     run = Execution(args.parallel)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "match")
@@ -171,7 +183,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         tid = create_tournament(store, plan)
         test = match_test(plan, ())
     tid = args.resume if args.resume is not None else tid
-    status = run_plan(store, plan, tid, run, sandbox, test)
+    status = run_plan(store, plan, tid, run, sandbox, test, every=args.standings_every)
     if status != EXIT_INTERRUPTED:
         played = len(store.done_games(tid)) // 2
         for line in match_verdict(plan, tid, test, played):
@@ -185,6 +197,7 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
         raise UserError("--game is required (see 'arena rules')")
     known = existing_store(args.db)
     entrants = choose_bots(args.bot, known)
+    entrants.check_game(args.game)
     bots = tuple(entrants.specs)
     if len(bots) != 2:
         raise UserError(f"a match needs exactly two bots (-b A=COMMAND -b B=COMMAND), "
@@ -210,36 +223,3 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
     announce(sandbox)
     print(describe_deals(plan), file=sys.stderr)
     return store, plan, sandbox
-
-def match_verdict(plan: Plan, tournament_id: int, test: SequentialTest,
-                  played: int) -> list[str]:
-    """The closing lines of ``arena match`` (stdout): verdict, games, Elo, LLR."""
-    sprt = test.sprt
-    first, second = (b.name for b in plan.bots)
-    counted = test.counted.pairs + test.void
-    verdict = {
-        "H1": f"H1 accepted: {first} is better than {second} by {sprt.elo1:g} {sprt.unit} "
-              f"rather than by {sprt.elo0:g} or less",
-        "H0": f"H0 accepted: {first} is not better than {second} by {sprt.elo1:g} "
-              f"{sprt.unit}; by {sprt.elo0:g} or less",
-        "inconclusive": f"inconclusive: no bound crossed in {test.max_pairs} pairs "
-                        f"(--max-pairs)",
-        "running": "running: not decided yet"}[test.outcome]
-    lines = [f"match {tournament_id}: {first} vs {second}, {plan.game}: {verdict}, "
-             f"after {counted} pairs"]
-    if played > counted:
-        lines.append(f"  {played - counted} more pair(s) were in flight at the stop: "
-                     f"finished and stored, not part of the test")
-    if test.void:
-        lines.append(f"  {test.void} pair(s) without result (every seat faulted) skipped")
-    if test.counted.pairs:
-        m = summarize_pairs(test.counted)
-        lines += [f"  games W {m.wins} D {m.draws} L {m.losses} ({first}'s view), score "
-                  f"{m.score:.3f}; pairs by {first}'s points (0, 1/2, 1, 3/2, 2): "
-                  f"{' '.join(map(str, test.counted.counts()))}",
-                  f"  Elo {m.elo:+.1f} +/- {m.elo_error:.1f}, nElo {m.nelo:+.1f} +/- "
-                  f"{m.nelo_error:.1f}, LOS {100 * m.los:.2f}%"]
-    bounds = sprt.bounds
-    lines.append(f"  LLR {test.llr:.2f} ({bounds.lower:.2f}, {bounds.upper:.2f}) "
-                 f"[{sprt.elo0:.2f}, {sprt.elo1:.2f}] {sprt.unit}, {sprt.model} model")
-    return lines

@@ -9,7 +9,7 @@ import functools
 import json
 import random
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -267,15 +267,17 @@ def sealed_secret(plan: Plan) -> tuple[str, str] | None:
     return None if plan.secret is None else (plan.secret, commitment(plan.secret))
 
 
-def find_tournament(store: Store, plan: Plan) -> dict[str, Any] | None:
+def find_tournament(store: Store, plan: Plan,
+                    same: Callable[[Any], Any] = lambda config: config
+                    ) -> dict[str, Any] | None:
     """The newest stored tournament (:meth:`Store.tournament`) of exactly this
-    plan: same kind and configuration, so the same tables and deals; None if
-    there is none.  Resuming it, rather than creating another, never stores
-    one plan's games twice."""
-    wanted = json.loads(json.dumps(plan.to_config()))
+    plan: same kind and configuration (compared as ``same(config)``), so the
+    same tables and deals; None if there is none.  Resuming it, rather than
+    creating another, never stores one plan's games twice."""
+    wanted = same(json.loads(json.dumps(plan.to_config())))
     for stored in reversed(store.tournaments()):
         config = {key: value for key, value in (stored["config"] or {}).items()
                   if key != "protections"}  # added by the run (Store.set_protections)
-        if stored["kind"] == plan.format.kind and config == wanted:
+        if stored["kind"] == plan.format.kind and same(config) == wanted:
             return stored
     return None

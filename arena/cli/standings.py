@@ -1,0 +1,297 @@
+"""Standings in the terminal, cutechess-style: at the end of a tournament, match or
+ladder run, every ``--standings-every N`` games while it runs, and from the database
+with ``arena standings``.
+
+The figures are the report's (:func:`reports.render.board`: the Elo fit with its
+bootstrap intervals and rank intervals, the place tallies and faults of
+:mod:`reports.stats`), and a match's test is the one ``arena match`` runs
+(:func:`arena.runner.tournament.match_test` on the stored games), so the terminal
+and the HTML report never disagree.  Only the layout is made here::
+
+    rank  bot        Elo [95%]          games  score  avg place  firsts  faults
+    1     heur@1     +104 [+60, +150]      24  72.9%       1.29      17  -
+    2-3   random@1   -52 [-98, -8]         24  35.4%       1.71       7  1 timeout
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.cli.common import Subparsers, UserError, open_store
+from arena.cli.rerender import Periodic
+from arena.formats.schedule import Match
+from arena.runner.plan import Plan
+from arena.runner.tournament import match_test
+from arena.stats.match_stats import SequentialTest, summarize_pairs
+from arena.store.database import DEFAULT_URL, Store, StoredGame
+
+#: Resamples behind the rating intervals of the standings (the report's default).
+BOOTSTRAP = 200
+#: With no ``--standings-every``: once a run has lasted this long, standings this often.
+AUTO_SECONDS = 60.0
+#: The most games ``--standings-every`` accepts.
+MAX_EVERY = 10_000_000
+
+
+# -- the figures ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Row:
+    """One bot's line: rank interval, label, Elo with interval, games, pairwise score
+    (share of points against each opponent met), average place, first places, faults."""
+
+    rank: str
+    bot: str
+    elo: str
+    estimate: float | None
+    lower: float | None
+    upper: float | None
+    games: int
+    score: float | None
+    average_place: float | None
+    firsts: int
+    faults: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Standings:
+    """The standings of one set of games: a tournament's or a pool's."""
+
+    title: str
+    games: int
+    rows: tuple[Row, ...]
+    #: A match's closing lines (verdict, W/D/L and pairs, Elo, LLR with its bounds).
+    match: tuple[str, ...] = ()
+    #: A match's test, for ``--json``.
+    test: SequentialTest | None = None
+
+
+def standings(title: str, games: Sequence[StoredGame]) -> Standings:
+    """The report's leaderboard (:func:`reports.render.board`) of ``games``."""
+    from reports.render import Figures, board
+    from reports.stats import fault_kinds
+
+    figures = Figures(BOOTSTRAP)
+    kinds = fault_kinds(games)
+    tallies, _ = figures.of(games)
+    totals: dict[str, int] = defaultdict(int)
+    points: dict[str, float] = defaultdict(float)
+    for (bot, _), score in tallies.pairs.items():
+        totals[bot] += score.total
+        points[bot] += score.wins + score.draws / 2
+    rows = []
+    for row in board(games, figures, {}, kinds):
+        total = totals[row.bot]
+        rating = row.rating
+        rows.append(Row(
+            rank=row.rank, bot=row.bot, elo=row.elo,
+            estimate=_finite(rating.estimate) if rating else None,
+            lower=_finite(rating.lower) if rating else None,
+            upper=_finite(rating.upper) if rating else None,
+            games=row.tally.games, score=points[row.bot] / total if total else None,
+            average_place=row.tally.average_place if row.tally.games else None,
+            firsts=row.tally.firsts,
+            faults={kind: n for kind, n in zip(kinds, row.faults, strict=True) if n}))
+    return Standings(title, len(games), tuple(rows))
+
+
+def tournament_standings(store: Store, tournament_id: int) -> Standings:
+    """A stored tournament's standings (UserError if there is none), with its
+    sequential test if it is a match."""
+    stored = store.tournament(tournament_id)
+    if stored is None:
+        raise UserError(f"no tournament {tournament_id} in the database (see 'arena "
+                        f"tournaments')")
+    games = list(store.games(tournament_id))
+    title = f"{stored['kind']} {tournament_id}: {stored['game']}"
+    table = standings(title, games)
+    if stored["kind"] != Match.kind:
+        return table
+    plan = Plan.from_stored(stored)
+    test = match_test(plan, games)
+    verdict = match_verdict(plan, tournament_id, test, len(games) // plan.table_size)
+    return Standings(title, len(games), table.rows, tuple(verdict), test)
+
+
+def pool_standings(store: Store, anchor: str | None) -> list[Standings]:
+    """The report's pools of rated games (checks left out), each with its standings:
+    every pool, or the one named ``anchor`` (as in the report: ``five``, ``five-2``)."""
+    from reports.render import latest_checks, tournament_summary
+    from reports.stats import split_pools, time_control
+
+    tournaments = [tournament_summary(t) for t in store.tournaments()]
+    checks = latest_checks(tournaments).tournament_ids
+    controls = {t["id"]: time_control(t["config"]) for t in tournaments}
+    rated = [game for game in store.scan_games() if game.tournament_id not in checks]
+    pools = split_pools(rated, controls)
+    if anchor is not None:
+        pools = [pool for pool in pools if pool.anchor == anchor]
+        if not pools:
+            known = ", ".join(p.anchor for p in split_pools(rated, controls)) or "none"
+            raise UserError(f"no pool {anchor!r} (pools: {known})")
+    return [standings(f"pool {pool.anchor}: {pool.title}", pool.games) for pool in pools]
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+# -- text and JSON ----------------------------------------------------------------------
+
+HEADER = ("rank", "bot", "Elo [95%]", "games", "score", "avg place", "firsts", "faults")
+
+
+def lines(table: Standings) -> list[str]:
+    """The standings as aligned plain lines (a title, a header, a row per bot), then
+    a match's lines."""
+    cells = [HEADER] + [(
+        row.rank.replace("\u2013", "-"), row.bot, row.elo.replace("\u2013", "-"),
+        str(row.games), "-" if row.score is None else f"{100 * row.score:.1f}%",
+        "-" if row.average_place is None else f"{row.average_place:.2f}", str(row.firsts),
+        ", ".join(f"{n} {kind}" for kind, n in row.faults.items()) or "-")
+        for row in table.rows]
+    widths = [max(len(cell[i]) for cell in cells) for i in range(len(HEADER))]
+    right = {3, 4, 5, 6}
+    text = [f"{table.title}, {table.games} games"]
+    for cell in cells:
+        text.append("  ".join(c.rjust(w) if i in right else c.ljust(w)
+                              for i, (c, w) in enumerate(zip(cell, widths, strict=True))
+                              ).rstrip())
+    return text + list(table.match)
+
+
+def as_json(table: Standings) -> dict[str, Any]:
+    """The standings as a JSON object (non-finite numbers as null)."""
+    out: dict[str, Any] = {
+        "title": table.title, "games": table.games,
+        "standings": [{
+            "rank": row.rank.replace("\u2013", "-"), "bot": row.bot, "elo": row.estimate,
+            "elo_lower": row.lower, "elo_upper": row.upper, "elo_text": row.elo,
+            "games": row.games, "score": row.score, "average_place": row.average_place,
+            "firsts": row.firsts, "faults": row.faults} for row in table.rows]}
+    if table.test is not None:
+        test, bounds = table.test, table.test.sprt.bounds
+        out["match"] = {"verdict": test.outcome, "llr": test.llr, "lower": bounds.lower,
+                        "upper": bounds.upper, "elo0": test.sprt.elo0,
+                        "elo1": test.sprt.elo1, "model": test.sprt.model,
+                        "pairs": list(test.counted.counts()), "void_pairs": test.void}
+    return out
+
+
+def match_verdict(plan: Plan, tournament_id: int, test: SequentialTest,
+                  played: int) -> list[str]:
+    """A match's lines: verdict, games, pairs (pentanomial), Elo, LLR with its bounds."""
+    sprt = test.sprt
+    first, second = (b.name for b in plan.bots)
+    counted = test.counted.pairs + test.void
+    verdict = {
+        "H1": f"H1 accepted: {first} is better than {second} by {sprt.elo1:g} {sprt.unit} "
+              f"rather than by {sprt.elo0:g} or less",
+        "H0": f"H0 accepted: {first} is not better than {second} by {sprt.elo1:g} "
+              f"{sprt.unit}; by {sprt.elo0:g} or less",
+        "inconclusive": f"inconclusive: no bound crossed in {test.max_pairs} pairs "
+                        f"(--max-pairs)",
+        "running": "running: not decided yet"}[test.outcome]
+    lines = [f"match {tournament_id}: {first} vs {second}, {plan.game}: {verdict}, "
+             f"after {counted} pairs"]
+    if played > counted:
+        lines.append(f"  {played - counted} more pair(s) were in flight at the stop: "
+                     f"finished and stored, not part of the test")
+    if test.void:
+        lines.append(f"  {test.void} pair(s) without result (every seat faulted) skipped")
+    if test.counted.pairs:
+        m = summarize_pairs(test.counted)
+        lines += [f"  games W {m.wins} D {m.draws} L {m.losses} ({first}'s view), score "
+                  f"{m.score:.3f}; pairs by {first}'s points (0, 1/2, 1, 3/2, 2): "
+                  f"{' '.join(map(str, test.counted.counts()))}",
+                  f"  Elo {m.elo:+.1f} +/- {m.elo_error:.1f}, nElo {m.nelo:+.1f} +/- "
+                  f"{m.nelo_error:.1f}, LOS {100 * m.los:.2f}%"]
+    bounds = sprt.bounds
+    lines.append(f"  LLR {test.llr:.2f} ({bounds.lower:.2f}, {bounds.upper:.2f}) "
+                 f"[{sprt.elo0:.2f}, {sprt.elo1:.2f}] {sprt.unit}, {sprt.model} model")
+    return lines
+
+
+# -- while a run plays ------------------------------------------------------------------
+
+def add_standings_flag(parser: argparse.ArgumentParser) -> None:
+    """``--standings-every N`` of the commands that run games."""
+    parser.add_argument("--standings-every", type=int, default=None, metavar="N",
+                        help=f"print the standings every N games (0: only at the end; "
+                             f"default: every {AUTO_SECONDS:g} s once the run has lasted "
+                             f"that long)")
+
+
+def check_every(every: int | None) -> None:
+    if every is not None and not 0 <= every <= MAX_EVERY:
+        raise UserError(f"--standings-every must be from 0 to {MAX_EVERY} games, not {every}")
+
+
+class Printer(Periodic):
+    """Prints a running tournament's standings when due: every ``every`` stored
+    games, or with ``every`` None every :data:`AUTO_SECONDS` once the run has
+    lasted that long (0: never; the figures are computed on a worker thread, so
+    the games and the bots' clocks never wait for them).  Lines go through
+    ``say`` (above a progress bar, or as plain lines in a log)."""
+
+    def __init__(self, store: Store, tournament_id: int, every: int | None,
+                 say: Callable[[str], None]) -> None:
+        super().__init__(self.print, games=every or 0,
+                         minutes=AUTO_SECONDS / 60 if every is None else 0.0)
+        self.store, self.tournament_id, self.say = store, tournament_id, say
+
+    def print(self) -> None:
+        """The standings now."""
+        table = tournament_standings(self.store, self.tournament_id)
+        self.say("\n".join(lines(table)))
+
+
+def final(store: Store, tournament_id: int, *, match: bool = True) -> None:
+    """The standings at the end of a run, on stderr (without a match's lines:
+    ``arena match`` prints them on stdout)."""
+    table = tournament_standings(store, tournament_id)
+    shown = lines(table)
+    print("\n".join(shown[:len(shown) - (0 if match else len(table.match))]), file=sys.stderr)
+
+
+# -- arena standings --------------------------------------------------------------------
+
+def add_standings(sub: Subparsers) -> None:
+    """``arena standings``."""
+    s = sub.add_parser("standings", help="the standings of a stored tournament or pool",
+                       description="The standings, as printed at the end of a run: rank "
+                                   "interval, bot, Elo with its 95% interval, games, score, "
+                                   "average place, first places, faults; for a match its "
+                                   "test. Without -t: every pool of rated games, as the "
+                                   "report's leaderboards.")
+    which = s.add_mutually_exclusive_group()
+    which.add_argument("--tournament", "-t", type=int, metavar="ID",
+                       help="one stored tournament, match or ladder")
+    which.add_argument("--pool", metavar="NAME",
+                       help="one pool of comparable games, named as in the report "
+                            "(five, five-2, ...)")
+    s.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(run=cmd_standings)
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    store = open_store(args.db, existing=True)
+    if args.tournament is not None:
+        tables = [tournament_standings(store, args.tournament)]
+    else:
+        tables = pool_standings(store, args.pool)
+    if args.json:
+        print(json.dumps({"standings": [as_json(table) for table in tables]}))
+        return 0
+    if not tables:
+        print("arena: no rated games stored", file=sys.stderr)
+    print("\n\n".join("\n".join(lines(table)) for table in tables))
+    return 0
