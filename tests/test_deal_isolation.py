@@ -97,6 +97,13 @@ def assert_no_hand_passes(store: Store, tid: int, seeds: Iterable[int],
     assert passed_hands(lines, hands_of(seeds)) == []
 
 
+def every_seed(plan: Plan) -> set[int]:
+    """Every deal seed the plan's tables play (each table its own, unless same_deals)."""
+    deals = plan.deal_seeds()
+    return {deals.seed(t, d) for t in range(len(plan.tables()))
+            for d in range(plan.games_per_table // plan.table_size)}
+
+
 def plan_of(parallel_format: str, games_per_table: int, seed: int = 11) -> Plan:
     plan = Plan(game="furious-five", bots=(SPY, *HONEST), table_size=2,
                 games_per_table=games_per_table, options={"rounds": 1}, seed=seed,
@@ -135,15 +142,17 @@ async def test_the_channel_passes_a_hand_between_two_games_of_one_deal_played_at
     assert len({line["process"] for line in passed_hands(lines, hands_of([seed]))}) == 2
 
 
-@pytest.mark.parametrize("parallel", [1, 2])
-def test_no_hand_passes_in_a_tournament(tmp_path: Path, parallel: int) -> None:
-    # Three tables (spy-h1, spy-h2, h1-h2) on the same deals, 10 deals: two blocks.
-    plan = plan_of("tournament", 20)
+@pytest.mark.parametrize(("parallel", "same_deals"), [(1, False), (2, True)])
+def test_no_hand_passes_in_a_tournament(tmp_path: Path, parallel: int,
+                                        same_deals: bool) -> None:
+    # Three tables (spy-h1, spy-h2, h1-h2), 10 deals each: two blocks; each table
+    # its own deals, or (the harder case) the same deals at every table.
+    plan = dataclasses.replace(plan_of("tournament", 20), same_deals=same_deals)
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     tid = create_tournament(store, plan)
     trio.run(lambda: run_tournament(plan, store, tid, parallel=parallel))
     assert len(store.done_games(tid)) == plan.total_games
-    assert_no_hand_passes(store, tid, plan.deal_seeds(), spy_games=2 * 20)
+    assert_no_hand_passes(store, tid, every_seed(plan), spy_games=2 * 20)
 
 
 @pytest.mark.parametrize("parallel", [1, 2])
@@ -154,13 +163,11 @@ def test_no_hand_passes_in_a_match(tmp_path: Path, parallel: int) -> None:
     test = match_test(plan, [])
     trio.run(lambda: run_match(plan, store, tid, test, parallel=parallel))
     assert len(store.done_games(tid)) == 16
-    assert_no_hand_passes(store, tid, plan.deal_seeds(), spy_games=16)
+    assert_no_hand_passes(store, tid, every_seed(plan), spy_games=16)
 
 
 @pytest.mark.parametrize("parallel", [1, 2])
 def test_no_hand_passes_in_a_ladder(tmp_path: Path, parallel: int) -> None:
-    from arena.formats.ladder import deal_seed
-
     plan = plan_of("ladder", 2)
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     tid = create_ladder(store, plan)
@@ -168,14 +175,14 @@ def test_no_hand_passes_in_a_ladder(tmp_path: Path, parallel: int) -> None:
                                 max_groups=6))
     assert len(store.done_games(tid)) == 12
     spied = sum(1 for g in store.games(tid) if "spy" in g.seats)
-    assert_no_hand_passes(store, tid, [deal_seed(plan.seed, n) for n in range(6)],
+    assert_no_hand_passes(store, tid, [plan.deal_seeds().seed(n, 0) for n in range(6)],
                           spy_games=spied)
 
 
 def test_no_hand_passes_on_a_local_dask_cluster(tmp_path: Path) -> None:
     from distributed import Client, LocalCluster
 
-    plan = plan_of("tournament", 20)
+    plan = dataclasses.replace(plan_of("tournament", 20), same_deals=True)
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     tid = create_tournament(store, plan)
     with LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
@@ -183,5 +190,5 @@ def test_no_hand_passes_on_a_local_dask_cluster(tmp_path: Path) -> None:
             Client(local) as client:
         trio.run(lambda: run_tournament(plan, store, tid, parallel=4, client=client))
     assert len(store.done_games(tid)) == plan.total_games
-    assert_no_hand_passes(store, tid, plan.deal_seeds(), spy_games=2 * 20)
+    assert_no_hand_passes(store, tid, every_seed(plan), spy_games=2 * 20)
     assert wait_gone("spy_bot.py") == []

@@ -113,12 +113,15 @@ def test_blocks_split_each_rotation_and_chains_join_the_streams_of_a_deal() -> N
 
 
 def test_chains_join_every_table_that_plays_the_same_deals() -> None:
-    # Today's plans deal the same seeds at every table: a block's streams at
+    # With the same deals at every table (--same-deals), a block's streams at
     # every table share its deals, so they are one chain.
-    plan = plan_of(4, 3, 3 * (DEAL_BLOCK + 1))
+    plan = dataclasses.replace(plan_of(4, 3, 3 * (DEAL_BLOCK + 1)), same_deals=True)
     chains = plan.chains()
     assert [len(chain) for chain in chains] == [4 * 3, 4 * 3]
     assert [{s.block for s in chain} for chain in chains] == [{0}, {1}]
+    # By default each table has its own deals: a chain is one block of one table.
+    own = dataclasses.replace(plan, same_deals=False).chains()
+    assert len(own) == 4 * 2 and all(len({s.table for s in c}) == 1 for c in own)
     # Streams with their own deals are chained by deal, whatever their table.
     streams = plan.streams()
     seeds = {(s.table, s.block): 100 * s.table + s.block for s in streams}
