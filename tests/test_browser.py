@@ -435,7 +435,7 @@ def test_a_match_page_shows_its_verdict_llr_bounds_and_path(
     try:
         stored = store.tournament(tid)
         assert stored is not None
-        test = match_test(Plan.from_stored(stored), store.games(tid))  # as --resume does
+        test = match_test(Plan.from_stored(stored, store.deal_secret(tid)), store.games(tid))
     finally:
         store.close()
     visit(browser, site / f"tournament-{tid}.html")

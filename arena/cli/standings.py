@@ -114,7 +114,7 @@ def tournament_standings(store: Store, tournament_id: int) -> Standings:
     table = standings(title, games)
     if stored["kind"] != Match.kind:
         return table
-    plan = Plan.from_stored(stored)
+    plan = Plan.from_stored(stored, store.deal_secret(tournament_id))
     test = match_test(plan, games)
     verdict = match_verdict(plan, tournament_id, test, len(games) // plan.table_size)
     return Standings(title, len(games), table.rows, tuple(verdict), test)
