@@ -22,7 +22,6 @@ from arena.cli.common import (
     UserError,
     add_entrant_flags,
     add_run_flags,
-    announce,
     check_execution,
     execution,
     mask_passwords,
@@ -35,8 +34,8 @@ from arena.cli.common import (
 )
 from arena.cli.rerender import Rerender
 from arena.cli.running import (
+    announce_plan,
     deal_fields,
-    describe_deals,
     play_until_stopped,
     report_tournament,
     resume_plan,
@@ -137,8 +136,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         store = known or open_store(args.db)
         folder = None if args.no_report else report_folder(args.out)
     given.register(store)
-    announce(sandbox)
-    print(describe_deals(plan), file=sys.stderr)
+    announce_plan(sandbox, plan)
     with execution(args) as run:
         tid = args.resume if args.resume is not None else create_ladder(store, plan)
         return _run_ladder(store, plan, tid, run, sandbox,

@@ -22,6 +22,7 @@ from arena.cli.common import (
     EXIT_INTERRUPTED,
     Execution,
     UserError,
+    announce,
     check_resume_flags,
     check_seed,
     is_interrupt,
@@ -131,6 +132,12 @@ def deal_fields(seed: int | None) -> dict[str, Any]:
     """A new plan's deal fields: the known ``--seed``, or (none given) a fresh secret."""
     check_seed(seed)
     return {"seed": seed} if seed is not None else {"seed": None, "secret": new_secret()}
+
+
+def announce_plan(sandbox: Sandbox, plan: Plan) -> None:
+    """Say, as a run starts, what protects the players and where its deals come from."""
+    announce(sandbox)
+    print(describe_deals(plan), file=sys.stderr)
 
 
 def describe_deals(plan: Plan) -> str:

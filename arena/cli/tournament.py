@@ -17,10 +17,8 @@ from arena.cli.common import (
     add_run_flags,
     add_sandbox_flags,
     add_time_flags,
-    announce,
     check_execution,
     check_parallel,
-    check_seed,
     execution,
     open_store,
     parse_options,
@@ -29,8 +27,8 @@ from arena.cli.common import (
     time_control,
 )
 from arena.cli.running import (
+    announce_plan,
     deal_fields,
-    describe_deals,
     describe_schedule,
     resume_plan,
     run_plan,
@@ -138,8 +136,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     check_execution(args)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "tournament")
-        announce(sandbox)
-        print(describe_deals(plan), file=sys.stderr)
+        announce_plan(sandbox, plan)
         with execution(args) as run:
             return run_plan(store, plan, args.resume, run, sandbox,
                             every=args.standings_every)
@@ -150,7 +147,6 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     entrants.check_game(args.game)
     bots = tuple(entrants.specs)
     games = args.games if args.games is not None else 2 * args.table_size
-    check_seed(args.seed)
     form = (Gauntlet(tuple(map(entrants.label, args.challenger)), args.max_tables)
             if args.challenger else RoundRobin(args.max_tables))
     plan = Plan(game=args.game, bots=bots, table_size=args.table_size, games_per_table=games,
@@ -162,8 +158,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
     store = known or open_store(args.db)
     entrants.register(store)
-    announce(sandbox)
-    print(describe_deals(plan), file=sys.stderr)
+    announce_plan(sandbox, plan)
     print(describe_schedule(plan), file=sys.stderr)
     with execution(args) as run:
         return run_plan(store, plan, create_tournament(store, plan), run, sandbox,
@@ -175,8 +170,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     run = Execution(args.parallel)
     if args.resume is not None:
         store, plan, sandbox = resume_plan(args, "match")
-        announce(sandbox)
-        print(describe_deals(plan), file=sys.stderr)
+        announce_plan(sandbox, plan)
         test = match_test(plan, store.games(args.resume))
     else:
         store, plan, sandbox = new_match(args)
@@ -205,7 +199,6 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
     if not 1 <= args.max_pairs <= MAX_GAMES_PER_TABLE // 2:
         raise UserError(f"--max-pairs must be from 1 to {MAX_GAMES_PER_TABLE // 2}, "
                         f"not {args.max_pairs}")
-    check_seed(args.seed)
     options = parse_options(args.option)
     try:
         make_game(args.game, 2, options)
@@ -220,6 +213,5 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
     store = known or open_store(args.db)
     entrants.register(store)
-    announce(sandbox)
-    print(describe_deals(plan), file=sys.stderr)
+    announce_plan(sandbox, plan)
     return store, plan, sandbox
