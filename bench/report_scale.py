@@ -23,7 +23,12 @@ replay of every game (the spectator's page and every seat's file, written by a p
 worker processes) on a database of N games, interleaved with ``--old REVISION``'s report
 writing as many replay pages (``--max-replays N``), then this code's re-render after 1%
 new games.  The pools' records replay exactly (each pool's real games are played with its
-options).
+options).  That database holds each game's replay views as the arena's view builder
+stores them while a tournament runs (:mod:`arena.runner.views`): each real game's views
+are computed once (their CPU time is printed: the work moved from the report to the
+time games are stored) and copied to its replicas (views hold no bot name; a replica
+with a fault gets its own).  The scale databases hold no views (those reports write no
+replay).
 
 Printed per run: wall time, CPU time (user + system, the report's worker processes
 included) and peak RSS of the largest process (``os.wait4``), and the goals: at most
@@ -38,7 +43,9 @@ import itertools
 import math
 import os
 import random
+import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -53,8 +60,10 @@ from sqlalchemy import func, insert, select
 
 from arena.games import make_game
 from arena.games.loop import Choose, play
-from arena.store.database import FAULTS, GAMES, RECORDS, Store
+from arena.store.database import FAULTS, GAMES, RECORDS, VIEWS, Store
 from arena.store.records import GameRecord, StepTimes
+from arena.store.replays import VIEWS_FORMAT
+from arena.store.replays import views as replay_views
 from arena.store.schema import TableRow
 
 GOAL_SECONDS = 10.0
@@ -91,6 +100,9 @@ class Template:
     scores: list[float]
     decisions: int
     record: bytes
+    #: Its replay views (as the view builder stores them) and their CPU seconds.
+    views: bytes
+    views_cpu: float
 
 
 def real_games(count: int, seed: int = 1, options: dict[str, Any] | None = None
@@ -107,9 +119,24 @@ def real_games(count: int, seed: int = 1, options: dict[str, Any] | None = None
         record = GameRecord(actions=actions, events=[e.to_dict() for e in state.events],
                             reveal=state.reveal(), times=times, stderr=[""] * TABLE_SIZE,
                             bot_info=[{"name": "random", "version": "1.0"}] * TABLE_SIZE)
+        started = time.process_time()
+        views = replay_views(Facts(GAME, options or {}, index, ["-"] * TABLE_SIZE, []),
+                             record).dump()
         templates.append(Template(index, sorted(map(float, state.scores()), reverse=True),
-                                  sum(map(len, actions)), record.pack()))
+                                  sum(map(len, actions)), record.pack(), views,
+                                  time.process_time() - started))
     return templates
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What replay views need of a stored game (:class:`arena.store.replays.StoredFacts`)."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    seats: list[str]
+    faults: list[dict[str, Any]]
 
 
 def _random_choice(rng: random.Random) -> Choose:
@@ -128,8 +155,10 @@ def _key(options: dict[str, Any]) -> str:
     return repr(sorted(options.items()))
 
 
-def build(url: str, games: int, templates: Templates, seed: int = 7) -> None:
-    """A database of about ``games`` games in the :data:`POOLS` (a tournament each)."""
+def build(url: str, games: int, templates: Templates, seed: int = 7, views: bool = True
+          ) -> None:
+    """A database of about ``games`` games in the :data:`POOLS` (a tournament each), with
+    each game's replay views as the view builder stores them (``views``)."""
     store = Store(url)
     rng = random.Random(seed)
     for pool in POOLS:
@@ -144,11 +173,13 @@ def build(url: str, games: int, templates: Templates, seed: int = 7) -> None:
                   "protections": "none (benchmark)"}
         tid = store.create_tournament(GAME, config, tables, deals * TABLE_SIZE * len(tables))
         store.set_status(tid, "finished")
-        _fill(store, tid, pool, tables, range(deals), templates[_key(pool.options)], rng)
+        _fill(store, tid, pool, tables, range(deals), templates[_key(pool.options)], rng,
+              views)
     store.close()
 
 
-def grow(url: str, games: int, templates: Templates, seed: int = 8) -> None:
+def grow(url: str, games: int, templates: Templates, seed: int = 8, views: bool = True
+         ) -> None:
     """Add about ``games`` more games to the first tournament (the next deals)."""
     store = Store(url)
     pool, tid = POOLS[0], 1
@@ -157,7 +188,7 @@ def grow(url: str, games: int, templates: Templates, seed: int = 8) -> None:
         first = connection.scalar(select(func.max(GAMES.c.deal))) + 1
     deals = max(1, round(games / len(tables) / TABLE_SIZE))
     _fill(store, tid, pool, tables, range(first, first + deals), templates[_key(pool.options)],
-          random.Random(seed))
+          random.Random(seed), views)
     store.close()
 
 
@@ -166,7 +197,7 @@ def _combinations(bots: Sequence[str]) -> Iterator[tuple[str, ...]]:
 
 
 def _fill(store: Store, tid: int, pool: Pool, tables: Sequence[Sequence[str]], deals: range,
-          templates: Sequence[Template], rng: random.Random) -> None:
+          templates: Sequence[Template], rng: random.Random, with_views: bool) -> None:
     with store.engine.connect() as connection:
         table_ids = dict(connection.execute(select(TableRow.number, TableRow.id)
                                             .where(TableRow.tournament_id == tid)).all())
@@ -174,6 +205,7 @@ def _fill(store: Store, tid: int, pool: Pool, tables: Sequence[Sequence[str]], d
     games: list[dict[str, Any]] = []
     faults: list[dict[str, Any]] = []
     records: list[dict[str, Any]] = []
+    views: list[dict[str, Any]] = []
     for deal in deals:
         template = templates[deal % len(templates)]
         for number, bots in enumerate(tables):
@@ -184,10 +216,23 @@ def _fill(store: Store, tid: int, pool: Pool, tables: Sequence[Sequence[str]], d
                 games.append(row)
                 faults += fault
                 records.append({"game_id": next_id, "data": template.record})
+                if with_views:
+                    views.append({"game_id": next_id, "format": VIEWS_FORMAT,
+                                  "data": _views(template, pool, seats, fault)})
                 next_id += 1
         if len(games) >= _BATCH:
-            _insert(store, games, faults, records)
-    _insert(store, games, faults, records)
+            _insert(store, games, faults, records, views)
+    _insert(store, games, faults, records, views)
+
+
+def _views(template: Template, pool: Pool, seats: list[str], faults: list[dict[str, Any]]
+           ) -> bytes:
+    """A replica's replay views, as the view builder stores them when a game is stored:
+    its template's (replay views hold no bot name), computed anew where it has a fault."""
+    if not faults:
+        return template.views
+    record = GameRecord.unpack(template.record)
+    return replay_views(Facts(GAME, pool.options, template.seed, seats, faults), record).dump()
 
 
 def _replica(game_id: int, table_id: int, deal: int, rotation: int, seats: list[str],
@@ -219,7 +264,7 @@ def _replica(game_id: int, table_id: int, deal: int, rotation: int, seats: list[
 
 
 def _insert(store: Store, games: list[dict[str, Any]], faults: list[dict[str, Any]],
-            records: list[dict[str, Any]]) -> None:
+            records: list[dict[str, Any]], views: list[dict[str, Any]]) -> None:
     if not games:
         return
     with store.engine.begin() as connection:
@@ -227,9 +272,10 @@ def _insert(store: Store, games: list[dict[str, Any]], faults: list[dict[str, An
         if faults:
             connection.execute(insert(FAULTS), faults)
         connection.execute(insert(RECORDS), records)
-    games.clear()
-    faults.clear()
-    records.clear()
+        if views:
+            connection.execute(insert(VIEWS), views)
+    for rows in (games, faults, records, views):
+        rows.clear()
 
 
 @dataclass(frozen=True)
@@ -286,15 +332,37 @@ def _line(label: str, runs: Sequence[Usage]) -> str:
             f"peak RSS {span([u.peak_mb for u in runs], '{:.0f}')} MB")
 
 
-def _database(work: Path, games: int, templates: Templates) -> str:
-    path = work / f"report-{games}.db"
+def _database(work: Path, games: int, templates: Templates, views: bool = False) -> str:
+    """A database of ``games`` games, with their replay views if ``views``."""
+    path = work / f"{'replays' if views else 'report'}-{games}.db"
     url = f"sqlite:///{path}"
     if not path.exists():
         started = time.perf_counter()
-        build(url, games, templates)
+        build(url, games, templates, views=views)
         print(f"built {path} ({_count(url)} games, {path.stat().st_size / 2**20:.0f} MB) "
               f"in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return url
+
+
+def _as_older_code(url: str, code: Path) -> str:
+    """A copy of the database at ``url`` as the code in ``code`` made it: without the
+    tables its schema revision does not know (it refuses a newer database), at its
+    revision.  Its games and records are the same."""
+    source = Path(url.removeprefix("sqlite:///"))
+    copy = source.with_name(f"older-{source.name}")
+    if not copy.exists():
+        engine = (code / "arena" / "store" / "engine.py").read_text()
+        head = re.search(r'^HEAD_REVISION = "(\w+)"', engine, re.M)
+        if head is None:
+            raise SystemExit(f"{code}: no HEAD_REVISION in arena/store/engine.py")
+        shutil.copyfile(source, copy)
+        connection = sqlite3.connect(copy)
+        with connection:
+            if int(head.group(1)) < 7:  # 0007 added the replay views
+                connection.execute("DROP TABLE replay_views")
+            connection.execute("UPDATE alembic_version SET version_num = ?", (head.group(1),))
+        connection.close()
+    return f"sqlite:///{copy}"
 
 
 def _count(url: str) -> int:
@@ -310,13 +378,14 @@ def replay_runs(work: Path, games: int, templates: Templates, old: Path | None,
     """A report with every replay (and every seat view) on a database of ``games``
     games, beside ``revision``'s (``old``) with as many replay pages, interleaved; then
     this code's re-render after 1% new games into its folder."""
-    url = _database(work, games, templates)
+    url = _database(work, games, templates, views=True)
     size = _count(url)
     runs: dict[str, list[Usage]] = defaultdict(list)
+    old_url = _as_older_code(url, old) if old else url
     for _ in range(rounds):
         runs["new"].append(report(url, work / "replays-new", replays=None))
         if old:
-            runs["old"].append(report(url, work / "replays-old", code=old, replays=size))
+            runs["old"].append(report(old_url, work / "replays-old", code=old, replays=size))
     grow(url, max(1, size // 100), templates)
     runs["again"].append(report(url, work / "replays-new", fresh=False, replays=None))
     print(_line(f"{size} games, every replay", runs["new"]))
@@ -325,6 +394,12 @@ def replay_runs(work: Path, games: int, templates: Templates, old: Path | None,
         ratio = min(u.wall for u in runs["old"]) / min(u.wall for u in runs["new"])
         print(f"  old / new wall time: {ratio:.2f}")
     print(_line(f"re-render after {_count(url) - size} new games", runs["again"]))
+    made = [template for pool in templates.values() for template in pool]
+    cost = sum(template.views_cpu for template in made) / len(made)
+    print(f"replay views computed when a game is stored (the view builder, beside the bots): "
+          f"{cost * 1000:.0f} ms CPU per game, {cost * 10_000 / 60:.1f} CPU-minutes per "
+          f"10,000 games, {sum(len(t.views) for t in made) / len(made) / 1024:.0f} KB stored "
+          f"per game ({sum(len(t.record) for t in made) / len(made) / 1024:.0f} KB its record)")
     worst = max(runs["new"], key=lambda u: u.wall)
     per_10k = worst.wall * 10_000 / size
     print(f"replay goal: 10,000 games in at most {REPLAY_GOAL_SECONDS:.0f} s and "
@@ -369,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 runs["old small"].append(report(small, work / "site-old", code=old))
                 runs["old big"].append(report(big, work / "site-old", code=old))
         growth = max(1, sizes["big"] // 100)
-        grow(big, growth, templates)
+        grow(big, growth, templates, views=False)
         runs["again"].append(report(big, work / "site-big", fresh=False))
         print(_line(f"baseline: {sizes['small']} games", runs["small"]))
         print(_line(f"{sizes['big']} games", runs["big"]))

@@ -45,7 +45,6 @@ from reports import replay_pool
 from reports.charts import LineChart, RatingChart, line_chart, rating_chart
 from reports.folders import REPORT_MARKER, check_target, is_earlier, written_into
 from reports.match_page import match_view
-from reports.replay import replay_context as replay_context  # re-exported: tests use it
 from reports.replay import seat_file
 from reports.site import Site
 from reports.stats import (

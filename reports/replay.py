@@ -1,123 +1,54 @@
 """Replay pages: each replayed game drawn as a table you can step through.
 
-A game's stored actions are replayed through its engine
-(``make_game(...).new_state(seed)``, then ``apply_actions`` per step), and at
-every step the page shows what one *viewer* saw: a spectator
-(``state.observation(None)``) or one seat (``state.observation(seat)``).
+What each viewer saw is computed once per game from its record and stored
+(:mod:`arena.store.replays`, which says where the line between a spectator and a
+seat is drawn); a page only copies it.
 
-Where the line is drawn
------------------------
-``game-<id>.html`` is the public replay page.  It embeds the **spectator's
-view only**: the spectator observations, the public decisions
-(:meth:`Game.public_decisions`; a step with none is left out, merged into the
-position before it, since even being asked can tell something about a hand)
-and the public events.  Nothing any seat held privately is in its HTML or data.
-
-Each seat's view is a separate file, ``game-<id>-seat<N>.js``: what that seat
-saw on top of the spectator's view (its hand and other private fields, its own
-decisions, the events shown to it).  The page's seat selector loads it (a
-``<script>`` element, which works from ``file://``) only when that seat is
-chosen.  The organiser decides whether seat views are published:
-``write_replays(..., seat_views=False)`` writes none, and the selector then
-offers the spectator only.  A report folder holding seat files shows every
-seat's hidden cards to whoever opens them: publish one only once its games are
-over, or render it without seat views.
-
-Where an action can name face-down cards (``Game.actions_public`` False:
-octablitz), every step is still shown, by who played and the public events of
-the play.  A record that does not replay exactly on this code's engines (a
-database written by other code) shows its decisions and events without the table.
-
-Data is embedded compactly (see "compact encoding" below): per position only
-the observation fields that changed, growing lists as the appended items,
-field names once, the whole deflated and base64-encoded (``replay.js``
-inflates it with the browser's ``DecompressionStream``); one shared
-``replay.js`` and ``replay.css`` per report.
+``game-<id>.html`` is the public replay page.  It embeds the **spectator's view
+only**; nothing any seat held privately is in its HTML or data.  Each seat's view
+is a separate file, ``game-<id>-seat<N>.js``, which the page's seat selector loads
+(a ``<script>`` element, which works from ``file://``) only when that seat is
+chosen; the page lists its bots and the seat files it may load in
+``<script id="replay-page">``.
+The organiser decides whether seat views are published:
+``write_replays(..., seat_views=False)`` writes none, and the selector then offers
+the spectator only.  A report folder holding seat files shows every seat's hidden
+cards to whoever opens them: publish one only once its games are over, or render it
+without seat views.  One shared ``replay.js`` and ``replay.css`` per report.
 """
 
 from __future__ import annotations
 
-import base64
-import json
-import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Template
 
-from arena.games import field_labels, game_class, make_game, seat_fields
-from arena.games.base import Game, GameError, Observation, event_text
-from arena.games.loop import Step
 from arena.store.database import StoredGame
-from arena.store.records import GameRecord, PublicDecisions
+from arena.store.replays import ReplayViews
 
 TEMPLATES = Path(__file__).parent / "templates"
 #: The files every replay page shares, copied once into the report folder.
 ASSETS = ("replay.js", "replay.css")
 
-#: A shown decision: [seat, text] or [seat, text, 1] when the arena played it
-#: for a faulted seat; text None where the viewer may know who decided, not what.
-Move = list[Any]
-#: An event as a viewer's log shows it: the seats it is for (None: public), its text.
-LogLine = tuple[tuple[int, ...] | None, str]
 
-
-@dataclass(frozen=True)
-class Position:
-    """One point of a viewer's replay: the decisions just shown, the events
-    they led to (public ones in ``log``, the viewer's private ones in
-    ``private``), and the viewer's observation afterwards (None: not replayed)."""
-
-    #: The record steps this position covers (its shown step, then hidden ones).
-    steps: range
-    moves: list[Move]
-    log: list[str]
-    private: list[str]
-    observation: Observation | None
-
-
-@dataclass(frozen=True)
-class Replayed:
-    """A stored game replayed through its engine: per state (``k``: after ``k``
-    steps) each viewer's observation (index 0 the spectator, ``1 + seat`` a
-    seat), and per step the events it emitted (index 0: those before the first
-    step) and what its public events say each seat did (for hidden actions)."""
-
-    observations: list[list[Observation]]
-    events: list[list[LogLine]]
-    plays: list[dict[int, str]]
-
-
-@dataclass(frozen=True)
-class ReplayData:
-    """A page's embedded data (the spectator's view) and each seat's file's."""
-
-    spectator: dict[str, Any]
-    seats: list[dict[str, Any]]
-    #: Whether the record replayed, so that the table can be drawn.
-    replayed: bool
-
-
-# -- pages (many at once: reports/replay_pool.py) ----------------------------------------
-
-def write_replay(template: Template, out_dir: Path, game: StoredGame, record: GameRecord,
+def write_replay(template: Template, out_dir: Path, game: StoredGame, views: ReplayViews,
                  page: dict[str, Any], *, seat_views: bool = True) -> Path:
     """Write one game's replay page (and with ``seat_views`` its seat files)
-    into ``out_dir``; ``page`` is the template's context.  Returns the page.
+    into ``out_dir`` from its stored ``views``; ``page`` is the template's context.
+    Returns the page.
 
     A record that does not replay gets a page listing its public decisions and
     events instead of the viewer, and no seat files."""
-    data = replay_data(game, record)
-    context = {**page, **replay_context(game, record), "replayed": data.replayed}
-    if data.replayed:
-        seat_files = [seat_file(game.id, seat) for seat in range(len(data.seats))] \
+    context = {**page, **views.context, "replayed": views.replayed}
+    if views.replayed:
+        seat_files = [seat_file(game.id, seat) for seat in range(len(views.seats))] \
             if seat_views else []
-        for name, seat in zip(seat_files, data.seats, strict=False):
-            (out_dir / name).write_text(f'replaySeat("{pack(seat)}");\n', encoding="utf-8")
-        context["data"] = pack({**data.spectator, "seat_files": seat_files})
+        for name, seat in zip(seat_files, views.seats, strict=False):
+            (out_dir / name).write_text(seat_script(seat), encoding="utf-8")
+        context.update(data=views.spectator, seat_files=seat_files)
     path = out_dir / f"game-{game.id}.html"
     path.write_text(template.render(context), encoding="utf-8")
     return path
@@ -128,46 +59,9 @@ def seat_file(game_id: int, seat: int) -> str:
     return f"game-{game_id}-seat{seat}.js"
 
 
-def replay_context(game: StoredGame, record: GameRecord) -> dict[str, Any]:
-    """What a replay page shows besides the viewer: the bots' stderr tails and
-    handshake info, the faults by seat, the end-of-game reveal, and as text
-    (for a record that does not replay) the spectator's decisions (``steps``:
-    per shown step, (seat, bot, action, played by the arena)) and public events."""
-    seats = len(game.seats)
-    # The organiser publishes the bots' own stderr tails, to help their authors.  A seat
-    # whose record holds none shows its fault's tail (the one its fault box shows).
-    stderr = record.stderr + [""] * (seats - len(record.stderr))
-    for fault in game.faults:
-        if not stderr[fault["seat"]] and fault.get("stderr_tail"):
-            stderr[fault["seat"]] = fault["stderr_tail"]
-    bot_info = record.bot_info + [{}] * (seats - len(record.bot_info))
-    faulted = defaultdict(list)
-    for fault in game.faults:
-        faulted[fault["seat"]].append(fault["kind"])
-    names = dict(enumerate(game.seats))
-    steps = [[(move[0], names.get(move[0], "?"), move[1], len(move) > 2)
-              for move in position.moves if move[1] is not None]
-             for position in timeline(game, record, None, None)[1:]]
-    steps = [step for step in steps if step]
-    shown = sum(map(len, steps))
-    return {"stderr": stderr, "faulted": dict(faulted), "bot_info": bot_info,
-            "reveal": record.reveal, "steps": steps,
-            "events": [(event.get("kind", ""), event_text({**event, "kind": ""}).strip())
-                       for event in record.events if "to" not in event],
-            "hidden_actions": bool(record.actions) and not steps,
-            "private_decisions": bool(steps) and shown < sum(map(len, record.actions))}
-
-
-def pack(data: Any) -> str:
-    """``data`` as replay.js reads it: compact JSON, deflated (raw), base64."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
-    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
-    return base64.b64encode(deflate.compress(text) + deflate.flush()).decode("ascii")
-
-
-def unpack(text: str) -> Any:
-    """The data :func:`pack` packed."""
-    return json.loads(zlib.decompress(base64.b64decode(text), -15))
+def seat_script(packed: str) -> str:
+    """The script that shows one seat's (packed) view in the replay viewer."""
+    return f'replaySeat("{packed}");\n'
 
 
 def neighbours(games: Sequence[StoredGame]) -> Iterator[
@@ -181,332 +75,3 @@ def neighbours(games: Sequence[StoredGame]) -> Iterator[
             previous = group[index - 1].id if index > 0 else None
             following = group[index + 1].id if index + 1 < len(group) else None
             yield game, previous, following
-
-
-# -- what each viewer saw ---------------------------------------------------------------
-
-def replay_data(game: StoredGame, record: GameRecord) -> ReplayData:
-    """The spectator's view of a game and each seat's view on top of it,
-    encoded for ``replay.js`` (see :func:`encode` and :func:`encode_seat`)."""
-    replayed = replay(game, record)
-    spectator = timeline(game, record, None, replayed)
-    seats = [timeline(game, record, seat, replayed) for seat in range(len(game.seats))]
-    keys = _keys([spectator, *seats])
-    page = encode(spectator, keys)
-    return ReplayData(
-        spectator={"game": game.game, "bots": list(game.seats), "keys": keys,
-                   "seat_fields": list(seat_fields(game.game)),
-                   "labels": field_labels(game.game),
-                   "reveal": record.reveal, "steps": page},
-        seats=[{"seat": seat, "steps": encode_seat(view, spectator, page, keys)}
-               for seat, view in enumerate(seats)],
-        replayed=replayed is not None)
-
-
-def timeline(game: StoredGame, record: GameRecord, viewer: int | None,
-             replayed: Replayed | None) -> list[Position]:
-    """What ``viewer`` (a seat, or None for a spectator) saw of the game, position by position.
-
-    A step is shown to the viewer if it made one of the step's decisions or one
-    is public, or if the game's actions are hidden altogether (then every step
-    is shown, by who decided and the public events).  A step not shown is merged
-    into the position before it.  Whose turn it is lists only the deciding seats
-    the viewer may know of, except at the viewer's own decisions, where the
-    observation is exactly what the seat was sent.  ``replayed`` is the game
-    replayed (:func:`replay`); without it the positions hold no observation.
-    """
-    cls = _game_class(game.game)
-    hidden = cls is None or not cls.actions_public or not record.actions_public
-    public: PublicDecisions = cls.public_decisions if cls is not None else _none_public
-    steps = record.actions
-    shown = [k for k, step in enumerate(steps) if hidden or _visible(step, public, viewer)]
-    arena_from = arena_default_from(game.faults)
-    positions = []
-    for start, end in zip([-1, *shown], [*shown, len(steps)], strict=True):
-        plays = replayed.plays[start] if replayed is not None and start >= 0 else {}
-        moves = [] if start < 0 else _moves(steps[start], start, public, hidden, viewer,
-                                            arena_from, plays)
-        observation = None
-        if replayed is None:
-            lines = _log_lines(record.events) if start < 0 else []
-        else:
-            lines = [line for k in range(start + 1, end + 1) for line in replayed.events[k]]
-            observation = replayed.observations[end][0 if viewer is None else 1 + viewer]
-            if end < len(steps) and not _decides(steps[end], viewer):
-                known = _known_deciders(steps[end], public, hidden)
-                observation = {**observation, "to_move": [
-                    seat for seat in observation["to_move"] if seat in known]}
-        positions.append(Position(
-            range(max(start, 0), end), moves, [text for to, text in lines if to is None],
-            [text for to, text in lines if to is not None and viewer in to], observation))
-    return positions
-
-
-def replay(game: StoredGame, record: GameRecord) -> Replayed | None:
-    """Replay a stored game through its engine; None if it does not replay
-    exactly (an unknown game or option, an illegal action, other events than
-    the stored ones: a record of other code)."""
-    try:
-        state = make_game(game.game, len(game.seats), dict(game.options)).new_state(game.seed)
-        viewers = [None, *range(len(game.seats))]
-        raw = [state.observation(v) for v in viewers]
-        observations = [[_plain(observation) for observation in raw]]
-        events = [[e.to_dict() for e in state.events]]
-        for step in record.actions:
-            seen = len(state.events)
-            state.apply_actions({int(seat): str(action) for seat, action in step})
-            before, raw = raw, [state.observation(v) for v in viewers]
-            observations.append([_plain_since(*views) for views in zip(
-                raw, before, observations[-1], strict=True)])
-            events.append([e.to_dict() for e in state.events[seen:]])
-    except (GameError, ValueError, TypeError):
-        return None
-    if record.events and _plain([e for step in events for e in step]) != record.events:
-        return None
-    return Replayed(observations, [_log_lines(step) for step in events],
-                    [_plays(step) for step in events[1:]])
-
-
-def _plays(events: Iterable[Mapping[str, Any]]) -> dict[int, str]:
-    """Per seat, the first public event of a step that names it, as text (its seat left out)."""
-    plays: dict[int, str] = {}
-    for event in events:
-        seat = event.get("seat")
-        if "to" not in event and isinstance(seat, int) and seat not in plays:
-            plays[seat] = event_text({k: v for k, v in event.items() if k != "seat"})
-    return plays
-
-
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def _plain(value: Any) -> Any:
-    """``value`` in JSON's types, as stored (tuples become lists)."""
-    kind = type(value)
-    if kind is list or kind is tuple:
-        return [item if type(item) in _SCALARS else _plain(item) for item in value]
-    if kind is dict:
-        return {key: item if type(item) in _SCALARS else _plain(item)
-                for key, item in value.items()}
-    return value
-
-
-def _plain_since(observation: Observation, before: Observation,
-                 plain_before: Observation) -> Observation:
-    """:func:`_plain` of ``observation``, sharing the values of ``plain_before``
-    (the plain ``before``, the previous observation) that did not change: a long
-    game's thousands of observations then hold few objects of their own, and
-    converting them costs little."""
-    out = {}
-    for key, value in observation.items():
-        if type(value) in _SCALARS:  # most fields: nothing to convert or share
-            out[key] = value
-            continue
-        old = before.get(key, _MISSING)
-        # The very same object is unchanged only if it cannot change: a game may
-        # hand out a list it then changes in place.
-        same = old == value and (old is not value or _frozen(value))
-        out[key] = plain_before[key] if same else _plain(value)
-    return out
-
-
-_MISSING = object()
-
-
-def _frozen(value: Any) -> bool:
-    if type(value) in _SCALARS:
-        return True
-    if type(value) is not tuple:
-        return False
-    for item in value:  # noqa: SIM110 - a loop, not all(): runs for every field of every step
-        if type(item) not in _SCALARS and not _frozen(item):
-            return False
-    return True
-
-
-def _log_lines(events: Iterable[Mapping[str, Any]]) -> list[LogLine]:
-    return [(tuple(e["to"]) if "to" in e else None, event_text(e)) for e in events]
-
-
-def _game_class(name: str) -> type[Game] | None:
-    try:
-        return game_class(name)
-    except GameError:
-        return None
-
-
-def _none_public(_step: Sequence[Sequence[Any]]) -> list[tuple[int, str]]:
-    return []
-
-
-def _decides(step: Step, viewer: int | None) -> bool:
-    return viewer is not None and any(int(seat) == viewer for seat, _ in step)
-
-
-def _visible(step: Step, public: PublicDecisions, viewer: int | None) -> bool:
-    return _decides(step, viewer) or bool(public(step))
-
-
-def _known_deciders(step: Step, public: PublicDecisions, hidden: bool) -> list[int]:
-    """The seats deciding ``step`` that anyone may know of."""
-    if hidden:  # every step is shown: who plays is public, what is not
-        return [int(seat) for seat, _ in step]
-    return [seat for seat, _ in public(step)]
-
-
-def _moves(step: Step, number: int, public: PublicDecisions, hidden: bool,
-           viewer: int | None, arena_from: Mapping[int, int],
-           plays: Mapping[int, str]) -> list[Move]:
-    """The decisions of step ``number`` that ``viewer`` may see, marked where
-    the arena played for a faulted seat.  Where the actions are hidden, another
-    seat's decision reads as what the public events say it did (``plays``;
-    None if they do not say)."""
-    seen = {seat for seat, _ in public(step)}
-    moves: list[Move] = []
-    for seat, action in step:
-        seat = int(seat)
-        if seat == viewer or seat in seen or hidden:
-            text = str(action) if seat == viewer or seat in seen else plays.get(seat)
-            by_arena = number >= arena_from.get(seat, number + 1)
-            moves.append([seat, text, 1] if by_arena else [seat, text])
-    return moves
-
-
-def arena_default_from(faults: Iterable[Mapping[str, Any]]) -> dict[int, int]:
-    """Per faulted seat, the first action step the arena played for it: a
-    fault's ``step`` (absent or None in older records: nothing is marked)."""
-    first: dict[int, int] = {}
-    for fault in faults:
-        step = fault.get("step")
-        if isinstance(step, int):
-            seat = fault["seat"]
-            first[seat] = min(step, first.get(seat, step))
-    return first
-
-
-# -- compact encoding (replay.js decodes it) ---------------------------------------------
-#
-# A page's steps are [moves, delta, log] per position.  A delta lists changes
-# of the observation as pairs: [k, value] sets field keys[k]; [-k - 1, items]
-# appends items to the list in field keys[k].  A seat file's steps are
-# [p, moves, delta, log] per position of the seat's view: p is the page's
-# position it follows.  Moving to it applies the page's deltas up to p, then
-# the seat's; moves 0 are the page's at p; the log holds the seat's private
-# events, shown after the page's at p where the position starts the page's p
-# (p greater than the previous one's; a seat's own hidden decision does not).
-# Trailing empty fields are left out.
-
-Delta = list[Any]
-
-
-def diff(before: Mapping[str, Any], after: Mapping[str, Any], keys: Mapping[str, int]) -> Delta:
-    """The delta turning observation ``before`` into ``after`` (a field that
-    disappears is set to None)."""
-    out: Delta = []
-    for name, value in after.items():
-        old = before.get(name)
-        if value == old and name in before:
-            continue
-        if (isinstance(value, list) and isinstance(old, list) and 0 < len(old) < len(value)
-                and value[:len(old)] == old):
-            out += [-keys[name] - 1, value[len(old):]]
-        else:
-            out += [keys[name], value]
-    for name in before.keys() - after.keys():
-        out += [keys[name], None]
-    return out
-
-
-def apply(state: Mapping[str, Any], delta: Delta, keys: Sequence[str]) -> dict[str, Any]:
-    """``state`` with ``delta`` applied (as replay.js does)."""
-    out = dict(state)
-    for index in range(0, len(delta), 2):
-        code, value = delta[index], delta[index + 1]
-        if code < 0:
-            name = keys[-code - 1]
-            current = out.get(name)
-            out[name] = (current if isinstance(current, list) else []) + value
-        else:
-            out[keys[code]] = value
-    return out
-
-
-def encode(positions: Sequence[Position], keys: Sequence[str]) -> list[list[Any]]:
-    """A viewer's positions as a page's steps."""
-    index = {name: k for k, name in enumerate(keys)}
-    steps: list[list[Any]] = []
-    state: Mapping[str, Any] = {}
-    for position in positions:
-        target = position.observation or {}
-        steps.append(_trim([position.moves, diff(state, target, index), position.log]))
-        state = target
-    return steps
-
-
-def encode_seat(positions: Sequence[Position], page: Sequence[Position],
-                page_steps: Sequence[Sequence[Any]], keys: Sequence[str]) -> list[list[Any]]:
-    """A seat's positions as a seat file's steps, on top of the page's
-    (``page``: the spectator's positions, ``page_steps`` their :func:`encode`)."""
-    index = {name: k for k, name in enumerate(keys)}
-    starts = {p.steps.start: number for number, p in enumerate(page) if number}
-    steps: list[list[Any]] = []
-    state: dict[str, Any] = {}
-    done = -1  # the page's position applied last
-    for number, position in enumerate(positions):
-        aligned = 0 if number == 0 else starts.get(position.steps.start)
-        follows = done if aligned is None else aligned
-        for p in range(done + 1, follows + 1):
-            state = apply(state, _field(page_steps[p], 1), keys)
-        done = follows
-        moves = 0 if aligned is not None and position.moves == page[follows].moves \
-            else position.moves
-        target = position.observation or {}
-        steps.append(_trim([follows, moves, diff(state, target, index), position.private]))
-        state = dict(target)
-    return steps
-
-
-def decode(steps: Sequence[Sequence[Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
-    """The observations a page's steps encode (for tests; replay.js does the same)."""
-    states: list[dict[str, Any]] = []
-    state: dict[str, Any] = {}
-    for step in steps:
-        state = apply(state, _field(step, 1), keys)
-        states.append(state)
-    return states
-
-
-def decode_seat(steps: Sequence[Sequence[Any]], page_steps: Sequence[Sequence[Any]],
-                keys: Sequence[str]) -> list[dict[str, Any]]:
-    """The observations a seat file's steps encode on top of the page's."""
-    states: list[dict[str, Any]] = []
-    state: dict[str, Any] = {}
-    done = -1
-    for step in steps:
-        follows = _field(step, 0) or 0
-        for p in range(done + 1, follows + 1):
-            state = apply(state, _field(page_steps[p], 1), keys)
-        done = follows
-        state = apply(state, _field(step, 2), keys)
-        states.append(state)
-    return states
-
-
-def _field(entry: Sequence[Any], index: int) -> Any:
-    return entry[index] if index < len(entry) else []
-
-
-def _trim(entry: list[Any]) -> list[Any]:
-    """``entry`` without its trailing empty fields."""
-    while entry and (entry[-1] == [] or (type(entry[-1]) is int and entry[-1] == 0)):
-        entry.pop()
-    return entry
-
-
-def _keys(views: Iterable[Sequence[Position]]) -> list[str]:
-    """Every observation field of the views, in order of first appearance."""
-    keys: dict[str, None] = {}
-    for view in views:
-        for position in view:
-            keys.update(dict.fromkeys(position.observation or {}))
-    return list(keys)

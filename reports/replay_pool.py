@@ -1,12 +1,16 @@
 """Replay pages of many games, written by a pool of worker processes.
 
-Replaying a game through its engine for the spectator and every seat is pure Python and
-costs far more than any other page (tens to hundreds of milliseconds for a long game), so
-a report with a replay of every game hands them out in batches of :data:`BATCH` games to
-worker processes, each of which opens the database itself, reads its batch's records and
-writes their pages (:func:`reports.replay.write_replay`): the work spreads over every CPU
-and the parent process holds no record.  Fewer than two batches are written here, in this
-process (starting workers would cost more).
+A page copies its game's replay views, computed once when the game was stored
+(:mod:`arena.store.replays`; the arena's view builder, :mod:`arena.runner.views`).
+A game stored without them (a view builder that fell behind or was stopped, older
+code's views) has them computed here, from its record, and stored: replaying a game
+through its engine for the spectator and every seat costs tens to hundreds of
+milliseconds for a long game.  A report with a replay of every game hands its games
+out in batches of :data:`BATCH` to worker processes, each of which opens the database
+itself, reads its batch's views (computing those missing) and writes their pages
+(:func:`reports.replay.write_replay`): the work spreads over every CPU and the parent
+process holds no view.  Fewer than two batches are written here, in this process
+(starting workers would cost more).
 
 Workers are spawned (never forked: the ladder renders from a thread while trio runs; and
 as the render's own children, their CPU time counts in its resource usage), with a lower
@@ -19,13 +23,10 @@ that fails raises in the parent: the render fails as a whole (see
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import multiprocessing
 import os
 import shutil
-import signal
-import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from typing import Any
 from jinja2 import Environment
 
 from arena.store.database import Store, StoredGame
-from arena.store.records import GameRecord
+from arena.store.view_jobs import die_with_parent, load_views
 from reports.replay import ASSETS, TEMPLATES, neighbours, write_replay
 
 #: Games per batch handed to a worker.
@@ -118,14 +119,14 @@ def write_batch(pages: Pages, jobs: Sequence[Job], store: Store | None = None) -
     """Write one batch's pages: here from ``store``, or in a worker from its own."""
     store = store or _store(pages.url)
     template = _environment(pages.environment).get_template(TEMPLATE)
-    records = dict(store.records([game.id for game, _, _ in jobs]))
+    views = load_views(store, [game for game, _, _ in jobs])
     for game, previous, following in jobs:
         page = {"active": "tournaments", "g": game,
                 "tournament": pages.names.get(game.tournament_id),
                 "previous": previous, "following": following,
                 "protections": pages.protections.get(game.tournament_id), **pages.context}
-        write_replay(template, pages.out_dir, game, records.get(game.id) or GameRecord(),
-                     page, seat_views=pages.seat_views)
+        write_replay(template, pages.out_dir, game, views[game.id], page,
+                     seat_views=pages.seat_views)
 
 
 @functools.cache
@@ -142,13 +143,6 @@ def _environment(make: Callable[[], Environment]) -> Environment:
 def _start_worker(nice: int, parent: int) -> None:
     """A worker's set-up: die with the render that started it (a killed render leaves no
     worker writing on), and lower its priority by ``nice``."""
-    if sys.platform == "linux":
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the render died before the line above took effect
-        os._exit(1)
+    die_with_parent(parent)
     if nice:
         os.nice(nice)
-
-
-_PR_SET_PDEATHSIG = 1

@@ -23,8 +23,8 @@ import pytest
 from arena.cli import main
 from arena.games import make_game
 from arena.store.database import Store, StoredGame
+from arena.store.replays import replay, timeline
 from reports.render import render_report
-from reports.replay import replay, timeline
 from tests.arena_db import Played, tournament
 from tests.chromium import chromium
 

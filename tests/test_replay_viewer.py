@@ -19,19 +19,20 @@ from arena.games.base import State
 from arena.games.loop import play
 from arena.store.database import Store, StoredGame
 from arena.store.records import GameRecord, GameResult
-from reports.render import render_report
-from reports.replay import (
+from arena.store.replays import (
     Position,
     ReplayData,
     decode,
     decode_seat,
     replay,
     replay_data,
-    seat_file,
     timeline,
     unpack,
-    write_replay,
+    views,
 )
+from reports.render import render_report
+from reports.replay import seat_file, write_replay
+from tests.replay_page import page_facts, payload, seat_files
 
 XSS = "<script>alert(1)</script>"
 #: Each game at a table size that plays a typical game quickly.
@@ -168,8 +169,8 @@ def test_the_spectators_page_never_shows_a_card_before_it_is_public(
     spectator's observation, a public event or a public decision; the rest of the
     page names only cards of the end-of-game reveal."""
     html = _render(game, tmp_path)[0].read_text()
-    payload = _payload(html)
-    data = unpack(payload)
+    packed = payload(html)
+    data = unpack(packed)
     public = _public_cards_by_state(game)
     states = decode(data["steps"], data["keys"])
     for position, step, state in zip(positions(game, None), data["steps"], states, strict=True):
@@ -177,7 +178,7 @@ def test_the_spectators_page_never_shows_a_card_before_it_is_public(
         assert shown <= public[position.steps.stop], (position.steps, shown)
     reveal = _cards(game.result.record.reveal)
     assert _cards(data["reveal"]) <= reveal
-    assert set(re.findall(r"\b\w+\b", html.replace(payload, ""))) & _all_cards(game) <= reveal
+    assert set(re.findall(r"\b\w+\b", html.replace(packed, ""))) & _all_cards(game) <= reveal
     assert "replaySeat" not in html  # no seat's view is ever inlined
 
 
@@ -282,10 +283,6 @@ def _render(game: Played, tmp_path: Path) -> tuple[Path, int]:
     return tmp_path / "site" / f"game-{gid}.html", gid
 
 
-def _payload(html: str) -> str:
-    found = re.search(r'id="replay-data">([^<]*)<', html)
-    assert found, "no replay data"
-    return found.group(1)
 
 
 def test_a_long_furious_five_replay_is_small(tmp_path: Path) -> None:
@@ -304,10 +301,10 @@ def test_untrusted_names_are_escaped_and_seat_files_hold_their_seat(tmp_path: Pa
     page, gid = _render(game, tmp_path)
     html = page.read_text()
     assert XSS not in html and "&lt;script&gt;" in html
-    data = unpack(_payload(html))
-    assert data["bots"] == [XSS, "plain"]
-    assert data["seat_files"] == [seat_file(gid, 0), seat_file(gid, 1)]
-    for seat, name in enumerate(data["seat_files"]):
+    data = unpack(payload(html))
+    assert page_facts(html)["bots"] == [XSS, "plain"] and "bots" not in data
+    assert seat_files(html) == [seat_file(gid, 0), seat_file(gid, 1)]
+    for seat, name in enumerate(seat_files(html)):
         text = (page.parent / name).read_text()
         assert text.startswith('replaySeat("') and unpack(text[12:-4])["seat"] == seat
 
@@ -328,12 +325,13 @@ def test_a_record_that_does_not_replay_shows_its_public_decisions_and_events() -
 
 def test_seat_views_are_written_only_when_asked(tmp_path: Path) -> None:
     game = played("five", 2, seed=1)
-    page = Template("{{ data }}")
+    page = Template('<script id="replay-page">{{ {"seat_files": seat_files} | tojson }}</script>')
     for seat_views in (True, False):
         out = tmp_path / str(seat_views)
         out.mkdir()
-        path = write_replay(page, out, game.stored(), game.result.record, {},
+        stored = game.stored()
+        path = write_replay(page, out, stored, views(stored, game.result.record), {},
                             seat_views=seat_views)
         files = sorted(p.name for p in out.iterdir() if p != path)
         assert files == ([seat_file(1, 0), seat_file(1, 1)] if seat_views else [])
-        assert unpack(path.read_text())["seat_files"] == files
+        assert seat_files(path.read_text()) == files

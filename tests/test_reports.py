@@ -17,12 +17,12 @@ import pytest
 from arena.stats.match_stats import summarize
 from arena.store.database import Store, StoredGame
 from arena.store.records import FaultRecord, GameRecord, GameResult, forfeit_places
+from arena.store.replays import replay_context
 from reports import replay_pool
 from reports.folders import FolderError
 from reports.render import (
     bot_page,
     render_report,
-    replay_context,
     replay_ids,
 )
 from reports.site import MANIFEST

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from reports.replay import unpack
+from arena.store.replays import unpack
+from tests.replay_page import page_facts, seat_files
 from tests.server import (
     MANIFEST,
     arena,
@@ -120,8 +121,7 @@ def test_a_spectator_replay_holds_no_seat_view_and_no_seed_of_an_unfinished_one(
         site: Site) -> None:
     game = site.get("/api/games").json()["games"][0]
     page = site.get(f"/games/{game['id']}").text
-    data = unpack(re.search(r'id="replay-data">([^<]+)<', page).group(1))  # type: ignore[union-attr]
-    assert data["seat_files"] == [] and data["bots"] == game["seats"]
+    assert seat_files(page) == [] and page_facts(page)["bots"] == game["seats"]
     assert all(site.get(f"/games/{game['id']}/seat/{seat}.js").status_code == 404
                for seat in range(2))
     # the tournament is finished: its seed may show
@@ -132,9 +132,8 @@ def test_the_admin_sees_every_seat_view(site: Site) -> None:
     game = site.get("/api/games").json()["games"][0]
     root = sign_in_with_password(site, "root")
     page = root.get(f"{site.base}/games/{game['id']}", timeout=60).text
-    data = unpack(re.search(r'id="replay-data">([^<]+)<', page).group(1))  # type: ignore[union-attr]
-    assert len(data["seat_files"]) == 2
-    seat = root.get(site.base + data["seat_files"][1], timeout=60)
+    assert len(seat_files(page)) == 2
+    seat = root.get(site.base + seat_files(page)[1], timeout=60)
     assert seat.status_code == 200 and seat.text.startswith('replaySeat("')
     assert unpack(seat.text.split('"')[1])["seat"] == 1
 

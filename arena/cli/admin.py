@@ -192,7 +192,7 @@ def replay_lines(game: StoredGame, record: GameRecord, seat: int | None) -> Iter
     view, without gaps), its decisions
     (those the arena played for a faulted seat marked), the events they led
     to, then the viewer's observation; at the end the result."""
-    from reports.replay import replay, timeline
+    from arena.store.replays import replay, timeline
 
     names = list(game.seats)
     view = "spectator" if seat is None else seat_label(seat, names)

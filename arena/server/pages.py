@@ -46,11 +46,12 @@ from arena.server.common import (
     viewer,
 )
 from arena.server.submissions import UploadRefused
-from arena.server.views import PAGE_ROWS, page_data, seat_script
+from arena.server.views import PAGE_ROWS
 from arena.store.accounts import PASSWORD, AccountError, User
 from arena.store.database import CHECK_KIND
 from reports.render import latest_checks
 from reports.replay import TEMPLATES as REPORT_TEMPLATES
+from reports.replay import seat_script
 
 #: Files under /static/: the report's stylesheet and replay viewer, the live-page poller.
 STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
@@ -196,7 +197,7 @@ def game(request: Request, who: Viewer) -> Response:
     replayed = server.views.replay(game_id)
     if replayed is None:
         raise HTTPException(404, f"no game {game_id}")
-    stored, data, context = replayed
+    stored, views = replayed
     snap = server.views.snapshot()
     own = owned_seats(request, who, stored.seats, snap.bases)
     urls = [f"/games/{game_id}/seat/{seat}.js" for seat in range(len(stored.seats))] \
@@ -205,10 +206,10 @@ def game(request: Request, who: Viewer) -> Response:
     for fault in stored.faults:
         faulted.setdefault(fault["seat"], []).append(fault["kind"])
     return render(request, who, "game.html", active="games", g=stored, own_seats=own,
-                  seed_shown=snap.finished(stored.tournament_id), replayed=data.replayed,
-                  data=page_data(data, urls), bases=snap.bases, faulted=faulted,
-                  stderr=context["stderr"], reveal=context["reveal"],
-                  events=context["events"])
+                  seed_shown=snap.finished(stored.tournament_id), replayed=views.replayed,
+                  data=views.spectator, seat_files=urls, bases=snap.bases, faulted=faulted,
+                  stderr=views.context["stderr"], reveal=views.context["reveal"],
+                  events=views.context["events"])
 
 
 def seat_view(request: Request) -> Response:
@@ -219,11 +220,11 @@ def seat_view(request: Request) -> Response:
     replayed = server.views.replay(game_id)
     if replayed is None:
         raise HTTPException(404, f"no game {game_id}")
-    stored, data, _ = replayed
+    stored, views = replayed
     if seat not in owned_seats(request, who, stored.seats, server.views.snapshot().bases) \
-            or seat >= len(data.seats):
+            or seat >= len(views.seats):
         raise HTTPException(404, f"no seat view {seat} of game {game_id}")
-    return Response(seat_script(data, seat), media_type="text/javascript",
+    return Response(seat_script(views.seats[seat]), media_type="text/javascript",
                     headers={"Cache-Control": "private, no-store"})
 
 

@@ -1,7 +1,8 @@
 """What the server's pages and API show, computed from the store and cached:
 the leaderboards and game lists of one :class:`Snapshot` (recomputed when a
 game or submission is stored), and replays rendered on demand from a stored
-record (:mod:`reports.replay`, the static report's code and visibility rules).
+record's stored views (:mod:`arena.store.replays`, the static report's code and visibility
+rules; computed and stored here for a game stored without them).
 
 Blocking (database reads, rating fits): called from worker threads.
 """
@@ -19,8 +20,9 @@ from typing import Any
 
 from arena.store.accounts import Accounts
 from arena.store.database import Store, StoredGame
+from arena.store.replays import ReplayViews
+from arena.store.view_jobs import load_views
 from reports.render import BoardRow, Figures, Section, latest_checks, section
-from reports.replay import ReplayData, pack, replay_context, replay_data
 from reports.stats import fault_kinds, rate, split_pools, time_control
 
 #: Resamples behind each rating interval on the server's leaderboards.
@@ -160,12 +162,11 @@ class Views:
                         pools={pool.anchor: pool.games for pool in pools},
                         bases={bot["name"]: bot["base"] for bot in registered})
 
-    def _replay(self, game_id: int) -> tuple[StoredGame, ReplayData, dict[str, Any]] | None:
+    def _replay(self, game_id: int) -> tuple[StoredGame, ReplayViews] | None:
         game = self.store.game(game_id)
-        record = self.store.record(game_id) if game is not None else None
-        if game is None or record is None:
+        if game is None:
             return None
-        return game, replay_data(game, record), replay_context(game, record)
+        return game, load_views(self.store, [game])[game_id]
 
 
 def rating_history(games: Sequence[StoredGame], players: set[str],
@@ -181,14 +182,3 @@ def rating_history(games: Sequence[StoredGame], players: set[str],
         if found:
             history.append((n, found))
     return history
-
-
-def seat_script(data: ReplayData, seat: int) -> str:
-    """The script that shows one seat's view in the replay viewer."""
-    return f'replaySeat("{pack(data.seats[seat])}");\n'
-
-
-def page_data(data: ReplayData, seat_urls: Sequence[str]) -> str:
-    """The replay page's embedded data: the spectator's view, and the seat files
-    this viewer may load."""
-    return pack({**data.spectator, "seat_files": list(seat_urls)})

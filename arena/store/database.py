@@ -67,6 +67,7 @@ from arena.store.schema import (
     FaultRow,
     GameRow,
     RecordRow,
+    ReplayViewRow,
     TableRow,
     TournamentRow,
 )
@@ -78,8 +79,9 @@ DEFAULT_URL = "sqlite:///arena.db"
 CHECK_KIND = "check"
 
 
-GAMES, FAULTS, RECORDS, BOTS, CLAIMS, SECRETS = (cast(Table, row.__table__) for row in (
-    GameRow, FaultRow, RecordRow, BotRow, ClaimRow, DealSecretRow))
+GAMES, FAULTS, RECORDS, BOTS, CLAIMS, SECRETS, VIEWS = (
+    cast(Table, row.__table__) for row in (
+        GameRow, FaultRow, RecordRow, BotRow, ClaimRow, DealSecretRow, ReplayViewRow))
 
 
 @dataclass(frozen=True)
@@ -611,7 +613,7 @@ class Store:
 
         def work(session: Session) -> int:
             connection = session.connection()
-            for child in (FAULTS, RECORDS):
+            for child in (FAULTS, RECORDS, VIEWS):
                 connection.execute(delete(child).where(child.c.game_id.in_(games)))
             deleted = connection.execute(delete(GAMES).where(GAMES.c.table_id.in_(tables)))
             connection.execute(delete(CLAIMS).where(CLAIMS.c.tournament_id == tournament_id))
@@ -634,6 +636,51 @@ class Store:
                                        .where(RecordRow.game_id.in_(chunk)))
                 for game_id, data in rows:
                     yield game_id, GameRecord.unpack(data)
+
+    # -- replay views (arena/store/replays.py) ------------------------------
+    def replay_views(self, game_ids: Sequence[int], form: int, batch: int = 200
+                     ) -> Iterator[tuple[int, bytes]]:
+        """(game id, stored views) of those of ``game_ids`` whose views are stored in
+        format ``form``, fetched ``batch`` at a time."""
+        with self.engine.connect() as connection:
+            for start in range(0, len(game_ids), batch):
+                chunk = list(game_ids[start : start + batch])
+                rows = connection.execute(
+                    select(VIEWS.c.game_id, VIEWS.c.data)
+                    .where(VIEWS.c.game_id.in_(chunk), VIEWS.c.format == form))
+                yield from ((game_id, data) for game_id, data in rows)
+
+    def without_views(self, form: int, tournament_id: int | None = None, *,
+                      after: int = 0, limit: int = 100) -> list[int]:
+        """Ids of stored games after id ``after`` (of one tournament, if given),
+        oldest first, without views in format ``form``: at most ``limit``."""
+        query = (select(GAMES.c.id).outerjoin(VIEWS, VIEWS.c.game_id == GAMES.c.id)
+                 .where(GAMES.c.id > after,
+                        (VIEWS.c.game_id.is_(None)) | (VIEWS.c.format != form))
+                 .order_by(GAMES.c.id).limit(limit))
+        if tournament_id is not None:
+            query = query.where(GAMES.c.table_id.in_(
+                select(TableRow.id).where(TableRow.tournament_id == tournament_id)))
+        with self.engine.connect() as connection:
+            return list(connection.scalars(query))
+
+    def save_replay_views(self, views: Sequence[tuple[int, int, bytes]], *,
+                          wait: bool = True) -> None:
+        """Store (game id, format, data) views, replacing those stored before; a
+        game deleted meanwhile is skipped.  ``wait`` False: DatabaseLocked rather
+        than waiting for another process's lock."""
+        def work(session: Session) -> None:
+            connection = session.connection()
+            ids = [game_id for game_id, _, _ in views]
+            present = set(connection.scalars(select(GAMES.c.id).where(GAMES.c.id.in_(ids))))
+            connection.execute(delete(VIEWS).where(VIEWS.c.game_id.in_(ids)))
+            rows = [{"game_id": game_id, "format": form, "data": data}
+                    for game_id, form, data in views if game_id in present]
+            if rows:
+                connection.execute(insert(VIEWS), rows)
+
+        if views:
+            self._write(work, wait)
 
     def bots(self) -> list[dict[str, str]]:
         """Every registered bot version by label: name (the label), base, version,

@@ -142,6 +142,17 @@ class RecordRow(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+class ReplayViewRow(Base):
+    """A game's replay views (:class:`arena.store.replays.ReplayViews`), computed once
+    from its record after it is stored; ``format`` is the code's
+    :data:`~arena.store.replays.VIEWS_FORMAT` when they were computed."""
+
+    __tablename__ = "replay_views"
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    format: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class ClaimRow(Base):
     """Work an arena holds in a tournament (see :meth:`Store.claim`) until ``expires``
     (seconds since the epoch, by the claiming arena's clock)."""

@@ -1,10 +1,11 @@
 /* Five Arena replay viewer, shared by every replay page (plain ES2017, no libraries).
  *
- * A page embeds the spectator's view of its game in <script id="replay-data">;
- * a seat's view is the file game-<id>-seat<N>.js, loaded only when that seat is
- * chosen, which calls replaySeat().  Both are deflated JSON in base64, built by
- * reports/replay.py (see "compact encoding" there): per position the decisions
- * shown, the changed observation fields and the events as text lines.
+ * A page embeds the spectator's view of its game in <script id="replay-data">,
+ * and its bots and the seat files it may load in <script id="replay-page"> (JSON);
+ * a seat's view is such a file, loaded only when that seat is chosen, which
+ * calls replaySeat().  Both views are deflated JSON in base64, built by
+ * arena/store/replays.py (see "compact encoding" there): per position the
+ * decisions shown, the changed observation fields and the events as text lines.
  */
 "use strict";
 (function () {
@@ -399,6 +400,8 @@
       return;
     }
     page = await inflate(source.textContent);
+    const facts = document.getElementById("replay-page");
+    Object.assign(page, facts ? JSON.parse(facts.textContent) : {bots: [], seat_files: []});
     views.spectator = spectatorView();
     build();
     show(views.spectator);

@@ -1,0 +1,93 @@
+"""Replay views computed once and stored: the view builder process beside a run, the
+report copying stored views (and computing, then storing, those missing or of an older
+format), deleting them with their tournament.  Real SQLite files, a real builder process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+from sqlalchemy import func, select, update
+
+from arena.runner.views import build_views
+from arena.store.database import RECORDS, VIEWS, Store
+from arena.store.records import GameRecord
+from arena.store.replays import VIEWS_FORMAT, ReplayViews, views
+from arena.store.view_jobs import load_views
+from reports.render import render_report
+from tests.replay_page import page_data, page_facts
+from tests.test_replay_viewer import played
+
+GAMES = 6
+
+
+def _store(tmp_path: Path) -> tuple[Store, int, list[int]]:
+    """A database of :data:`GAMES` stored five games (no views yet)."""
+    store = Store(f"sqlite:///{tmp_path}/a.db")
+    games = [played("five", 3, seed) for seed in range(GAMES)]
+    bots = games[0].result.bots
+    store.register_bots([(bot, bot) for bot in bots])
+    tid = store.create_tournament("five", {}, [bots], total_games=GAMES)
+    ids = [store.save_game(tid, 0, number, game.options, game.result)
+           for number, game in enumerate(games)]
+    return store, tid, ids
+
+
+def _stored_views(store: Store) -> dict[int, int]:
+    with store.engine.connect() as connection:
+        return {game_id: form for game_id, form in connection.execute(
+            select(VIEWS.c.game_id, VIEWS.c.format))}
+
+
+def test_the_view_builder_process_computes_each_stored_games_views(tmp_path: Path) -> None:
+    store, tid, ids = _store(tmp_path)
+    assert store.without_views(VIEWS_FORMAT, tid) == ids
+
+    async def until_built() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(lambda: build_views(store.url, tid, start_after=0))
+            with trio.fail_after(120):
+                while store.without_views(VIEWS_FORMAT, tid):
+                    await trio.sleep(0.2)
+            nursery.cancel_scope.cancel()
+
+    trio.run(until_built)
+    assert _stored_views(store) == dict.fromkeys(ids, VIEWS_FORMAT)
+    for game in store.games(tid):
+        stored = ReplayViews.load(dict(store.replay_views([game.id], VIEWS_FORMAT))[game.id])
+        record = store.record(game.id)
+        assert record is not None and stored == ReplayViews.load(views(game, record).dump())
+
+
+def test_a_report_copies_stored_views_and_never_replays_their_records(tmp_path: Path) -> None:
+    store, tid, ids = _store(tmp_path)
+    load_views(store, list(store.games(tid)))  # computed and stored
+    assert _stored_views(store) == dict.fromkeys(ids, VIEWS_FORMAT)
+    nonsense = GameRecord(actions=[[[0, "no such action"]]], stderr=[""] * 3).pack()
+    with store.engine.begin() as connection:  # records that would not replay any more
+        connection.execute(update(RECORDS).values(data=nonsense))
+    render_report(store, tmp_path / "site", bootstrap=0)
+    for gid in ids:
+        html = (tmp_path / "site" / f"game-{gid}.html").read_text()
+        assert page_facts(html)["bots"] == ["bot0", "bot1", "bot2"] and 'id="viewer"' in html
+
+
+def test_a_report_computes_and_stores_missing_and_outdated_views(tmp_path: Path) -> None:
+    store, tid, ids = _store(tmp_path)
+    load_views(store, list(store.games(tid))[:2])
+    with store.engine.begin() as connection:
+        connection.execute(update(VIEWS).where(VIEWS.c.game_id == ids[0])
+                           .values(format=VIEWS_FORMAT - 1, data=b"older code's"))
+    assert store.without_views(VIEWS_FORMAT, tid) == [ids[0], *ids[2:]]
+    render_report(store, tmp_path / "site", bootstrap=0)
+    assert _stored_views(store) == dict.fromkeys(ids, VIEWS_FORMAT)
+    assert all(page_data((tmp_path / "site" / f"game-{gid}.html").read_text())["steps"]
+               for gid in ids)
+
+
+def test_deleting_a_tournament_deletes_its_views(tmp_path: Path) -> None:
+    store, tid, _ = _store(tmp_path)
+    load_views(store, list(store.games(tid)))
+    assert store.delete_tournament(tid) == GAMES
+    with store.engine.connect() as connection:
+        assert connection.scalar(select(func.count()).select_from(VIEWS)) == 0
