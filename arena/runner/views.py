@@ -2,8 +2,8 @@
 views of its games as they are stored (:func:`arena.store.view_jobs.follow`), so
 that a report with a replay of every game only copies them into pages.
 
-It runs at a lower priority than the bots (``nice`` 10): on a machine the bots
-keep busy it falls behind rather than slowing them, and whatever it has not done
+It runs at the lowest priority (``nice`` 19): on a machine the bots keep busy
+it falls behind rather than slowing them, and whatever it has not done
 when the run ends is left to the report (which computes and stores the views of
 any game without them).  It starts only once the run has lasted
 :data:`START_AFTER_SECONDS` (a short run's views cost the report less than

@@ -144,10 +144,11 @@ def views(game: StoredFacts, record: GameRecord) -> ReplayViews:
     data = replay_data(game, record)
     return ReplayViews(data.replayed, pack(data.spectator),
                        [pack(seat) for seat in data.seats] if data.replayed else [],
-                       replay_context(game, record))
+                       replay_context(game, record, replayed=data.replayed))
 
 
-def replay_context(game: StoredFacts, record: GameRecord) -> dict[str, Any]:
+def replay_context(game: StoredFacts, record: GameRecord, *, replayed: bool = False
+                   ) -> dict[str, Any]:
     """What a replay page shows besides the viewer: the bots' stderr tails and
     handshake info, the faults by seat, the end-of-game reveal, and as text
     (for a record that does not replay) the spectator's decisions (``steps``:
@@ -166,7 +167,7 @@ def replay_context(game: StoredFacts, record: GameRecord) -> dict[str, Any]:
     names = dict(enumerate(game.seats))
     steps = [[(move[0], names.get(move[0], "?"), move[1], len(move) > 2)
               for move in position.moves if move[1] is not None]
-             for position in timeline(game, record, None, None)[1:]]
+             for position in ([] if replayed else timeline(game, record, None, None)[1:])]
     steps = [step for step in steps if step]
     shown = sum(map(len, steps))
     return {"stderr": stderr, "faulted": dict(faulted), "bot_info": bot_info,
@@ -225,23 +226,27 @@ def timeline(game: StoredFacts, record: GameRecord, viewer: int | None,
     hidden = cls is None or not cls.actions_public or not record.actions_public
     public: PublicDecisions = cls.public_decisions if cls is not None else _none_public
     steps = record.actions
-    shown = [k for k, step in enumerate(steps) if hidden or _visible(step, public, viewer)]
+    published = [public(step) for step in steps]
+    own = [viewer is not None and any(int(seat) == viewer for seat, _ in step)
+           for step in steps]
+    shown = [k for k in range(len(steps)) if hidden or own[k] or published[k]]
     arena_from = arena_default_from(game.faults)
     positions = []
     for start, end in zip([-1, *shown], [*shown, len(steps)], strict=True):
         plays = replayed.plays[start] if replayed is not None and start >= 0 else {}
-        moves = [] if start < 0 else _moves(steps[start], start, public, hidden, viewer,
-                                            arena_from, plays)
+        moves = [] if start < 0 else _moves(steps[start], start, published[start], hidden,
+                                            viewer, arena_from, plays)
         observation = None
         if replayed is None:
             lines = _log_lines(record.events) if start < 0 else []
         else:
             lines = [line for k in range(start + 1, end + 1) for line in replayed.events[k]]
             observation = replayed.observations[end][0 if viewer is None else 1 + viewer]
-            if end < len(steps) and not _decides(steps[end], viewer):
-                known = _known_deciders(steps[end], public, hidden)
-                observation = {**observation, "to_move": [
-                    seat for seat in observation["to_move"] if seat in known]}
+            if end < len(steps) and not own[end]:
+                known = _known_deciders(steps[end], published[end], hidden)
+                if any(seat not in known for seat in observation["to_move"]):
+                    observation = {**observation, "to_move": [
+                        seat for seat in observation["to_move"] if seat in known]}
         positions.append(Position(
             range(max(start, 0), end), moves, [text for to, text in lines if to is None],
             [text for to, text in lines if to is not None and viewer in to], observation))
@@ -345,29 +350,23 @@ def _none_public(_step: Sequence[Sequence[Any]]) -> list[tuple[int, str]]:
     return []
 
 
-def _decides(step: Step, viewer: int | None) -> bool:
-    return viewer is not None and any(int(seat) == viewer for seat, _ in step)
-
-
-def _visible(step: Step, public: PublicDecisions, viewer: int | None) -> bool:
-    return _decides(step, viewer) or bool(public(step))
-
-
-def _known_deciders(step: Step, public: PublicDecisions, hidden: bool) -> list[int]:
-    """The seats deciding ``step`` that anyone may know of."""
+def _known_deciders(step: Step, published: list[tuple[int, str]], hidden: bool) -> list[int]:
+    """The seats deciding ``step`` that anyone may know of (``published``: its public
+    decisions)."""
     if hidden:  # every step is shown: who plays is public, what is not
         return [int(seat) for seat, _ in step]
-    return [seat for seat, _ in public(step)]
+    return [seat for seat, _ in published]
 
 
-def _moves(step: Step, number: int, public: PublicDecisions, hidden: bool,
+def _moves(step: Step, number: int, published: list[tuple[int, str]], hidden: bool,
            viewer: int | None, arena_from: Mapping[int, int],
            plays: Mapping[int, str]) -> list[Move]:
-    """The decisions of step ``number`` that ``viewer`` may see, marked where
+    """The decisions of step ``number`` that ``viewer`` may see (``published``: its
+    public ones), marked where
     the arena played for a faulted seat.  Where the actions are hidden, another
     seat's decision reads as what the public events say it did (``plays``;
     None if they do not say)."""
-    seen = {seat for seat, _ in public(step)}
+    seen = {seat for seat, _ in published}
     moves: list[Move] = []
     for seat, action in step:
         seat = int(seat)
@@ -411,7 +410,7 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any], keys: Mapping[str,
     out: Delta = []
     for name, value in after.items():
         old = before.get(name)
-        if value == old and name in before:
+        if (value is old or value == old) and name in before:  # shared: unchanged
             continue
         if (isinstance(value, list) and isinstance(old, list) and 0 < len(old) < len(value)
                 and value[:len(old)] == old):

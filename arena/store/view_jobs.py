@@ -61,6 +61,8 @@ IDLE_SECONDS = 0.5
 #: Seconds between two scans of the whole tournament: a game committed after one
 #: with a higher id (PostgreSQL's sequences) is found then.
 RESCAN_SECONDS = 30.0
+#: A view builder's niceness: it takes only the CPU time nothing else (no bot) wants.
+NICE = 19
 #: Games a view builder computes per transaction.
 FOLLOW_BATCH = 10
 
@@ -95,10 +97,10 @@ _PR_SET_PDEATHSIG = 1
 
 
 def main(argv: Sequence[str]) -> int:
-    """A view builder: ``TOURNAMENT PARENT``, at a low priority (the bots come first)."""
+    """A view builder: ``TOURNAMENT PARENT``, at the lowest priority (the bots come first)."""
     tournament_id, parent = map(int, argv)
     die_with_parent(parent)
-    os.nice(10)
+    os.nice(NICE)
     store = Store(os.environ[URL_VARIABLE])
     try:
         follow(store, tournament_id, parent)
