@@ -124,15 +124,18 @@ class ReplayViews:
     context: dict[str, Any]
 
     def dump(self) -> bytes:
-        """The stored bytes (msgpack; the views as deflated bytes, not base64)."""
+        """The stored bytes (msgpack; the views as their deflated bytes, not base64; the
+        context deflated too: a long game's public events take more than its views)."""
+        context = zlib.compress(msgpack.packb(self.context), 6)
         return msgpack.packb([self.replayed, base64.b64decode(self.spectator),
-                              [base64.b64decode(seat) for seat in self.seats], self.context])
+                              [base64.b64decode(seat) for seat in self.seats], context])
 
     @classmethod
     def load(cls, data: bytes) -> ReplayViews:
         """The views :meth:`dump` stored."""
-        replayed, spectator, seats, context = msgpack.unpackb(data, strict_map_key=False)
-        return cls(replayed, _base64(spectator), [_base64(seat) for seat in seats], context)
+        replayed, spectator, seats, context = msgpack.unpackb(data)
+        return cls(replayed, _base64(spectator), [_base64(seat) for seat in seats],
+                   msgpack.unpackb(zlib.decompress(context), strict_map_key=False))
 
 
 def _base64(data: bytes) -> str:
