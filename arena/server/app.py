@@ -16,7 +16,7 @@ from typing import Any
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
-from jinja2 import Environment, FileSystemLoader
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -26,20 +26,35 @@ from arena.server import api, pages
 from arena.server.common import TEMPLATES, server_of
 from arena.server.state import Server, Settings
 from arena.server.submissions import SubmissionQueue
-from arena.server.views import Views
+from arena.server.views import GENERATION_SECONDS, MIN_REFRESH, Views
 from arena.store.accounts import Accounts
+from reports.templating import TEMPLATES as REPORT_TEMPLATES
+from reports.templating import environment as report_environment
 
 log = logging.getLogger("arena.server")
 
 
 def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -> Starlette:
     """The application over ``accounts``' database; ``queue`` takes uploads."""
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
+    # The report's templates under report/ (its chart macros), with their filters.
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(TEMPLATES), PrefixLoader(
+        {"report": FileSystemLoader(REPORT_TEMPLATES)})]), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(report_environment().filters)
     app = Starlette(routes=[*api.routes(), *pages.routes()],
                     exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.server = Server(accounts, Views(accounts.store, accounts), queue, settings, env)
     return app
+
+
+async def keep_fresh(views: Views) -> None:
+    """Until cancelled: read the database's generation every
+    :data:`~arena.server.views.GENERATION_SECONDS` and recompute the snapshot when
+    it changed, at most every :data:`~arena.server.views.MIN_REFRESH` seconds (or
+    four times as long as the last computation took), in a worker thread."""
+    while True:
+        cost = await trio.to_thread.run_sync(views.refresh, abandon_on_cancel=True)
+        await trio.sleep(max(MIN_REFRESH, 4 * cost) if cost else GENERATION_SECONDS)
 
 
 def wants_json(request: Request) -> bool:

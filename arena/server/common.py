@@ -1,17 +1,22 @@
 """What the page and API handlers share: the viewer of a request (and the
-private site's sign-in rule), the owner checks that make someone else's bot,
-game seat or submission a 404, and reading an uploaded archive within its limit."""
+private site's sign-in rule), the cache of what viewers without a session see
+(:func:`cached`), the owner checks that make someone else's bot, game seat or
+submission a 404, and reading an uploaded archive within its limit."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
+from starlette.responses import Response
 
-from arena.server.auth import Viewer, viewer_of
+from arena.server.auth import COOKIE, Viewer, viewer_of
 from arena.server.state import Server
+from arena.server.views import Page
 from arena.store.accounts import Submission
 
 #: The server's own templates (its pages extend ``layout.html``) and ``live.js``.
@@ -31,6 +36,58 @@ def viewer(request: Request, *, public: bool = False) -> Viewer:
     if server.settings.private and not public and found.user is None:
         raise HTTPException(401, "this site is private: sign in to see it")
     return found
+
+
+#: Headers of a page every viewer without a session gets: kept by browsers and
+#: proxies, but asked again each time (answered 304 while its ETag holds); a
+#: signed-in viewer's page differs, so it depends on the cookie and the token.
+SHARED_HEADERS = {"Cache-Control": "no-cache", "Vary": "Cookie, Authorization"}
+
+
+def shared(page: Page, request: Request) -> Response:
+    """A cached page, or 304 if the client holds it already (``If-None-Match``)."""
+    headers = {**SHARED_HEADERS, "ETag": page.etag}
+    if page.etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return Response(page.body, media_type=page.media_type, headers=headers)
+
+
+def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
+           ) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint whose response, for a viewer with no session (who then holds
+    no CSRF token and nothing of an owner's), is built once and kept as a
+    :class:`~arena.server.views.Page` (``replay``: a game's page, kept while its
+    tournament's state holds, else while the snapshot does).  A kept page is
+    served in the event loop, with no worker thread and no query."""
+    def build_in_thread(request: Request) -> Response:
+        who = viewer(request)
+        if who.user is not None or who.session is not None:
+            return build(request, who)
+        views = server_of(request).views
+        snapshot = views.snapshot()
+        key = (request.url.path, request.url.query)
+        page = views.pages.get(key)
+        if page is None or not page.fresh(snapshot):
+            response = build(request, who)
+            if response.status_code != 200:
+                return response
+            replayed = views.replay(request.path_params["game_id"]) if replay else None
+            tournament = replayed[0].tournament_id if replayed is not None else None
+            page = views.pages.put(key, Page.of(bytes(response.body), response.media_type or
+                                                "text/html", snapshot, tournament))
+        return shared(page, request)
+
+    async def endpoint(request: Request) -> Response:
+        server = server_of(request)
+        snapshot = server.views.current()
+        if snapshot is not None and not server.settings.private and COOKIE not in \
+                request.cookies and "authorization" not in request.headers:
+            page = server.views.pages.get((request.url.path, request.url.query))
+            if page is not None and page.fresh(snapshot):
+                return shared(page, request)
+        return await run_in_threadpool(build_in_thread, request)
+
+    return endpoint
 
 
 def own_submission(request: Request, who: Viewer, submission_id: int) -> Submission:
