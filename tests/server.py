@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -92,10 +93,12 @@ def start_arena(argv: Sequence[str]) -> tuple[subprocess.Popen[str], str | None]
 
 
 def stop(process: subprocess.Popen[str]) -> None:
-    """Ctrl-C to the process's session; killed if it does not end within 30 s."""
-    os.killpg(process.pid, signal.SIGINT)
+    """Ctrl-C to the process's session (its ladder processes too); killed if it
+    does not end within 40 s."""
+    with contextlib.suppress(ProcessLookupError):  # nothing of it is left
+        os.killpg(process.pid, signal.SIGINT)
     try:
-        process.wait(timeout=30)
+        process.wait(timeout=40)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from arena.store.database import Store
 from reports.replay import unpack
 from tests.server import (
     MANIFEST,
@@ -31,6 +32,8 @@ from tests.server import (
     running_server,
     set_password,
     sign_in,
+    start_arena,
+    stop,
     tar_gz,
     user_add,
     wait_status,
@@ -388,9 +391,35 @@ def test_the_owner_retires_a_version(site: Site, ann_bot: dict[str, object]) -> 
     assert site.get("/api/bots/annbot").json()["versions"][0]["retired"] is True
 
 
-def test_passed_versions_join_the_ladder_in_the_servers_process(tmp_path: Path) -> None:
+def ladder_rows(site: Site) -> dict[str, int]:
+    """Games per version on the server's leaderboards."""
+    pools = site.get("/api/leaderboard").json()["pools"]
+    return {row["bot"]: row["games"] for pool in pools for row in pool["rows"]}
+
+
+def wait_for_games(site: Site, labels: tuple[str, ...], games: int) -> dict[str, int]:
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        rows = ladder_rows(site)
+        if all(rows.get(label, 0) >= games for label in labels):
+            break
+        time.sleep(1)
+    return rows
+
+
+def ladders(db: str) -> list[dict[str, object]]:
+    store = Store(db)
+    try:
+        return [t for t in store.tournaments() if t["kind"] == "ladder"]
+    finally:
+        store.close()
+
+
+def test_passed_versions_join_the_ladder_which_a_restarted_server_continues(
+        tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'ladder.db'}"
     tokens = {name: user_add(db, name)[0] for name in ("ann", "bob")}
+    labels = ("annbot@1", "bobbot@1")
     with running_server(db, "--ladder", "five", "--check-games", "2") as base:
         site = Site(base, db, tokens, {})
         ids = []
@@ -401,19 +430,56 @@ def test_passed_versions_join_the_ladder_in_the_servers_process(tmp_path: Path) 
             ids.append(reply.json()["id"])
         for name, submission in zip(("ann", "bob"), ids, strict=True):
             assert wait_status(base, tokens[name], submission)["status"] == "passed"
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            pools = site.get("/api/leaderboard").json()["pools"]
-            rows = {row["bot"]: row["games"] for pool in pools for row in pool["rows"]}
-            if rows.get("annbot@1", 0) >= 2 and rows.get("bobbot@1", 0) >= 2:
-                break
-            time.sleep(1)
-        assert rows.get("annbot@1", 0) >= 2 and rows.get("bobbot@1", 0) >= 2, rows
+        rows = wait_for_games(site, labels, 2)
+        assert all(rows.get(label, 0) >= 2 for label in labels), rows
         ladder = [g for g in site.get("/api/games", params={"bot": "annbot"}).json()["games"]
                   if "bobbot@1" in g["seats"]]
         assert ladder and all(g["seed"] is None for g in ladder)  # a running ladder's seeds
         page = site.get(f"/games/{ladder[0]['id']}").text
         assert "shown when the tournament is over" in page
+    [first] = ladders(db)
+    assert first["status"] == "interrupted"  # its process stopped as Ctrl-C stops it
+    played = int(str(first["games_done"]))
+    with running_server(db, "--ladder", "five") as base:  # the same leaderboard, continued
+        rows = wait_for_games(Site(base, db, tokens, {}), labels, played + 2)
+        assert all(rows.get(label, 0) >= played + 2 for label in labels), (played, rows)
+    [again] = ladders(db)
+    assert again["id"] == first["id"] and int(str(again["games_done"])) > played
+    with running_server(db, "--ladder", "five", "--seats", "3"):  # another ladder: 3 seats
+        pass
+    assert [t["config"]["table_size"] for t in ladders(db)] == [2, 3]  # type: ignore[index]
+
+
+def ladder_processes(db: str) -> list[int]:
+    """The processes running ``arena ladder`` on ``db``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"ladder" in words and db.encode() in words:
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_ladder_process_dies_with_a_killed_server(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'killed.db'}"
+    process, _ = start_arena(["serve", "--db", db, "--port", "0", "--sandbox", "none",
+                              "--ladder", "five"])
+    try:
+        deadline = time.monotonic() + 60
+        while not ladder_processes(db) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert ladder_processes(db), "no ladder process"
+        process.kill()  # the server alone, as kill -9 would
+        process.wait()
+        deadline = time.monotonic() + 60
+        while ladder_processes(db) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not ladder_processes(db)
+    finally:
+        stop(process)
 
 
 def test_a_private_site_shows_nothing_before_sign_in(tmp_path: Path) -> None:

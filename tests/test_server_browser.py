@@ -1,8 +1,9 @@
 """The competition server as a person uses it, in Debian's headless Chromium
 (Selenium), against a real ``arena serve`` over SQLite and over PostgreSQL:
 sign up, upload a bot, watch it pass its check and appear on the leaderboard
-without reloading, open one of its games in its own seat's view and in the
-spectator's; a second browser session, another user, cannot see that seat."""
+without reloading, see its rating over time drawn, open one of its games in its
+own seat's view and in the spectator's; a second browser session, another user,
+cannot see that seat."""
 
 from __future__ import annotations
 
@@ -99,6 +100,20 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
         until(carol, lambda: "carolbot@1" in text(carol, "main table"),
               "carolbot never reached the leaderboard", SLOW)
         assert carol.execute_script("return window.notReloaded") is True  # updated live
+        no_console_errors(carol)
+
+        carol.get(f"{base}/bots/carolbot")  # rating over time: a chart above its table
+        until(carol, lambda: carol.execute_script(
+            "return document.querySelectorAll('#history svg.lines polyline').length") == 1,
+            f"no rating chart: {text(carol, '#history')}", SLOW)
+        points, title, cells = carol.execute_script("""
+            const line = document.querySelector('#history svg.lines polyline');
+            const cells = [...document.querySelectorAll(
+                '#history table tbody tr td:nth-child(2)')].map((td) => td.textContent);
+            return [line.getAttribute('points').trim().split(/\\s+/),
+                    line.parentNode.querySelector('title').textContent, cells];""")
+        assert title == "carolbot@1"
+        assert len(points) == len([cell for cell in cells if cell.strip()]) >= 1, (points, cells)
         no_console_errors(carol)
 
         games = requests.get(f"{base}/api/games", params={"bot": "carolbot"}, timeout=60)

@@ -137,14 +137,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             bound = await nursery.start(serve, app, args.host, args.port)
-            print(f"arena: serving {mask_passwords(args.db)} on {', '.join(bound)}",
-                  file=sys.stderr, flush=True)
-            nursery.start_soon(keep_fresh, app_views(app))
-            nursery.start_soon(queue.run)
             for plan in plans:
                 ladder = LadderProcess.start(store, plan, args)
                 ladders.append(ladder)
                 nursery.start_soon(ladder.watch)
+            print(f"arena: serving {mask_passwords(args.db)} on {', '.join(bound)}",
+                  file=sys.stderr, flush=True)
+            nursery.start_soon(keep_fresh, app_views(app))
+            nursery.start_soon(queue.run)
 
     try:
         stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return

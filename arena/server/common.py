@@ -58,7 +58,9 @@ def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
     no CSRF token and nothing of an owner's), is built once and kept as a
     :class:`~arena.server.views.Page` (``replay``: a game's page, kept while its
     tournament's state holds, else while the snapshot does).  A kept page is
-    served in the event loop, with no worker thread and no query."""
+    served in the event loop, with no worker thread and no query; one that is
+    no longer fresh is drawn anew by one request, while the others get it as it
+    was (a snapshot or two old) instead of drawing it too."""
     def build_in_thread(request: Request) -> Response:
         who = viewer(request)
         if who.user is not None or who.session is not None:
@@ -80,12 +82,19 @@ def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
     async def endpoint(request: Request) -> Response:
         server = server_of(request)
         snapshot = server.views.current()
-        if snapshot is not None and not server.settings.private and COOKIE not in \
-                request.cookies and "authorization" not in request.headers:
-            page = server.views.pages.get((request.url.path, request.url.query))
-            if page is not None and page.fresh(snapshot):
-                return shared(page, request)
-        return await run_in_threadpool(build_in_thread, request)
+        if snapshot is None or server.settings.private or COOKIE in request.cookies or \
+                "authorization" in request.headers:
+            return await run_in_threadpool(build_in_thread, request)
+        pages = server.views.pages
+        key = (request.url.path, request.url.query)
+        page = pages.get(key)
+        if page is not None and (page.fresh(snapshot) or key in pages.drawing):
+            return shared(page, request)  # stale: another request draws it anew
+        pages.drawing.add(key)
+        try:
+            return await run_in_threadpool(build_in_thread, request)
+        finally:
+            pages.drawing.discard(key)
 
     return endpoint
 

@@ -136,6 +136,8 @@ class PageCache:
     def __init__(self) -> None:
         self._pages: OrderedDict[Hashable, Page] = OrderedDict()
         self._lock = threading.Lock()
+        #: Keys of pages being drawn anew (read and changed in the event loop only).
+        self.drawing: set[Hashable] = set()
 
     def get(self, key: Hashable) -> Page | None:
         with self._lock:
@@ -190,7 +192,7 @@ class Views:
             return time.monotonic() - began
 
     def _compute(self, stamp: tuple[int, ...]) -> Snapshot:
-        games = list(self.store.scan_games())
+        games = self._games(stamp)
         tournaments = {t["id"]: t for t in self.store.tournaments()}
         checks = latest_checks(tournaments.values())
         rated = [g for g in games if g.tournament_id not in checks.tournament_ids]
@@ -205,6 +207,13 @@ class Views:
                         pools={pool.anchor: pool.games for pool in pools},
                         bases={bot["name"]: bot["base"] for bot in registered},
                         fits=self.fits)
+
+    def _games(self, stamp: tuple[int, ...]) -> list[StoredGame]:
+        """Every stored game, oldest first: the snapshot's before and those stored
+        since (all of them read again if some were deleted: ``stamp`` counts them)."""
+        before = self._snapshot.games if self._snapshot is not None else []
+        games = [*before, *self.store.scan_games(after=before[-1].id if before else 0)]
+        return games if len(games) == stamp[1] else list(self.store.scan_games())
 
     def _replay(self, game_id: int) -> tuple[StoredGame, ReplayData, dict[str, Any]] | None:
         game = self.store.game(game_id)
