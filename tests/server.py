@@ -13,11 +13,14 @@ import sys
 import tarfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import requests
+
+T = TypeVar("T")
 
 #: A bot that plays as the sample random bot, from its own directory.
 BOT_PY = """\
@@ -153,6 +156,18 @@ def user_add(db: str, name: str, *flags: str) -> tuple[str, str]:
     link = re.search(r"set a password \(once\): (\S+)", proc.stdout)
     assert token and link, proc.stdout
     return token.group(1), link.group(1)
+
+
+def eventually(fetch: Callable[[], T], ok: Callable[[T], bool], seconds: float = 30) -> T:
+    """``fetch()`` again until ``ok`` holds of it or ``seconds`` passed; the last one.
+    The server's pages and lists come from a snapshot of the database that follows
+    it a second or two behind (docs/server.md)."""
+    deadline = time.monotonic() + seconds
+    found = fetch()
+    while not ok(found) and time.monotonic() < deadline:
+        time.sleep(0.5)
+        found = fetch()
+    return found
 
 
 def wait_status(base: str, token: str, submission: int, final: Sequence[str] = (

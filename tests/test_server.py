@@ -28,6 +28,7 @@ from tests.server import (
     arena,
     bot_archive,
     csrf_of,
+    eventually,
     make_bot,
     running_server,
     set_password,
@@ -105,6 +106,22 @@ def test_leaderboards_and_games_for_everyone(site: Site) -> None:
     assert all(re.fullmatch(r"[+-]\d+", cell) for _, cell in rows)
     if elo is not None:  # finite after all 4 games (a bot that won every game has none)
         assert rows[-1] == ("4", f"{elo:+.0f}")
+
+
+def test_pages_for_everyone_are_kept_and_revalidated_by_their_etag(site: Site) -> None:
+    for path in ("/", "/games", "/games/1", "/api/leaderboard", "/api/live"):
+        for _ in range(5):  # something stored meanwhile (a check) draws the page anew
+            first = requests.get(site.base + path, timeout=60)
+            assert first.status_code == 200 and first.headers["Cache-Control"] == "no-cache"
+            again = requests.get(site.base + path, timeout=60,
+                                 headers={"If-None-Match": first.headers["ETag"]})
+            if again.status_code == 304:
+                break
+        assert again.status_code == 304 and again.content == b"", path
+        signed = requests.get(site.base + path, timeout=60, headers={
+            "If-None-Match": first.headers["ETag"],
+            "Authorization": f"Bearer {site.tokens['ann']}"})
+        assert signed.status_code == 200 and "ETag" not in signed.headers, path
 
 
 def test_unknown_ids_are_404_as_html_or_json(site: Site) -> None:
@@ -326,7 +343,7 @@ def test_a_submission_is_built_checked_and_passes(site: Site, ann_bot: dict[str,
     assert ann_bot["status"] == "passed" and ann_bot["label"] == "annbot@1", ann_bot
     report = ann_bot["report"]
     assert isinstance(report, dict) and report["passed"] and report["checks"][0]["game"] == "five"
-    page = site.get("/bots/annbot").text
+    page = eventually(lambda: site.get("/bots/annbot").text, lambda text: "passed check" in text)
     assert "by ann" in page and "passed check" in page
     # XSS through the author field: escaped
     assert "<script>alert('author')" not in page and "&lt;script&gt;" in page
@@ -348,7 +365,8 @@ def test_another_user_cannot_touch_anns_bot(site: Site, ann_bot: dict[str, objec
     page = bob_browser.get(f"{site.base}/bots/annbot", timeout=60).text
     assert "Retire" not in page and "only you see the stderr" not in page
     # the check's games: ann's seat views are hers alone
-    check = [g for g in site.get("/api/games", params={"bot": "annbot"}).json()["games"]]
+    check = eventually(lambda: site.get("/api/games", params={"bot": "annbot"}).json()["games"],
+                       bool)
     assert check, "the check's games are listed"
     game = check[0]
     seat = game["seats"].index("annbot@1")

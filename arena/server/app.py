@@ -19,11 +19,12 @@ from hypercorn.trio import serve as hypercorn_serve
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from arena.server import api, pages
-from arena.server.common import TEMPLATES, server_of
+from arena.server.common import TEMPLATES, CachedPages, server_of
 from arena.server.state import Server, Settings
 from arena.server.submissions import SubmissionQueue
 from arena.server.views import GENERATION_SECONDS, MIN_REFRESH, Views
@@ -42,6 +43,7 @@ def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(report_environment().filters)
     app = Starlette(routes=[*api.routes(), *pages.routes()],
+                    middleware=[Middleware(CachedPages)],
                     exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.server = Server(accounts, Views(accounts.store, accounts), queue, settings, env)
     return app

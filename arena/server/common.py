@@ -13,11 +13,14 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena.server.auth import COOKIE, Viewer, viewer_of
 from arena.server.state import Server
 from arena.server.views import Page
 from arena.store.accounts import Submission
+
+COOKIE_BYTES = f"{COOKIE}=".encode()
 
 #: The server's own templates (its pages extend ``layout.html``) and ``live.js``.
 TEMPLATES = Path(__file__).with_name("templates")
@@ -44,12 +47,45 @@ def viewer(request: Request, *, public: bool = False) -> Viewer:
 SHARED_HEADERS = {"Cache-Control": "no-cache", "Vary": "Cookie, Authorization"}
 
 
-def shared(page: Page, request: Request) -> Response:
+def shared(page: Page, if_none_match: str) -> Response:
     """A cached page, or 304 if the client holds it already (``If-None-Match``)."""
     headers = {**SHARED_HEADERS, "ETag": page.etag}
-    if page.etag in request.headers.get("if-none-match", ""):
+    if page.etag in if_none_match:
         return Response(status_code=304, headers=headers)
     return Response(page.body, media_type=page.media_type, headers=headers)
+
+
+def page_key(scope: Scope) -> tuple[str, bytes]:
+    """What a kept page is found by: its path and query."""
+    return scope["path"], scope["query_string"]
+
+
+class CachedPages:
+    """ASGI middleware in front of the routes: a GET without a session cookie or a
+    token whose page :func:`cached` keeps, fresh, is answered here, before any
+    routing (the cheapest way through the server)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            server: Server = scope["app"].state.server
+            snapshot = server.views.current()
+            if snapshot is not None and not server.settings.private:
+                if_none_match = b""
+                for name, value in scope["headers"]:
+                    if name == b"authorization" or (name == b"cookie" and COOKIE_BYTES in value):
+                        break
+                    if name == b"if-none-match":
+                        if_none_match = value
+                else:
+                    page = server.views.pages.get(page_key(scope))
+                    if page is not None and page.fresh(snapshot):
+                        await shared(page, if_none_match.decode("latin-1"))(scope, receive,
+                                                                            send)
+                        return
+        await self.app(scope, receive, send)
 
 
 def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
@@ -67,7 +103,7 @@ def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
             return build(request, who)
         views = server_of(request).views
         snapshot = views.snapshot()
-        key = (request.url.path, request.url.query)
+        key = page_key(request.scope)
         page = views.pages.get(key)
         if page is None or not page.fresh(snapshot):
             response = build(request, who)
@@ -77,7 +113,7 @@ def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
             tournament = replayed[0].tournament_id if replayed is not None else None
             page = views.pages.put(key, Page.of(bytes(response.body), response.media_type or
                                                 "text/html", snapshot, tournament))
-        return shared(page, request)
+        return shared(page, request.headers.get("if-none-match", ""))
 
     async def endpoint(request: Request) -> Response:
         server = server_of(request)
@@ -86,10 +122,11 @@ def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
                 "authorization" in request.headers:
             return await run_in_threadpool(build_in_thread, request)
         pages = server.views.pages
-        key = (request.url.path, request.url.query)
+        key = page_key(request.scope)
         page = pages.get(key)
         if page is not None and (page.fresh(snapshot) or key in pages.drawing):
-            return shared(page, request)  # stale: another request draws it anew
+            # stale: another request draws it anew
+            return shared(page, request.headers.get("if-none-match", ""))
         pages.drawing.add(key)
         try:
             return await run_in_threadpool(build_in_thread, request)
