@@ -2,7 +2,7 @@
 
     python bench/server_load.py [--clients 200] [--uploads 10] [--seconds 20]
                                 [--think 1.0] [--rounds 2] [--sandbox auto]
-                                [--ladder-flags '-j 2']
+                                [--ladder-flags '-j 2'] [--serve-flags '--ladder-nice 5']
 
 Set-up: a fresh SQLite database; three bots uploaded to ``arena serve`` and
 checked (the ladder's entrants); a few ladder games so every page has content.
@@ -26,8 +26,9 @@ which latency is the number of clients over the server's rate).  They share the
 machine with the server and the ladder: their CPU is printed too.  Uploads use
 ``requests`` in threads.
 
-Games per second are counted in the database between the start and the end of the
-measured window (after a warm-up), so start-up costs are not counted.
+Games per second and requests are counted between the start and the end of the
+measured window, after a warm-up in which the clients browse already (the
+server's first drawing of each page is not counted).
 """
 
 from __future__ import annotations
@@ -117,6 +118,7 @@ class Load:
         self.host, self.port = address.hostname or "127.0.0.1", address.port or 80
         self.times: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
+        self.measuring = False
 
     async def client(self, until: float, seed: int) -> None:
         """One browser: a keep-alive connection (opened again if it fails)."""
@@ -140,8 +142,9 @@ class Load:
                 if stream is not None:
                     await stream.aclose()
                 stream = None
-            self.times[kind].append(time.perf_counter() - began)
-            self.errors[kind] += not ok
+            if self.measuring:  # a request of the warm-up is not counted
+                self.times[kind].append(time.perf_counter() - began)
+                self.errors[kind] += not ok
             await trio.sleep(rng.uniform(0, 2 * self.think))
         if stream is not None:
             await stream.aclose()
@@ -166,7 +169,7 @@ class Load:
                 return status
 
     def upload(self, token: str, name: str) -> None:
-        """One upload (blocking: ``requests``, in a thread)."""
+        """One upload (blocking: ``requests``, in a thread), counted whenever it ends."""
         began = time.perf_counter()
         try:
             reply = requests.post(f"{self.base}/api/submissions", timeout=60,
@@ -180,19 +183,22 @@ class Load:
 
     async def run(self, args: argparse.Namespace, token: str, round_number: int,
                   meter: Meter) -> tuple[Window, float]:
-        """The warm-up, then the measured window: its figures and wall seconds."""
-        await trio.sleep(WARMUP)
-        meter.start()
-        began = time.monotonic()
-        until = began + args.seconds
+        """The warm-up (the clients browsing already), then the measured window:
+        its figures and wall seconds."""
+        until = time.monotonic() + WARMUP + args.seconds
         async with trio.open_nursery() as nursery:
             for i in range(args.clients):
                 nursery.start_soon(self.client, until, i)
+            await trio.sleep(WARMUP)
+            self.measuring = True
+            meter.start()
+            began = time.monotonic()
             for i in range(args.uploads):
                 nursery.start_soon(self.upload_at, began + args.seconds / 2 * i /
                                    max(1, args.uploads), token, f"up{round_number}x{i}")
-            await trio.sleep_until(trio.current_time() + args.seconds)
+            await trio.sleep(args.seconds)
             window = meter.end()
+            self.measuring = False
         return window, time.monotonic() - began
 
     async def upload_at(self, at: float, token: str, name: str) -> None:
@@ -214,7 +220,7 @@ def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
     server, base = start_arena(["serve", "--db", url, "--port", "0", "--sandbox",
                                 args.sandbox, "--check-games", "2",
                                 "--bot-store", str(folder / "bots"), "--ladder", "five",
-                                *args.ladder_flags.split()])
+                                *args.ladder_flags.split(), *args.serve_flags.split()])
     assert base is not None
     try:
         time.sleep(1.0)
@@ -286,6 +292,8 @@ def main() -> None:
     parser.add_argument("--ladder-flags", default="-j 2",
                         help="where the ladder plays, the same in both runs (default '-j 2'; "
                              "e.g. '-j 2 --workers 2': on two Dask worker processes)")
+    parser.add_argument("--serve-flags", default="",
+                        help="more flags of 'arena serve' (e.g. '--ladder-nice 0')")
     parser.add_argument("--think", type=float, default=1.0,
                         help="mean seconds a client waits between two pages (default 1; "
                              "0: back to back)")
@@ -300,7 +308,8 @@ def main() -> None:
         token = set_up(url, folder, args.sandbox)
         print(f"{args.clients} clients (think {args.think:g} s), {args.uploads} uploads, "
               f"{args.seconds:g} s per round, {os.cpu_count()} CPUs, sandbox {args.sandbox}, "
-              f"ladder {args.ladder_flags}; load average before "
+              f"ladder {args.ladder_flags}{' ' + args.serve_flags if args.serve_flags else ''}"
+              f"; load average before "
               f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
         for number in range(args.rounds):
             alone = baseline_round(url, args)

@@ -39,6 +39,8 @@ from arena.store.accounts import PASSWORD, AccountError, Accounts
 from arena.store.database import DEFAULT_URL, Store
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
+#: How much nicer than the server its ladders run (``arena serve --ladder-nice``).
+DEFAULT_LADDER_NICE = 5
 #: Seconds ``arena submit --wait`` polls a submission's status at most.
 WAIT_SECONDS = 1800.0
 
@@ -60,6 +62,10 @@ def add_serve(sub: Subparsers) -> None:
                           "continuing this database's unfinished one), repeatable")
     srv.add_argument("--seats", "-k", type=int, default=2,
                      help="players per ladder table (default 2)")
+    srv.add_argument("--ladder-nice", type=int, default=DEFAULT_LADDER_NICE, metavar="N",
+                     help=f"the ladder processes' niceness, 0 to 19 (default "
+                          f"{DEFAULT_LADDER_NICE}: pages first, the ladder takes the rest "
+                          f"of the CPU)")
     srv.add_argument("--open-signup", action="store_true", help="anyone may register")
     srv.add_argument("--private", action="store_true",
                      help="only signed-in users see anything")
@@ -111,6 +117,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UserError(f"unknown game {unknown[0]!r} (games: {', '.join(game_names())})")
     if args.check_games is not None and not 1 <= args.check_games <= 1000:
         raise UserError(f"--check-games must be from 1 to 1000, not {args.check_games}")
+    if not 0 <= args.ladder_nice <= 19:
+        raise UserError(f"--ladder-nice must be from 0 to 19, not {args.ladder_nice}")
     if args.ladder:
         check_execution(args)
     sandbox = sandbox_of(args, args.db)
@@ -214,6 +222,8 @@ class LadderProcess:
                 "--db", args.db, "--no-report", "-j", str(args.parallel),
                 *(["--workers", str(args.workers)] if args.workers is not None else []),
                 *(["--cluster", args.cluster] if args.cluster is not None else [])]
+        if args.ladder_nice:
+            argv = ["nice", "-n", str(args.ladder_nice), *argv]
         if shutil.which("setpriv"):
             argv = ["setpriv", "--pdeathsig", "TERM", "--", *argv]
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
