@@ -537,6 +537,8 @@ def test_bad_serve_and_submit_input_is_one_line(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'x.db'}"
     for argv, words in ((["serve", "--port", "70000", "--db", db], "--port"),
                         (["serve", "--ladder", "chess", "--db", db], "unknown game"),
+                        (["serve", "--ladder-nice", "20", "--db", db], "--ladder-nice"),
+                        (["serve", "--ladder", "five", "-j", "0", "--db", db], "--parallel"),
                         (["serve", "--db", "sqlite://"], "in-memory"),
                         (["submit", str(tmp_path / "none"), "--server", "http://127.0.0.1:9",
                           "--token", "t"], "is not a directory"),
