@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import io
+import json
 import os
 import re
 import stat
@@ -570,6 +571,19 @@ def test_a_failed_build_ends_failed_with_its_reason(site: Site) -> None:
     root = sign_in_with_password(site, "root")
     page = root.get(f"{site.base}/submissions/{done['id']}", timeout=60).text
     assert "status-failed" in page and "no compiler" in page
+
+
+def test_an_uploads_check_runs_its_bots_nicer_than_the_server(site: Site) -> None:
+    """The server runs with the default --ladder-nice 5: a check's bots take only
+    the CPU the pages leave."""
+    toml = MANIFEST.format(name="nicebot", author="x")
+    bot = "import os, sys\nsys.stderr.write(f'niceness {os.nice(0)}\\n')\nsys.exit(3)\n"
+    reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
+        "nice.tar.gz", tar_gz({"bot.toml": toml, "bot.py": bot}))})
+    assert reply.status_code == 202, reply.text
+    done = wait_status(site.base, site.tokens["root"], reply.json()["id"])
+    assert done["status"] == "failed", done
+    assert f"niceness {os.nice(0) + 5}" in json.dumps(done), done
 
 
 def test_uploads_are_rate_limited_per_account(site: Site) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import shutil
 import signal
@@ -63,9 +64,10 @@ def add_serve(sub: Subparsers) -> None:
     srv.add_argument("--seats", "-k", type=int, default=2,
                      help="players per ladder table (default 2)")
     srv.add_argument("--ladder-nice", type=int, default=DEFAULT_LADDER_NICE, metavar="N",
-                     help=f"the ladder processes' niceness, 0 to 19 (default "
-                          f"{DEFAULT_LADDER_NICE}: pages first, the ladder takes the rest "
-                          f"of the CPU)")
+                     help=f"the niceness of the ladder processes and of the bots of "
+                          f"uploads' builds and checks, 0 to 19 (default "
+                          f"{DEFAULT_LADDER_NICE}: pages first, they take the rest of the "
+                          f"CPU)")
     srv.add_argument("--open-signup", action="store_true", help="anyone may register")
     srv.add_argument("--private", action="store_true",
                      help="only signed-in users see anything")
@@ -131,7 +133,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     uploads = bot_store.parent / (bot_store.name + "-uploads")
     uploads.mkdir(parents=True, exist_ok=True)
     accounts = Accounts(store)
-    queue = SubmissionQueue(accounts, Builder(store, bot_store, sandbox,
+    # An upload's build and check run their bots as nice as the ladders' (pages first).
+    checks = dataclasses.replace(sandbox, nice=args.ladder_nice)
+    queue = SubmissionQueue(accounts, Builder(store, bot_store, checks,
                                               games_per_type=args.check_games), uploads)
     app: Any = create_app(accounts, queue, Settings(private=args.private,
                                                     open_signup=args.open_signup))
