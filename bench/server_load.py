@@ -40,7 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -51,6 +51,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.store.accounts import Accounts
 from arena.store.database import Store
 from tests.server import bot_archive, start_arena, stop, user_add, wait_status
 
@@ -267,6 +268,18 @@ def set_up(url: str, folder: Path, sandbox: str) -> str:
     return token
 
 
+def upload_statuses(url: str, round_number: int, uploads: int) -> str:
+    """How far the round's uploads got by the time its server stopped."""
+    store = Store(url)
+    try:
+        found = Accounts(store).submissions(
+            bases=[f"up{round_number}x{i}" for i in range(uploads)])
+    finally:
+        store.close()
+    counts = Counter(submission.status for submission in found)
+    return ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000
@@ -323,6 +336,10 @@ def main() -> None:
                   f"{served.arena_cpu * seconds / max(1, requests_done) * 1000:.2f} ms per "
                   f"request); the clients (this process) {served.client_cpu:.2f}")
             print("\n".join(report(load, seconds)))
+            if args.uploads:
+                print(f"  the round's uploads when its server stopped: "
+                      f"{upload_statuses(url, number, args.uploads)} (unfinished ones are "
+                      f"checked by the next server)")
             cached = [t for kind in CACHED for t in load.times.get(kind, [])]
             if cached:
                 print(f"  cached pages p99 {percentile(cached, .99):.1f} ms "

@@ -42,6 +42,8 @@ from arena.store.database import DEFAULT_URL, Store
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
 #: How much nicer than the server its ladders run (``arena serve --ladder-nice``).
 DEFAULT_LADDER_NICE = 5
+#: How much nicer than the ladders the bots of uploads' builds and checks run.
+CHECK_NICER = 5
 #: Seconds ``arena submit --wait`` polls a submission's status at most.
 WAIT_SECONDS = 1800.0
 
@@ -64,10 +66,10 @@ def add_serve(sub: Subparsers) -> None:
     srv.add_argument("--seats", "-k", type=int, default=2,
                      help="players per ladder table (default 2)")
     srv.add_argument("--ladder-nice", type=int, default=DEFAULT_LADDER_NICE, metavar="N",
-                     help=f"the niceness of the ladder processes and of the bots of "
-                          f"uploads' builds and checks, 0 to 19 (default "
-                          f"{DEFAULT_LADDER_NICE}: pages first, they take the rest of the "
-                          f"CPU)")
+                     help=f"the ladder processes' niceness, 0 to 19 (default "
+                          f"{DEFAULT_LADDER_NICE}: pages first, the ladder takes the rest "
+                          f"of the CPU); uploads' builds and checks run {CHECK_NICER} "
+                          f"nicer still")
     srv.add_argument("--open-signup", action="store_true", help="anyone may register")
     srv.add_argument("--private", action="store_true",
                      help="only signed-in users see anything")
@@ -133,8 +135,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     uploads = bot_store.parent / (bot_store.name + "-uploads")
     uploads.mkdir(parents=True, exist_ok=True)
     accounts = Accounts(store)
-    # An upload's build and check run their bots as nice as the ladders' (pages first).
-    checks = dataclasses.replace(sandbox, nice=args.ladder_nice)
+    # An upload's build and check run their bots nicer still than the ladders: pages
+    # first, then the ladder; a check is short and waits.
+    checks = dataclasses.replace(sandbox, nice=min(19, args.ladder_nice + CHECK_NICER))
     queue = SubmissionQueue(accounts, Builder(store, bot_store, checks,
                                               games_per_type=args.check_games), uploads)
     app: Any = create_app(accounts, queue, Settings(private=args.private,
