@@ -27,9 +27,14 @@ PASSWORD = "a long enough password"
 
 
 def until(browser: WebDriver, condition: Any, message: str, seconds: float = 15.0) -> None:
+    """Wait until ``condition()``; an element a live page swapped out meanwhile
+    (stale) is looked for again at the next poll."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.wait import WebDriverWait
 
-    WebDriverWait(browser, seconds, poll_frequency=0.5).until(lambda _: condition(), message)
+    WebDriverWait(browser, seconds, poll_frequency=0.5,
+                  ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda _: condition(), message)
 
 
 def fill(browser: WebDriver, form: str, **fields: str) -> None:
@@ -42,10 +47,16 @@ def fill(browser: WebDriver, form: str, **fields: str) -> None:
 
 
 def text(browser: WebDriver, css: str) -> str:
+    """The text of the first element ``css`` finds ("" if none, or if a live page
+    swapped it out as it was read)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    found = browser.find_elements(By.CSS_SELECTOR, css)
-    return found[0].text if found else ""
+    try:
+        found = browser.find_elements(By.CSS_SELECTOR, css)
+        return found[0].text if found else ""
+    except StaleElementReferenceException:
+        return ""
 
 
 def sign_up(browser: WebDriver, base: str, name: str) -> None:
