@@ -1,6 +1,6 @@
 """The competition server's ASGI application (Starlette) and serving it with
-Hypercorn's trio worker, in the caller's trio event loop (so a ladder can run
-beside it in the same process).
+Hypercorn's trio worker, in the caller's trio event loop, beside the task that
+keeps its snapshot fresh (:func:`keep_fresh`) and its upload queue.
 
 Every error is an HTML page, or under ``/api/`` a JSON body ``{"error": ...,
 "status": ...}``, with its status code; never a traceback.  Unknown ids are 404
