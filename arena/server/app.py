@@ -36,7 +36,8 @@ log = logging.getLogger("arena.server")
 
 
 def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -> Starlette:
-    """The application over ``accounts``' database; ``queue`` takes uploads."""
+    """The application over ``accounts``' database; ``queue`` takes uploads.  Run
+    :func:`keep_fresh` on its views beside it, or its snapshot never changes."""
     # The report's templates under report/ (its chart macros), with their filters.
     env = Environment(loader=ChoiceLoader([FileSystemLoader(TEMPLATES), PrefixLoader(
         {"report": FileSystemLoader(REPORT_TEMPLATES)})]), autoescape=True,
