@@ -1,8 +1,8 @@
-"""The competition server under load, beside the ladder, on this machine (loopback only).
+"""The competition server under load, beside its ladder, on this machine (loopback only).
 
     python bench/server_load.py [--clients 200] [--uploads 10] [--seconds 20]
-                                [--rounds 2] [--sandbox auto] [--ladder-flags '-j 2']
-                                [--beside]
+                                [--think 1.0] [--rounds 2] [--sandbox auto]
+                                [--ladder-flags '-j 2'] [--serve-flags '--ladder-nice 5']
 
 Set-up: a fresh SQLite database; three bots uploaded to ``arena serve`` and
 checked (the ladder's entrants); a few ladder games so every page has content.
@@ -10,17 +10,25 @@ Then ``--rounds`` rounds, each taking turns (interleaved):
 
 * baseline: ``arena ladder -g five -k 2`` alone on the database for ``--seconds``:
   the ladder's games per second;
-* server: ``arena serve --ladder five`` (``--beside``: ``arena serve`` and an
-  ``arena ladder`` process) on the same database with ``--clients``
-  concurrent clients (threads, one keep-alive session each) browsing the
-  leaderboard, bot pages, game lists and replays for ``--seconds``, plus
-  ``--uploads`` uploads spread over the first half: requests per second, p50/p99
-  latency per page kind, errors (goal 0), and the ladder's games per second
-  (goal: at most 20% below the baseline's); p99 of cached pages goal < 250 ms.
+* server: ``arena serve --ladder five`` (its ladder an ``arena ladder`` child
+  process continuing the database's ladder) with ``--clients`` concurrent
+  clients browsing the leaderboard, bot pages, game lists and replays for
+  ``--seconds``, plus ``--uploads`` uploads spread over the first half:
+  requests per second, p50/p99 latency per page kind, errors (goal 0), and the
+  ladder's games per second (goal: at most 20% below the baseline's); p99 of
+  cached pages goal < 250 ms.
 
-Games per second are counted in the database between the start and the end of the
-measured window (after a warm-up), so start-up costs are not counted.  The
-clients run on this machine too, and take CPU from both the server and the ladder.
+The clients are asynchronous, in this one process (trio and h11: one keep-alive
+HTTP/1.1 connection each, 200 connections open at once), so that the load costs
+little CPU; each waits a random 0 to 2 x ``--think`` seconds between two pages,
+as a person reading them would (``--think 0``: back to back, a saturation test in
+which latency is the number of clients over the server's rate).  They share the
+machine with the server and the ladder: their CPU is printed too.  Uploads use
+``requests`` in threads.
+
+Games per second and requests are counted between the start and the end of the
+measured window, after a warm-up in which the clients browse already (the
+server's first drawing of each page is not counted).
 """
 
 from __future__ import annotations
@@ -31,23 +39,25 @@ import random
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import h11
 import requests
+import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.store.accounts import Accounts
 from arena.store.database import Store
 from tests.server import bot_archive, start_arena, stop, user_add, wait_status
 
 WARMUP = 5.0
 #: Page kinds whose repeated requests are served from the server's caches.
-CACHED = ("leaderboard", "bot", "replay", "api")
+CACHED = ("leaderboard", "bot", "games", "replay", "api")
 GOAL_P99_MS = 250.0
 GOAL_LADDER = 0.8
 
@@ -78,47 +88,89 @@ class Window:
     client_cpu: float
 
 
-def window(url: str, seconds: float, pid: int, during: threading.Event | None = None
-           ) -> Window:
-    """What the newest ladder and process ``pid`` did over ``seconds`` after the warm-up."""
-    time.sleep(WARMUP)
-    if during is not None:
-        during.set()
-    first, started = ladder_games(url), time.monotonic()
-    cpu, client = cpu_seconds(pid), time.process_time()
-    time.sleep(seconds)
-    wall = time.monotonic() - started
-    return Window((ladder_games(url) - first) / wall, (cpu_seconds(pid) - cpu) / wall,
-                  (time.process_time() - client) / wall)
+class Meter:
+    """What the newest ladder and process ``pid`` did from :meth:`start` to :meth:`end`."""
+
+    def __init__(self, url: str, pid: int) -> None:
+        self.url, self.pid = url, pid
+
+    def start(self) -> None:
+        self.games, self.began = ladder_games(self.url), time.monotonic()
+        self.cpu, self.client = cpu_seconds(self.pid), time.process_time()
+
+    def end(self) -> Window:
+        wall = time.monotonic() - self.began
+        return Window((ladder_games(self.url) - self.games) / wall,
+                      (cpu_seconds(self.pid) - self.cpu) / wall,
+                      (time.process_time() - self.client) / wall)
+
+
+#: Errors of one request: the connection refused, reset or closed, a bad reply, too slow.
+REQUEST_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError,
+                  trio.TooSlowError, h11.ProtocolError)
 
 
 class Load:
     """Clients browsing a server, their latencies and errors by page kind."""
 
-    def __init__(self, base: str, paths: dict[str, list[str]]) -> None:
-        self.base, self.paths = base, paths
+    def __init__(self, base: str, paths: dict[str, list[str]], think: float) -> None:
+        self.base, self.paths, self.think = base, paths, think
+        address = urlsplit(base)
+        self.host, self.port = address.hostname or "127.0.0.1", address.port or 80
         self.times: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
-        self.lock = threading.Lock()
+        self.measuring = False
 
-    def client(self, until: float, seed: int) -> None:
+    async def client(self, until: float, seed: int) -> None:
+        """One browser: a keep-alive connection (opened again if it fails)."""
         rng = random.Random(seed)
-        session = requests.Session()
+        await trio.sleep(rng.uniform(0, 2 * self.think))
+        stream: trio.SocketStream | None = None
+        connection = h11.Connection(h11.CLIENT)
         while time.monotonic() < until:
             kind = rng.choice(list(self.paths))
             path = rng.choice(self.paths[kind])
             began = time.perf_counter()
             try:
-                ok = session.get(self.base + path, timeout=30).status_code == 200
-            except requests.RequestException:
+                with trio.fail_after(30):
+                    if stream is None:
+                        stream = await trio.open_tcp_stream(self.host, self.port)
+                        connection = h11.Connection(h11.CLIENT)
+                    ok = await self.get(stream, connection, path) == 200
+                connection.start_next_cycle()
+            except REQUEST_ERRORS:
                 ok = False
-            elapsed = time.perf_counter() - began
-            with self.lock:
-                self.times[kind].append(elapsed)
+                if stream is not None:
+                    await stream.aclose()
+                stream = None
+            if self.measuring:  # a request of the warm-up is not counted
+                self.times[kind].append(time.perf_counter() - began)
                 self.errors[kind] += not ok
+            await trio.sleep(rng.uniform(0, 2 * self.think))
+        if stream is not None:
+            await stream.aclose()
 
-    def upload(self, token: str, name: str, at: float) -> None:
-        time.sleep(max(0.0, at - time.monotonic()))
+    async def get(self, stream: trio.SocketStream, connection: h11.Connection,
+                  path: str) -> int:
+        """GET ``path``, its body read whole; the status."""
+        await stream.send_all(connection.send(h11.Request(
+            method="GET", target=path, headers=[("Host", self.host)])) +
+            (connection.send(h11.EndOfMessage()) or b""))
+        status = 0
+        while True:
+            event = connection.next_event()
+            if event is h11.NEED_DATA:
+                data = await stream.receive_some(65536)
+                connection.receive_data(data)
+                if not data and connection.their_state is not h11.DONE:
+                    raise trio.BrokenResourceError("the server closed the connection")
+            elif isinstance(event, h11.Response):
+                status = event.status_code
+            elif isinstance(event, h11.EndOfMessage):
+                return status
+
+    def upload(self, token: str, name: str) -> None:
+        """One upload (blocking: ``requests``, in a thread), counted whenever it ends."""
         began = time.perf_counter()
         try:
             reply = requests.post(f"{self.base}/api/submissions", timeout=60,
@@ -127,9 +179,32 @@ class Load:
             ok = reply.status_code == 202
         except requests.RequestException:
             ok = False
-        with self.lock:
-            self.times["upload"].append(time.perf_counter() - began)
-            self.errors["upload"] += not ok
+        self.times["upload"].append(time.perf_counter() - began)
+        self.errors["upload"] += not ok
+
+    async def run(self, args: argparse.Namespace, token: str, round_number: int,
+                  meter: Meter) -> tuple[Window, float]:
+        """The warm-up (the clients browsing already), then the measured window:
+        its figures and wall seconds."""
+        until = time.monotonic() + WARMUP + args.seconds
+        async with trio.open_nursery() as nursery:
+            for i in range(args.clients):
+                nursery.start_soon(self.client, until, i)
+            await trio.sleep(WARMUP)
+            self.measuring = True
+            meter.start()
+            began = time.monotonic()
+            for i in range(args.uploads):
+                nursery.start_soon(self.upload_at, began + args.seconds / 2 * i /
+                                   max(1, args.uploads), token, f"up{round_number}x{i}")
+            await trio.sleep(args.seconds)
+            window = meter.end()
+            self.measuring = False
+        return window, time.monotonic() - began
+
+    async def upload_at(self, at: float, token: str, name: str) -> None:
+        await trio.sleep(max(0.0, at - time.monotonic()))
+        await trio.to_thread.run_sync(self.upload, token, name)
 
 
 def pages(base: str) -> dict[str, list[str]]:
@@ -142,38 +217,20 @@ def pages(base: str) -> dict[str, list[str]]:
 
 def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
                  round_number: int) -> tuple[Window, Load, float]:
-    """One server round: the ladder's games/s, the load, its wall seconds.  With
-    ``--beside``, the ladder is an ``arena ladder`` process beside the server."""
-    ladder = None if not args.beside else start_arena(ladder_argv(url, args))[0]
+    """One server round: the ladder's games/s, the load, its wall seconds."""
     server, base = start_arena(["serve", "--db", url, "--port", "0", "--sandbox",
                                 args.sandbox, "--check-games", "2",
-                                "--bot-store", str(folder / "bots"),
-                                *([] if args.beside else ["--ladder", "five",
-                                                          *args.ladder_flags.split()])])
+                                "--bot-store", str(folder / "bots"), "--ladder", "five",
+                                *args.ladder_flags.split(), *args.serve_flags.split()])
     assert base is not None
     try:
         time.sleep(1.0)
-        load = Load(base, pages(base))
-        measuring = threading.Event()
-        result: list[Window] = []
-        counter = threading.Thread(target=lambda: result.append(
-            window(url, args.seconds, server.pid, measuring)))  # the server's CPU
-        counter.start()
-        measuring.wait()
-        began = time.monotonic()
-        until = began + args.seconds
-        with ThreadPoolExecutor(args.clients + args.uploads) as pool:
-            for i in range(args.clients):
-                pool.submit(load.client, until, i)
-            for i in range(args.uploads):
-                pool.submit(load.upload, token, f"up{round_number}x{i}",
-                            began + args.seconds / 2 * i / max(1, args.uploads))
-        counter.join()
-        return result[0], load, time.monotonic() - began
+        load = Load(base, pages(base), args.think)
+        window, seconds = trio.run(load.run, args, token, round_number,
+                                   Meter(url, server.pid))  # the server's CPU
+        return window, load, seconds
     finally:
         stop(server)
-        if ladder is not None:
-            stop(ladder)
 
 
 def ladder_argv(url: str, args: argparse.Namespace) -> list[str]:
@@ -184,7 +241,11 @@ def ladder_argv(url: str, args: argparse.Namespace) -> list[str]:
 def baseline_round(url: str, args: argparse.Namespace) -> Window:
     ladder, _ = start_arena(ladder_argv(url, args))
     try:
-        return window(url, args.seconds, ladder.pid)
+        time.sleep(WARMUP)
+        meter = Meter(url, ladder.pid)
+        meter.start()
+        time.sleep(args.seconds)
+        return meter.end()
     finally:
         stop(ladder)
 
@@ -205,6 +266,18 @@ def set_up(url: str, folder: Path, sandbox: str) -> str:
     finally:
         stop(server)
     return token
+
+
+def upload_statuses(url: str, round_number: int, uploads: int) -> str:
+    """How far the round's uploads got by the time its server stopped."""
+    store = Store(url)
+    try:
+        found = Accounts(store).submissions(
+            bases=[f"up{round_number}x{i}" for i in range(uploads)])
+    finally:
+        store.close()
+    counts = Counter(submission.status for submission in found)
+    return ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -232,20 +305,25 @@ def main() -> None:
     parser.add_argument("--ladder-flags", default="-j 2",
                         help="where the ladder plays, the same in both runs (default '-j 2'; "
                              "e.g. '-j 2 --workers 2': on two Dask worker processes)")
-    parser.add_argument("--beside", action="store_true",
-                        help="the ladder as an 'arena ladder' process beside the server "
-                             "instead of 'arena serve --ladder'")
+    parser.add_argument("--serve-flags", default="",
+                        help="more flags of 'arena serve' (e.g. '--ladder-nice 0')")
+    parser.add_argument("--think", type=float, default=1.0,
+                        help="mean seconds a client waits between two pages (default 1; "
+                             "0: back to back)")
     args = parser.parse_args()
     if not (1 <= args.clients <= 1000 and 0 <= args.uploads <= 50 and
-            1 <= args.seconds <= 600 and 1 <= args.rounds <= 10):
-        parser.error("--clients 1..1000, --uploads 0..50, --seconds 1..600, --rounds 1..10")
+            1 <= args.seconds <= 600 and 1 <= args.rounds <= 10 and 0 <= args.think <= 60):
+        parser.error("--clients 1..1000, --uploads 0..50, --seconds 1..600, --rounds 1..10, "
+                     "--think 0..60")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         url = f"sqlite:///{folder / 'arena.db'}"
         token = set_up(url, folder, args.sandbox)
-        print(f"{args.clients} clients, {args.uploads} uploads, {args.seconds:g} s per round, "
-              f"{os.cpu_count()} CPUs, sandbox {args.sandbox}, ladder {args.ladder_flags}"
-              f"{', beside the server' if args.beside else ', in the server'}")
+        print(f"{args.clients} clients (think {args.think:g} s), {args.uploads} uploads, "
+              f"{args.seconds:g} s per round, {os.cpu_count()} CPUs, sandbox {args.sandbox}, "
+              f"ladder {args.ladder_flags}{' ' + args.serve_flags if args.serve_flags else ''}"
+              f"; load average before "
+              f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
         for number in range(args.rounds):
             alone = baseline_round(url, args)
             served, load, seconds = served_round(url, folder, args, token, number)
@@ -253,17 +331,21 @@ def main() -> None:
             print(f"round {number + 1}: ladder alone {alone.games:.2f} games/s, beside the "
                   f"server {served.games:.2f} games/s (ratio {ratio:.2f}, goal >= {GOAL_LADDER})")
             requests_done = sum(len(t) for t in load.times.values())
-            included = "" if args.beside else "its ladder included: "
             print(f"  CPU s/s: the lone ladder's process {alone.arena_cpu:.2f}; the server's "
-                  f"process {served.arena_cpu:.2f} ({included}"
+                  f"process {served.arena_cpu:.2f} ("
                   f"{served.arena_cpu * seconds / max(1, requests_done) * 1000:.2f} ms per "
-                  f"request at most); the clients (this process) {served.client_cpu:.2f}")
+                  f"request); the clients (this process) {served.client_cpu:.2f}")
             print("\n".join(report(load, seconds)))
+            if args.uploads:
+                print(f"  the round's uploads when its server stopped: "
+                      f"{upload_statuses(url, number, args.uploads)} (unfinished ones are "
+                      f"checked by the next server)")
             cached = [t for kind in CACHED for t in load.times.get(kind, [])]
             if cached:
                 print(f"  cached pages p99 {percentile(cached, .99):.1f} ms "
                       f"(goal < {GOAL_P99_MS:g}), median of all "
                       f"{statistics.median(cached) * 1000:.1f} ms")
+        print(f"load average after {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 
 if __name__ == "__main__":

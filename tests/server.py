@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -12,11 +13,14 @@ import sys
 import tarfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import requests
+
+T = TypeVar("T")
 
 #: A bot that plays as the sample random bot, from its own directory.
 BOT_PY = """\
@@ -92,10 +96,12 @@ def start_arena(argv: Sequence[str]) -> tuple[subprocess.Popen[str], str | None]
 
 
 def stop(process: subprocess.Popen[str]) -> None:
-    """Ctrl-C to the process's session; killed if it does not end within 30 s."""
-    os.killpg(process.pid, signal.SIGINT)
+    """Ctrl-C to the process's session (its ladder processes too); killed if it
+    does not end within 40 s."""
+    with contextlib.suppress(ProcessLookupError):  # nothing of it is left
+        os.killpg(process.pid, signal.SIGINT)
     try:
-        process.wait(timeout=30)
+        process.wait(timeout=40)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
@@ -150,6 +156,18 @@ def user_add(db: str, name: str, *flags: str) -> tuple[str, str]:
     link = re.search(r"set a password \(once\): (\S+)", proc.stdout)
     assert token and link, proc.stdout
     return token.group(1), link.group(1)
+
+
+def eventually(fetch: Callable[[], T], ok: Callable[[T], bool], seconds: float = 30) -> T:
+    """``fetch()`` again until ``ok`` holds of it or ``seconds`` passed; the last one.
+    The server's pages and lists come from a snapshot of the database that follows
+    it a second or two behind (docs/server.md)."""
+    deadline = time.monotonic() + seconds
+    found = fetch()
+    while not ok(found) and time.monotonic() < deadline:
+        time.sleep(0.5)
+        found = fetch()
+    return found
 
 
 def wait_status(base: str, token: str, submission: int, final: Sequence[str] = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import io
+import json
 import os
 import re
 import stat
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from arena.store.database import Store
 from arena.store.replays import unpack
 from tests.replay_page import page_facts, seat_files
 from tests.server import (
@@ -28,10 +30,13 @@ from tests.server import (
     arena,
     bot_archive,
     csrf_of,
+    eventually,
     make_bot,
     running_server,
     set_password,
     sign_in,
+    start_arena,
+    stop,
     tar_gz,
     user_add,
     wait_status,
@@ -103,6 +108,22 @@ def test_leaderboards_and_games_for_everyone(site: Site) -> None:
     assert all(re.fullmatch(r"[+-]\d+", cell) for _, cell in rows)
     if elo is not None:  # finite after all 4 games (a bot that won every game has none)
         assert rows[-1] == ("4", f"{elo:+.0f}")
+
+
+def test_pages_for_everyone_are_kept_and_revalidated_by_their_etag(site: Site) -> None:
+    for path in ("/", "/games", "/games/1", "/api/leaderboard", "/api/live"):
+        for _ in range(5):  # something stored meanwhile (a check) draws the page anew
+            first = requests.get(site.base + path, timeout=60)
+            assert first.status_code == 200 and first.headers["Cache-Control"] == "no-cache"
+            again = requests.get(site.base + path, timeout=60,
+                                 headers={"If-None-Match": first.headers["ETag"]})
+            if again.status_code == 304:
+                break
+        assert again.status_code == 304 and again.content == b"", path
+        signed = requests.get(site.base + path, timeout=60, headers={
+            "If-None-Match": first.headers["ETag"],
+            "Authorization": f"Bearer {site.tokens['ann']}"})
+        assert signed.status_code == 200 and "ETag" not in signed.headers, path
 
 
 def test_unknown_ids_are_404_as_html_or_json(site: Site) -> None:
@@ -322,7 +343,7 @@ def test_a_submission_is_built_checked_and_passes(site: Site, ann_bot: dict[str,
     assert ann_bot["status"] == "passed" and ann_bot["label"] == "annbot@1", ann_bot
     report = ann_bot["report"]
     assert isinstance(report, dict) and report["passed"] and report["checks"][0]["game"] == "five"
-    page = site.get("/bots/annbot").text
+    page = eventually(lambda: site.get("/bots/annbot").text, lambda text: "passed check" in text)
     assert "by ann" in page and "passed check" in page
     # XSS through the author field: escaped
     assert "<script>alert('author')" not in page and "&lt;script&gt;" in page
@@ -344,7 +365,8 @@ def test_another_user_cannot_touch_anns_bot(site: Site, ann_bot: dict[str, objec
     page = bob_browser.get(f"{site.base}/bots/annbot", timeout=60).text
     assert "Retire" not in page and "only you see the stderr" not in page
     # the check's games: ann's seat views are hers alone
-    check = [g for g in site.get("/api/games", params={"bot": "annbot"}).json()["games"]]
+    check = eventually(lambda: site.get("/api/games", params={"bot": "annbot"}).json()["games"],
+                       bool)
     assert check, "the check's games are listed"
     game = check[0]
     seat = game["seats"].index("annbot@1")
@@ -387,9 +409,35 @@ def test_the_owner_retires_a_version(site: Site, ann_bot: dict[str, object]) -> 
     assert site.get("/api/bots/annbot").json()["versions"][0]["retired"] is True
 
 
-def test_passed_versions_join_the_ladder_in_the_servers_process(tmp_path: Path) -> None:
+def ladder_rows(site: Site) -> dict[str, int]:
+    """Games per version on the server's leaderboards."""
+    pools = site.get("/api/leaderboard").json()["pools"]
+    return {row["bot"]: row["games"] for pool in pools for row in pool["rows"]}
+
+
+def wait_for_games(site: Site, labels: tuple[str, ...], games: int) -> dict[str, int]:
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        rows = ladder_rows(site)
+        if all(rows.get(label, 0) >= games for label in labels):
+            break
+        time.sleep(1)
+    return rows
+
+
+def ladders(db: str) -> list[dict[str, object]]:
+    store = Store(db)
+    try:
+        return [t for t in store.tournaments() if t["kind"] == "ladder"]
+    finally:
+        store.close()
+
+
+def test_passed_versions_join_the_ladder_which_a_restarted_server_continues(
+        tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'ladder.db'}"
     tokens = {name: user_add(db, name)[0] for name in ("ann", "bob")}
+    labels = ("annbot@1", "bobbot@1")
     with running_server(db, "--ladder", "five", "--check-games", "2") as base:
         site = Site(base, db, tokens, {})
         ids = []
@@ -400,19 +448,56 @@ def test_passed_versions_join_the_ladder_in_the_servers_process(tmp_path: Path) 
             ids.append(reply.json()["id"])
         for name, submission in zip(("ann", "bob"), ids, strict=True):
             assert wait_status(base, tokens[name], submission)["status"] == "passed"
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            pools = site.get("/api/leaderboard").json()["pools"]
-            rows = {row["bot"]: row["games"] for pool in pools for row in pool["rows"]}
-            if rows.get("annbot@1", 0) >= 2 and rows.get("bobbot@1", 0) >= 2:
-                break
-            time.sleep(1)
-        assert rows.get("annbot@1", 0) >= 2 and rows.get("bobbot@1", 0) >= 2, rows
+        rows = wait_for_games(site, labels, 2)
+        assert all(rows.get(label, 0) >= 2 for label in labels), rows
         ladder = [g for g in site.get("/api/games", params={"bot": "annbot"}).json()["games"]
                   if "bobbot@1" in g["seats"]]
         assert ladder and all(g["seed"] is None for g in ladder)  # a running ladder's seeds
         page = site.get(f"/games/{ladder[0]['id']}").text
         assert "shown when the tournament is over" in page
+    [first] = ladders(db)
+    assert first["status"] == "interrupted"  # its process stopped as Ctrl-C stops it
+    played = int(str(first["games_done"]))
+    with running_server(db, "--ladder", "five") as base:  # the same leaderboard, continued
+        rows = wait_for_games(Site(base, db, tokens, {}), labels, played + 2)
+        assert all(rows.get(label, 0) >= played + 2 for label in labels), (played, rows)
+    [again] = ladders(db)
+    assert again["id"] == first["id"] and int(str(again["games_done"])) > played
+    with running_server(db, "--ladder", "five", "--seats", "3"):  # another ladder: 3 seats
+        pass
+    assert [t["config"]["table_size"] for t in ladders(db)] == [2, 3]  # type: ignore[index]
+
+
+def ladder_processes(db: str) -> list[int]:
+    """The processes running ``arena ladder`` on ``db``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"ladder" in words and db.encode() in words:
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_ladder_process_dies_with_a_killed_server(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'killed.db'}"
+    process, _ = start_arena(["serve", "--db", db, "--port", "0", "--sandbox", "none",
+                              "--ladder", "five"])
+    try:
+        deadline = time.monotonic() + 60
+        while not ladder_processes(db) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert ladder_processes(db), "no ladder process"
+        process.kill()  # the server alone, as kill -9 would
+        process.wait()
+        deadline = time.monotonic() + 60
+        while ladder_processes(db) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not ladder_processes(db)
+    finally:
+        stop(process)
 
 
 def test_a_private_site_shows_nothing_before_sign_in(tmp_path: Path) -> None:
@@ -452,6 +537,8 @@ def test_bad_serve_and_submit_input_is_one_line(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'x.db'}"
     for argv, words in ((["serve", "--port", "70000", "--db", db], "--port"),
                         (["serve", "--ladder", "chess", "--db", db], "unknown game"),
+                        (["serve", "--ladder-nice", "20", "--db", db], "--ladder-nice"),
+                        (["serve", "--ladder", "five", "-j", "0", "--db", db], "--parallel"),
                         (["serve", "--db", "sqlite://"], "in-memory"),
                         (["submit", str(tmp_path / "none"), "--server", "http://127.0.0.1:9",
                           "--token", "t"], "is not a directory"),
@@ -483,6 +570,19 @@ def test_a_failed_build_ends_failed_with_its_reason(site: Site) -> None:
     root = sign_in_with_password(site, "root")
     page = root.get(f"{site.base}/submissions/{done['id']}", timeout=60).text
     assert "status-failed" in page and "no compiler" in page
+
+
+def test_an_uploads_check_runs_its_bots_nicer_than_the_server(site: Site) -> None:
+    """The server runs with the default --ladder-nice 5: a check's bots run 5
+    nicer still, and take only the CPU the pages and the ladder leave."""
+    toml = MANIFEST.format(name="nicebot", author="x")
+    bot = "import os, sys\nsys.stderr.write(f'niceness {os.nice(0)}\\n')\nsys.exit(3)\n"
+    reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
+        "nice.tar.gz", tar_gz({"bot.toml": toml, "bot.py": bot}))})
+    assert reply.status_code == 202, reply.text
+    done = wait_status(site.base, site.tokens["root"], reply.json()["id"])
+    assert done["status"] == "failed", done
+    assert f"niceness {os.nice(0) + 10}" in json.dumps(done), done
 
 
 def test_uploads_are_rate_limited_per_account(site: Site) -> None:

@@ -1,8 +1,9 @@
 """The competition server as a person uses it, in Debian's headless Chromium
 (Selenium), against a real ``arena serve`` over SQLite and over PostgreSQL:
 sign up, upload a bot, watch it pass its check and appear on the leaderboard
-without reloading, open one of its games in its own seat's view and in the
-spectator's; a second browser session, another user, cannot see that seat."""
+without reloading, see its rating over time drawn, open one of its games in its
+own seat's view and in the spectator's; a second browser session, another user,
+cannot see that seat."""
 
 from __future__ import annotations
 
@@ -26,9 +27,14 @@ PASSWORD = "a long enough password"
 
 
 def until(browser: WebDriver, condition: Any, message: str, seconds: float = 15.0) -> None:
+    """Wait until ``condition()``; an element a live page swapped out meanwhile
+    (stale) is looked for again at the next poll."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.wait import WebDriverWait
 
-    WebDriverWait(browser, seconds, poll_frequency=0.5).until(lambda _: condition(), message)
+    WebDriverWait(browser, seconds, poll_frequency=0.5,
+                  ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda _: condition(), message)
 
 
 def fill(browser: WebDriver, form: str, **fields: str) -> None:
@@ -41,10 +47,16 @@ def fill(browser: WebDriver, form: str, **fields: str) -> None:
 
 
 def text(browser: WebDriver, css: str) -> str:
+    """The text of the first element ``css`` finds ("" if none, or if a live page
+    swapped it out as it was read)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    found = browser.find_elements(By.CSS_SELECTOR, css)
-    return found[0].text if found else ""
+    try:
+        found = browser.find_elements(By.CSS_SELECTOR, css)
+        return found[0].text if found else ""
+    except StaleElementReferenceException:
+        return ""
 
 
 def sign_up(browser: WebDriver, base: str, name: str) -> None:
@@ -99,6 +111,20 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
         until(carol, lambda: "carolbot@1" in text(carol, "main table"),
               "carolbot never reached the leaderboard", SLOW)
         assert carol.execute_script("return window.notReloaded") is True  # updated live
+        no_console_errors(carol)
+
+        carol.get(f"{base}/bots/carolbot")  # rating over time: a chart above its table
+        until(carol, lambda: carol.execute_script(
+            "return document.querySelectorAll('#history svg.lines polyline').length") == 1,
+            f"no rating chart: {text(carol, '#history')}", SLOW)
+        points, title, cells = carol.execute_script("""
+            const line = document.querySelector('#history svg.lines polyline');
+            const cells = [...document.querySelectorAll(
+                '#history table tbody tr td:nth-child(2)')].map((td) => td.textContent);
+            return [line.getAttribute('points').trim().split(/\\s+/),
+                    line.parentNode.querySelector('title').textContent, cells];""")
+        assert title == "carolbot@1"
+        assert len(points) == len([cell for cell in cells if cell.strip()]) >= 1, (points, cells)
         no_console_errors(carol)
 
         games = requests.get(f"{base}/api/games", params={"bot": "carolbot"}, timeout=60)

@@ -224,7 +224,7 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
         plan = Plan.from_stored(stored, store.deal_secret(args.resume))
     except ConfigError as exc:
         raise UserError(f"tournament {args.resume} cannot be resumed: {exc}") from None
-    plan.validate()
+    plan.validate(seated_later=command == "ladder")
     for bot in plan.bots:
         check_spec(bot)
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)

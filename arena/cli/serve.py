@@ -1,5 +1,5 @@
-"""``arena serve`` (the competition server, optionally with ladders in the same
-process), ``arena user add`` (an account, its API token and a one-time link to
+"""``arena serve`` (the competition server, optionally with ladders in child
+processes), ``arena user add`` (an account, its API token and a one-time link to
 set its password) and ``arena submit`` (pack a bot directory, upload it, print
 its version and status).  See docs/server.md."""
 
@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
+import shutil
+import signal
+import subprocess
 import sys
 import tarfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +24,13 @@ import trio
 from arena.bots.submit import Builder
 from arena.bots.versions import SKIPPED_DIRS, SKIPPED_SUFFIXES, default_bot_store, read_manifest
 from arena.cli.common import (
-    Execution,
     Subparsers,
     UserError,
     add_parallel_flags,
     add_sandbox_flags,
     announce,
-    execution,
+    check_execution,
+    mask_passwords,
     open_store,
     sandbox_of,
 )
@@ -35,6 +40,10 @@ from arena.store.accounts import PASSWORD, AccountError, Accounts
 from arena.store.database import DEFAULT_URL, Store
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
+#: How much nicer than the server its ladders run (``arena serve --ladder-nice``).
+DEFAULT_LADDER_NICE = 5
+#: How much nicer than the ladders the bots of uploads' builds and checks run.
+CHECK_NICER = 5
 #: Seconds ``arena submit --wait`` polls a submission's status at most.
 WAIT_SECONDS = 1800.0
 
@@ -44,16 +53,23 @@ def add_serve(sub: Subparsers) -> None:
     srv = sub.add_parser("serve", help="the competition server: accounts, uploads, live "
                                        "leaderboards and replays (docs/server.md)",
                          description="Serves the site and its HTTP API with Hypercorn on "
-                                     "trio; --ladder GAME also runs that game's ladder in "
-                                     "the same process. See docs/server.md.")
+                                     "trio; --ladder GAME also runs that game's ladder, "
+                                     "'arena ladder' in a child process on the same "
+                                     "database. See docs/server.md.")
     srv.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
     srv.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
     srv.add_argument("--port", type=int, default=DEFAULT_PORT,
                      help=f"port (default {DEFAULT_PORT}; 0: any free one)")
     srv.add_argument("--ladder", action="append", default=[], metavar="GAME",
-                     help="also run a ladder of GAME in this process, repeatable")
+                     help="also run GAME's ladder ('arena ladder' in a child process, "
+                          "continuing this database's unfinished one), repeatable")
     srv.add_argument("--seats", "-k", type=int, default=2,
                      help="players per ladder table (default 2)")
+    srv.add_argument("--ladder-nice", type=int, default=DEFAULT_LADDER_NICE, metavar="N",
+                     help=f"the ladder processes' niceness, 0 to 19 (default "
+                          f"{DEFAULT_LADDER_NICE}: pages first, the ladder takes the rest "
+                          f"of the CPU); uploads' builds and checks run {CHECK_NICER} "
+                          f"nicer still")
     srv.add_argument("--open-signup", action="store_true", help="anyone may register")
     srv.add_argument("--private", action="store_true",
                      help="only signed-in users see anything")
@@ -66,7 +82,7 @@ def add_serve(sub: Subparsers) -> None:
     srv.add_argument("--check-games", type=int, default=None, metavar="N",
                      help="games per game in an upload's check (default: check-bot's)")
     add_sandbox_flags(srv)
-    add_parallel_flags(srv)  # the ladders' tables: here, or on Dask workers
+    add_parallel_flags(srv)  # the ladders' tables: in their processes, or on Dask workers
     srv.set_defaults(run=cmd_serve)
 
     user = sub.add_parser("user", help="server accounts: arena user add NAME")
@@ -94,7 +110,7 @@ def add_serve(sub: Subparsers) -> None:
 # -- arena serve -----------------------------------------------------------------------
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from arena.server.app import create_app, serve
+    from arena.server.app import create_app, keep_fresh, serve
     from arena.server.state import Settings
     from arena.server.submissions import SubmissionQueue
 
@@ -105,8 +121,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UserError(f"unknown game {unknown[0]!r} (games: {', '.join(game_names())})")
     if args.check_games is not None and not 1 <= args.check_games <= 1000:
         raise UserError(f"--check-games must be from 1 to 1000, not {args.check_games}")
+    if not 0 <= args.ladder_nice <= 19:
+        raise UserError(f"--ladder-nice must be from 0 to 19, not {args.ladder_nice}")
+    if args.ladder:
+        check_execution(args)
     sandbox = sandbox_of(args, args.db)
-    ladders = [ladder_plan(args, game) for game in args.ladder]
+    plans = [ladder_plan(args, game) for game in dict.fromkeys(args.ladder)]
     store = open_store(args.db)  # an in-memory database is refused before anything is made
     bot_store = Path(args.bot_store) if args.bot_store else default_bot_store(args.db)
     if bot_store is None:  # not a SQLite file: nothing was made
@@ -115,7 +135,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     uploads = bot_store.parent / (bot_store.name + "-uploads")
     uploads.mkdir(parents=True, exist_ok=True)
     accounts = Accounts(store)
-    queue = SubmissionQueue(accounts, Builder(store, bot_store, sandbox,
+    # An upload's build and check run their bots nicer still than the ladders: pages
+    # first, then the ladder; a check is short and waits.
+    checks = dataclasses.replace(sandbox, nice=min(19, args.ladder_nice + CHECK_NICER))
+    queue = SubmissionQueue(accounts, Builder(store, bot_store, checks,
                                               games_per_type=args.check_games), uploads)
     app: Any = create_app(accounts, queue, Settings(private=args.private,
                                                     open_signup=args.open_signup))
@@ -124,24 +147,40 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
     announce(sandbox)
+    ladders: list[LadderProcess] = []
 
-    with execution(args) if ladders else contextlib.nullcontext(Execution(1)) as run:
-        async def main() -> None:
-            async with trio.open_nursery() as nursery:
-                bound = await nursery.start(serve, app, args.host, args.port)
-                print(f"arena: serving {args.db} on {', '.join(bound)}", file=sys.stderr,
-                      flush=True)
-                nursery.start_soon(queue.run)
-                for plan in ladders:
-                    nursery.start_soon(run_server_ladder, store, plan, sandbox, run)
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            bound = await nursery.start(serve, app, args.host, args.port)
+            for plan in plans:
+                ladder = LadderProcess.start(store, plan, args)
+                ladders.append(ladder)
+                nursery.start_soon(ladder.watch)
+            print(f"arena: serving {mask_passwords(args.db)} on {', '.join(bound)}",
+                  file=sys.stderr, flush=True)
+            nursery.start_soon(keep_fresh, app_views(app))
+            nursery.start_soon(queue.run)
 
+    try:
         stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
+    except BaseException as exc:
+        stop_ladders(ladders, interrupted=isinstance(exc, KeyboardInterrupt))
+        raise
+    stop_ladders(ladders, interrupted=False)
     print(f"arena: server stopped{f' by signal {stopped}' if stopped else ''}", file=sys.stderr)
     return 0
 
 
+def app_views(app: Any) -> Any:
+    """The views of ``create_app``'s application (inside a proxy middleware, if any)."""
+    inner = getattr(app, "app", app)
+    return inner.state.server.views
+
+
 def ladder_plan(args: argparse.Namespace, game: str) -> Any:
-    """A ladder of ``game`` among the stored bots that passed their check."""
+    """A new ladder of ``game`` among the stored bots that passed their check
+    (none yet: its entrants are read before every table), with secret deals."""
+    from arena.cli.running import deal_fields
     from arena.formats.schedule import Ladder
     from arena.runner.plan import Plan
     from arena.runner.sandbox import Limits
@@ -150,36 +189,81 @@ def ladder_plan(args: argparse.Namespace, game: str) -> Any:
         raise UserError(f"--seats {args.seats} does not fit {game}")
     return Plan(game=game, bots=(), table_size=args.seats, games_per_table=args.seats,
                 format=Ladder(), sandbox=args.sandbox, limits=Limits.parse(args.limit),
-                pass_env=tuple(args.pass_env))
+                pass_env=tuple(args.pass_env), **deal_fields(None))
 
 
-#: Seconds between two reads of a server ladder's entrants.
-ENTRANTS_SECONDS = 2.0
+def server_ladder(store: Store, plan: Any) -> tuple[int, bool]:
+    """The ladder ``arena serve --ladder GAME`` plays: the newest unfinished ladder
+    of the plan's game at tables of its size on this database, so a restarted
+    server keeps one leaderboard; else a new one.  Its id, and whether it is new."""
+    from arena.runner.ladder import create_ladder
+
+    for stored in reversed(store.tournaments()):
+        if stored["kind"] == "ladder" and stored["game"] == plan.game and \
+                stored["status"] != "finished" and \
+                stored["config"].get("table_size") == plan.table_size:
+            return stored["id"], False
+    return create_ladder(store, plan), True
 
 
-async def run_server_ladder(store: Store, plan: Any, sandbox: Any, run: Execution) -> None:
-    """A new ladder of ``plan``'s game.  Its entrants (the stored versions that
-    passed their check) are read every :data:`ENTRANTS_SECONDS` in a worker
-    thread, so that picking a table never waits for the database in the event
-    loop the server's requests share."""
-    from arena.bots.versions import active_entrants
-    from arena.runner.ladder import create_ladder, run_ladder
+#: Seconds a ladder process has to stop on its own after Ctrl-C (the terminal sends
+#: it to the whole process group), then after SIGTERM, before it is killed.
+LADDER_STOP_SECONDS = (5.0, 30.0)
 
-    tournament_id = await trio.to_thread.run_sync(create_ladder, store, plan)
-    print(f"arena: ladder {tournament_id}: {plan.game}", file=sys.stderr, flush=True)
-    entrants = await trio.to_thread.run_sync(active_entrants, store, plan.game)
 
-    async def keep_reading() -> None:
-        nonlocal entrants
-        while True:
-            await trio.sleep(ENTRANTS_SECONDS)
-            entrants = await trio.to_thread.run_sync(active_entrants, store, plan.game,
-                                                     abandon_on_cancel=True)
+@dataclass
+class LadderProcess:
+    """A server's ladder: ``arena ladder --resume ID`` in a child process on the
+    same database, so the ladder's referee and the web server never wait for each
+    other's interpreter.  Its output is the server's; it gets SIGTERM if the
+    server dies (``setpriv --pdeathsig``)."""
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(keep_reading)
-        await run_ladder(plan, store, tournament_id, lambda: entrants,
-                         parallel=run.parallel, sandbox=sandbox, client=run.client)
+    game: str
+    tournament_id: int
+    process: subprocess.Popen[bytes]
+
+    @classmethod
+    def start(cls, store: Store, plan: Any, args: argparse.Namespace) -> LadderProcess:
+        tournament_id, new = server_ladder(store, plan)
+        argv = [sys.executable, "-m", "arena", "ladder", "--resume", str(tournament_id),
+                "--db", args.db, "--no-report", "-j", str(args.parallel),
+                *(["--workers", str(args.workers)] if args.workers is not None else []),
+                *(["--cluster", args.cluster] if args.cluster is not None else [])]
+        if args.ladder_nice:
+            argv = ["nice", "-n", str(args.ladder_nice), *argv]
+        if shutil.which("setpriv"):
+            argv = ["setpriv", "--pdeathsig", "TERM", "--", *argv]
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+        print(f"arena: ladder {tournament_id} of {plan.game} "
+              f"({'new' if new else 'continued'}) in process {process.pid}",
+              file=sys.stderr, flush=True)
+        return cls(plan.game, tournament_id, process)
+
+    async def watch(self) -> None:
+        """Say so if the ladder stops while the server goes on."""
+        code = await trio.to_thread.run_sync(self.process.wait, abandon_on_cancel=True)
+        print(f"arena: ladder {self.tournament_id} of {self.game} stopped (exit status "
+              f"{code}); the server goes on", file=sys.stderr, flush=True)
+
+
+def stop_ladders(ladders: list[LadderProcess], *, interrupted: bool) -> None:
+    """Stop the ladder processes as Ctrl-C would (SIGTERM, unless ``interrupted``
+    by a Ctrl-C that reached them too); kill those that do not stop in time."""
+    running = [ladder.process for ladder in ladders if ladder.process.poll() is None]
+    for wait, signum in zip(LADDER_STOP_SECONDS, (None, signal.SIGTERM), strict=True):
+        if signum is None and not interrupted:
+            continue
+        for process in running:
+            if signum is not None and process.poll() is None:
+                process.send_signal(signum)
+        deadline = time.monotonic() + wait
+        for process in running:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+    for process in running:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 # -- arena user add ----------------------------------------------------------------------

@@ -95,15 +95,17 @@ class Plan:
     def names(self) -> list[str]:
         return [b.name for b in self.bots]
 
-    def validate(self) -> None:
-        """Raise ConfigError / OptionError if this plan cannot run."""
+    def validate(self, *, seated_later: bool = False) -> None:
+        """Raise ConfigError / OptionError if this plan cannot run (``seated_later``:
+        a stored ladder's, whose entrants are read before each table, so it may
+        have fewer bots than a table now and waits for more)."""
         if (self.seed is None) == (self.secret is None):
             raise ConfigError("a plan has either a known seed or a deal secret")
         names = self.names
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ConfigError(f"bot name {duplicates[0]!r} is used twice")
-        if len(self.bots) < self.table_size:
+        if len(self.bots) < self.table_size and not seated_later:
             raise ConfigError(
                 f"{len(self.bots)} bots cannot fill a table of {self.table_size}")
         self.make_game()

@@ -139,6 +139,8 @@ class Launch:
     #: bwrap's own options, NUL-separated: read from a descriptor (``--args``),
     #: so ``/proc/1/cmdline`` inside shows none of them.
     options: bytes = b""
+    #: The bot's niceness (``nice -n``) above the arena's, 0: as the arena's.
+    nice: int = 0
 
     @contextlib.contextmanager
     def command(self) -> Iterator[tuple[list[str], tuple[int, ...]]]:
@@ -154,6 +156,8 @@ class Launch:
                 argv[1:1] = ["--args", str(fd)]
             if self.cgroup is not None:
                 argv = join_argv(self.cgroup, argv)
+            if self.nice:
+                argv = ["nice", "-n", str(self.nice), *argv]
             yield argv, tuple(fds)
         finally:
             for fd in fds:
@@ -189,6 +193,9 @@ class Sandbox:
     pass_env: tuple[str, ...] = ()
     #: Each bot in a cgroup of its own (memory, processes and CPU time per bot).
     cgroup: bool = False
+    #: Bots run this much nicer than the arena (0 to 19), e.g. a server's checks,
+    #: so the server's pages come first.
+    nice: int = 0
 
     def describe(self) -> str:
         """What protects the other players from a bot, in one line."""
@@ -233,14 +240,16 @@ class Sandbox:
                 env.update(HOME=BWRAP_HOME, TMPDIR=BWRAP_HOME)
                 options, chain = self._bwrap_argv(argv, env, directory, writable, stdout_fd)
                 data = b"".join(os.fsencode(word) + b"\0" for word in options)
-                return Launch(["bwrap", *chain], env, "/", None, marker, group, data)
+                return Launch(["bwrap", *chain], env, "/", None, marker, group, data,
+                              self.nice)
             scratch = _make_scratch(scratch_root)
             env.update(HOME=scratch, TMPDIR=scratch)
             processes = self.limits.processes + _processes_of_user()
             wrapped = ["setpriv", "--pdeathsig", "KILL", "--",
                        "prlimit", *self.limits.prlimit_args(processes), "--",
                        *_redirect(stdout_fd), *argv]
-            return Launch(wrapped, env, directory or scratch, scratch, marker, group)
+            return Launch(wrapped, env, directory or scratch, scratch, marker, group,
+                          nice=self.nice)
         except BaseException:
             if group is not None:
                 group.remove()

@@ -9,5 +9,6 @@ Hypercorn's trio worker, over the store's accounts, bots and games.
 
 May import: bots, the site (``reports``), store, stats, formats, games.  It plays
 no game and starts no bot itself: uploads are built and checked by the bots
-layer, games are played by the runner's ladder, started beside it by the CLI.
+layer, games are played by the runner's ladder, which the CLI starts as an
+``arena ladder`` child process.
 """

@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from arena.server.auth import Viewer
-from arena.server.common import own_submission, owned_seats, server_of, viewer
+from arena.server.common import cached, own_submission, owned_seats, server_of, viewer
 from arena.server.pages import (
     PAGE_ROWS,
     accept_upload,
@@ -36,14 +36,12 @@ def _bearer(request: Request) -> Viewer:
     return who
 
 
-def live(request: Request) -> Response:
+def live(request: Request, who: Viewer) -> Response:
     """What changed, for live pages: a stamp that changes whenever something is stored."""
-    viewer(request)
     return JSONResponse({"stamp": server_of(request).views.snapshot().stamp_text})
 
 
-def leaderboard(request: Request) -> Response:
-    viewer(request)
+def leaderboard(request: Request, who: Viewer) -> Response:
     snap = server_of(request).views.snapshot()
     return JSONResponse({"pools": [
         {"pool": s.anchor, "title": s.title, "games": s.games,
@@ -67,8 +65,7 @@ def game_json(game: StoredGame, seed_shown: bool, own: list[int]) -> dict[str, A
                        for f in game.faults]}
 
 
-def games(request: Request) -> Response:
-    viewer(request)
+def games(request: Request, who: Viewer) -> Response:
     filters, page = game_filters(request)
     snap = server_of(request).views.snapshot()
     found = snap.filtered(**filters)
@@ -77,8 +74,7 @@ def games(request: Request) -> Response:
         for g in found[page * PAGE_ROWS:(page + 1) * PAGE_ROWS]]})
 
 
-def game(request: Request) -> Response:
-    who = viewer(request)
+def game(request: Request, who: Viewer) -> Response:
     server = server_of(request)
     found = server.accounts.store.game(request.path_params["game_id"])
     if found is None:
@@ -164,10 +160,10 @@ async def not_found(request: Request) -> Response:
 
 def routes() -> list[Route]:
     return [
-        Route("/api/live", live),
-        Route("/api/leaderboard", leaderboard),
-        Route("/api/games", games),
-        Route("/api/games/{game_id:int}", game),
+        Route("/api/live", cached(live)),
+        Route("/api/leaderboard", cached(leaderboard)),
+        Route("/api/games", cached(games)),
+        Route("/api/games/{game_id:int}", cached(game)),
         Route("/api/bots/{base}", bot),
         Route("/api/bots/{base}/retire", retire, methods=["POST"]),
         Route("/api/submissions", submit, methods=["POST"]),

@@ -1,6 +1,6 @@
 """The competition server's ASGI application (Starlette) and serving it with
-Hypercorn's trio worker, in the caller's trio event loop (so a ladder can run
-beside it in the same process).
+Hypercorn's trio worker, in the caller's trio event loop, beside the task that
+keeps its snapshot fresh (:func:`keep_fresh`) and its upload queue.
 
 Every error is an HTML page, or under ``/api/`` a JSON body ``{"error": ...,
 "status": ...}``, with its status code; never a traceback.  Unknown ids are 404
@@ -16,30 +16,48 @@ from typing import Any
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
-from jinja2 import Environment, FileSystemLoader
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from arena.server import api, pages
-from arena.server.common import TEMPLATES, server_of
+from arena.server.common import TEMPLATES, CachedPages, server_of
 from arena.server.state import Server, Settings
 from arena.server.submissions import SubmissionQueue
-from arena.server.views import Views
+from arena.server.views import GENERATION_SECONDS, MIN_REFRESH, Views
 from arena.store.accounts import Accounts
+from reports.templating import TEMPLATES as REPORT_TEMPLATES
+from reports.templating import environment as report_environment
 
 log = logging.getLogger("arena.server")
 
 
 def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -> Starlette:
-    """The application over ``accounts``' database; ``queue`` takes uploads."""
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
+    """The application over ``accounts``' database; ``queue`` takes uploads.  Run
+    :func:`keep_fresh` on its views beside it, or its snapshot never changes."""
+    # The report's templates under report/ (its chart macros), with their filters.
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(TEMPLATES), PrefixLoader(
+        {"report": FileSystemLoader(REPORT_TEMPLATES)})]), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(report_environment().filters)
     app = Starlette(routes=[*api.routes(), *pages.routes()],
+                    middleware=[Middleware(CachedPages)],
                     exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.server = Server(accounts, Views(accounts.store, accounts), queue, settings, env)
     return app
+
+
+async def keep_fresh(views: Views) -> None:
+    """Until cancelled: read the database's generation every
+    :data:`~arena.server.views.GENERATION_SECONDS` and recompute the snapshot when
+    it changed, at most every :data:`~arena.server.views.MIN_REFRESH` seconds (or
+    four times as long as the last computation took), in a worker thread."""
+    while True:
+        cost = await trio.to_thread.run_sync(views.refresh, abandon_on_cancel=True)
+        await trio.sleep(max(MIN_REFRESH, 4 * cost) if cost else GENERATION_SECONDS)
 
 
 def wants_json(request: Request) -> bool:

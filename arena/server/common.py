@@ -1,18 +1,26 @@
 """What the page and API handlers share: the viewer of a request (and the
-private site's sign-in rule), the owner checks that make someone else's bot,
-game seat or submission a 404, and reading an uploaded archive within its limit."""
+private site's sign-in rule), the cache of what viewers without a session see
+(:func:`cached`), the owner checks that make someone else's bot, game seat or
+submission a 404, and reading an uploaded archive within its limit."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arena.server.auth import Viewer, viewer_of
+from arena.server.auth import COOKIE, Viewer, viewer_of
 from arena.server.state import Server
+from arena.server.views import Page
 from arena.store.accounts import Submission
+
+COOKIE_BYTES = f"{COOKIE}=".encode()
 
 #: The server's own templates (its pages extend ``layout.html``) and ``live.js``.
 TEMPLATES = Path(__file__).with_name("templates")
@@ -31,6 +39,101 @@ def viewer(request: Request, *, public: bool = False) -> Viewer:
     if server.settings.private and not public and found.user is None:
         raise HTTPException(401, "this site is private: sign in to see it")
     return found
+
+
+#: Headers of a page every viewer without a session gets: kept by browsers and
+#: proxies, but asked again each time (answered 304 while its ETag holds); a
+#: signed-in viewer's page differs, so it depends on the cookie and the token.
+SHARED_HEADERS = {"Cache-Control": "no-cache", "Vary": "Cookie, Authorization"}
+
+
+def shared(page: Page, if_none_match: str) -> Response:
+    """A cached page, or 304 if the client holds it already (``If-None-Match``)."""
+    headers = {**SHARED_HEADERS, "ETag": page.etag}
+    if page.etag in if_none_match:
+        return Response(status_code=304, headers=headers)
+    return Response(page.body, media_type=page.media_type, headers=headers)
+
+
+def page_key(scope: Scope) -> tuple[str, bytes]:
+    """What a kept page is found by: its path and query."""
+    return scope["path"], scope["query_string"]
+
+
+class CachedPages:
+    """ASGI middleware in front of the routes: a GET without a session cookie or a
+    token whose page :func:`cached` keeps, fresh, is answered here, before any
+    routing (the cheapest way through the server)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            server: Server = scope["app"].state.server
+            snapshot = server.views.current()
+            if snapshot is not None and not server.settings.private:
+                if_none_match = b""
+                for name, value in scope["headers"]:
+                    if name == b"authorization" or (name == b"cookie" and COOKIE_BYTES in value):
+                        break
+                    if name == b"if-none-match":
+                        if_none_match = value
+                else:
+                    page = server.views.pages.get(page_key(scope))
+                    if page is not None and page.fresh(snapshot):
+                        await shared(page, if_none_match.decode("latin-1"))(scope, receive,
+                                                                            send)
+                        return
+        await self.app(scope, receive, send)
+
+
+def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
+           ) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint whose response, for a viewer with no session (who then holds
+    no CSRF token and nothing of an owner's), is built once and kept as a
+    :class:`~arena.server.views.Page` (``replay``: a game's page, kept while its
+    tournament's state holds, else while the snapshot does).  A kept page is
+    served in the event loop, with no worker thread and no query; one that is
+    no longer fresh is drawn anew by one request, while the others get it as it
+    was (a snapshot or two old) instead of drawing it too."""
+    def build_in_thread(request: Request) -> Response:
+        who = viewer(request)
+        if who.user is not None or who.session is not None:
+            return build(request, who)
+        views = server_of(request).views
+        snapshot = views.snapshot()
+        key = page_key(request.scope)
+        page = views.pages.get(key)
+        if page is None or not page.fresh(snapshot):
+            response = build(request, who)
+            if response.status_code != 200:
+                return response
+            replayed = views.replay(request.path_params["game_id"]) if replay else None
+            tournament = replayed[0].tournament_id if replayed is not None else None
+            page = views.pages.put(key, Page.of(bytes(response.body), response.media_type or
+                                                "text/html", snapshot, tournament))
+        return shared(page, request.headers.get("if-none-match", ""))
+
+    async def endpoint(request: Request) -> Response:
+        server = server_of(request)
+        snapshot = server.views.current()
+        if snapshot is None or server.settings.private or COOKIE in request.cookies or \
+                "authorization" in request.headers:
+            return await run_in_threadpool(build_in_thread, request)
+        pages = server.views.pages
+        key = page_key(request.scope)
+        page = pages.get(key)
+        if page is not None and (page.fresh(snapshot) or key in pages.drawing):
+            # stale: another request draws it anew
+            return shared(page, request.headers.get("if-none-match", ""))
+        pages.drawing.add(key)
+        try:
+            return await run_in_threadpool(build_in_thread, request)
+        finally:
+            pages.drawing.discard(key)
+
+    return endpoint
 
 
 def own_submission(request: Request, who: Viewer, submission_id: int) -> Submission:

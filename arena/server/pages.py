@@ -9,7 +9,6 @@ their blocking work through ``run_in_threadpool``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -39,6 +38,7 @@ from arena.server.auth import (
 )
 from arena.server.common import (
     TEMPLATES,
+    cached,
     own_submission,
     owned_seats,
     read_archive,
@@ -46,7 +46,7 @@ from arena.server.common import (
     viewer,
 )
 from arena.server.submissions import UploadRefused
-from arena.server.views import PAGE_ROWS
+from arena.server.views import PAGE_ROWS, history_chart
 from arena.store.accounts import PASSWORD, AccountError, User
 from arena.store.database import CHECK_KIND
 from reports.render import latest_checks
@@ -88,38 +88,6 @@ def static(request: Request) -> Response:
 
 # -- what everyone sees ----------------------------------------------------------------
 
-def cached(build: Callable[[Request, Viewer], Response]
-           ) -> Callable[[Request], Awaitable[Response]]:
-    """An endpoint whose page, for a viewer with no session (it then holds no CSRF
-    token and nothing of an owner's), is rendered once per URL and snapshot.  A
-    page rendered already is served in the event loop, without a worker thread."""
-    def render_in_thread(request: Request) -> Response:
-        who = viewer(request)
-        if who.user is not None or who.session is not None:
-            return build(request, who)
-        views = server_of(request).views
-        key = (request.url.path, request.url.query, views.snapshot().stamp)
-        body = views.pages.get(key)
-        if body is None:
-            response = build(request, who)
-            if response.status_code != 200:
-                return response
-            body = views.pages.put(key, bytes(response.body))
-        return HTMLResponse(body)
-
-    async def endpoint(request: Request) -> Response:
-        server = server_of(request)
-        stamp = server.views.fresh_stamp()
-        if stamp is not None and not server.settings.private and COOKIE not in \
-                request.cookies and "authorization" not in request.headers:
-            body = server.views.pages.get((request.url.path, request.url.query, stamp))
-            if body is not None:
-                return HTMLResponse(body)
-        return await run_in_threadpool(render_in_thread, request)
-
-    return endpoint
-
-
 def leaderboard(request: Request, who: Viewer) -> Response:
     snap = server_of(request).views.snapshot()
     checking = server_of(request).accounts.submissions(unfinished=True)
@@ -149,8 +117,11 @@ def bot(request: Request, who: Viewer) -> Response:
     faults = [(g.id, f) for g in games for f in g.faults if f["bot"] in labels][:FAULTS_SHOWN]
     owner = server.accounts.user(owner_id) if owner_id is not None else None
     pools = {s.anchor: s.title for s, _ in snap.rows(labels)}
-    history = [(title, snap.history(anchor, labels))
-               for anchor, title in pools.items()]
+    order = [v.label for v in versions]
+    history = []
+    for anchor, title in pools.items():
+        points = snap.history(anchor, labels)
+        history.append((title, points, history_chart(points, order)))
     return render(request, who, "bot.html", live=True, base=base, versions=versions,
                   history=history,
                   owner=owner.name if owner else None, ratings=ratings, passed=passed,
@@ -472,7 +443,7 @@ def routes() -> list[Route]:
         Route("/bots/{base}", cached(bot)),
         Route("/bots/{base}/retire", retire, methods=["POST"]),
         Route("/games", cached(games)),
-        Route("/games/{game_id:int}", cached(game)),
+        Route("/games/{game_id:int}", cached(game, replay=True)),
         Route("/games/{game_id:int}/seat/{seat:int}.js", seat_view),
         Route("/signin", signin_page),
         Route("/signin", signin, methods=["POST"]),
