@@ -214,12 +214,13 @@ def start_tournament(tmp_path: Path, err: Path) -> subprocess.Popen:
 
 
 def hold_exclusive_lock(path: Path, seconds: float, locked: threading.Event,
-                        stored: list[int]) -> None:
+                        stored: list[int], release: threading.Event | None = None) -> None:
+    """Hold the database's exclusive lock for ``seconds``, or until ``release`` is set."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
     conn.execute("BEGIN EXCLUSIVE")
     stored.append(conn.execute("select count(*) from games").fetchone()[0])
     locked.set()
-    time.sleep(seconds)
+    (release or threading.Event()).wait(seconds)
     conn.execute("COMMIT")
     conn.close()
 
@@ -248,18 +249,21 @@ def test_an_interrupt_while_waiting_for_the_lock_exits_with_the_resume_line(
     path, err = tmp_path / "arena.db", tmp_path / "stderr"
     proc = start_tournament(tmp_path, err)
     wait_for(lambda: tournament_exists(path))
-    locked, stored = threading.Event(), list[int]()
-    holder = threading.Thread(target=hold_exclusive_lock, args=(path, 20, locked, stored))
+    locked, stored, release = threading.Event(), list[int](), threading.Event()
+    holder = threading.Thread(target=hold_exclusive_lock,
+                              args=(path, 60, locked, stored, release))
     holder.start()
     try:
         wait_for(lambda: LOCKED_MESSAGE in err.read_text())
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)  # well before the lock is released
+        proc.wait(timeout=30)  # while the lock is still held (60 s)
         text = err.read_text()
         assert proc.returncode == 130, text
         assert "resume with 'arena tournament --resume 1" in text and "Traceback" not in text
+        assert holder.is_alive(), "the lock was released before the arena stopped"
     finally:
         proc.kill()
+        release.set()
         holder.join()
     done = arena("tournament", "--resume", "1", "--db", f"sqlite:///{path}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

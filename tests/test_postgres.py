@@ -6,22 +6,21 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.store.database import Store
 from tests.marked import bot_command, wait_gone
-from tests.pg import new_database, postgres_server
+from tests.pg import new_database
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 
 
 @pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
+def postgres_url(postgres_server_url: str) -> str:
+    """A database of this module's own on the run's server."""
+    return new_database(postgres_server_url)
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -47,8 +46,9 @@ def test_a_tournament_into_postgresql_and_its_report(postgres_url: str, tmp_path
     assert (tmp_path / "site" / "index.html").is_file()
 
 
-def test_a_bad_postgresql_url_is_one_line(postgres_url: str) -> None:
-    bad = postgres_url.replace("/postgres?", "/no_such_database?")
+def test_a_bad_postgresql_url_is_one_line(postgres_server_url: str) -> None:
+    bad = postgres_server_url.replace("/postgres?", "/no_such_database?")
+    assert bad != postgres_server_url
     proc = arena("tournament", "-g", "five", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}",
                  "--db", bad)
     assert proc.returncode == 2
@@ -56,9 +56,9 @@ def test_a_bad_postgresql_url_is_one_line(postgres_url: str) -> None:
 
 
 @pytest.mark.parametrize("backend", ["postgresql", "sqlite"])
-def test_several_arenas_write_one_tournament_at_once(postgres_url: str, tmp_path: Path,
+def test_several_arenas_write_one_tournament_at_once(postgres_server_url: str, tmp_path: Path,
                                                       backend: str) -> None:
-    url = new_database(postgres_url) if backend == "postgresql" else \
+    url = new_database(postgres_server_url) if backend == "postgresql" else \
         f"sqlite:///{tmp_path / 'shared.db'}"
     command = bot_command(tmp_path / "bots")
     argv = [sys.executable, "-m", "arena.cli", "tournament", "--db", url, "-j", "1"]

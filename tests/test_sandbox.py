@@ -20,7 +20,7 @@ from arena.runner import cgroups
 from arena.runner.process import BotProcess, BotSpec, start_bot_process
 from arena.runner.sandbox import Limits, Sandbox, SandboxError, resolve
 from tests.marked import bot_processes, wait_gone
-from tests.pg import new_database, postgres_server
+from tests.pg import new_database
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "bots" / "probe_bot.py"
@@ -466,8 +466,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'arena.db'}"
         return
-    with postgres_server() as url:
-        yield new_database(url)
+    yield new_database(request.getfixturevalue("postgres_server_url"))
 
 
 @needs_cgroup

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ from arena.runner.plan import Plan, new_secret
 from arena.runner.process import BotSpec
 from arena.store.database import Store, StoredGame
 from reports.render import render_report
-from tests.pg import new_database, postgres_server
+from tests.pg import new_database
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 QUICK = ["-g", "furious-five", "-o", "rounds=1", "--workers", "1"]
@@ -109,12 +108,6 @@ def test_same_deals_at_every_table_is_an_opt_in_named_unsafe(tmp_path: Path) -> 
     assert "--same-deals" in usage and "UNSAFE with untrusted bots" in " ".join(usage.split())
 
 
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
-
-
 def interrupted_tournament(db: str, deck: list[str],
                            cwd: Path) -> subprocess.CompletedProcess[str]:
     """A default tournament on a stacked deck, stopped by Ctrl-C once 4 games are stored."""
@@ -157,7 +150,7 @@ def assert_nothing_shows(text: str, seeds: set[int], secret: str, deck: list[str
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_no_seed_secret_or_stacked_deck_is_shown_until_the_tournament_is_finished(
         backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    db = (new_database(request.getfixturevalue("postgres_url")) if backend == "postgresql"
+    db = (new_database(request.getfixturevalue("postgres_server_url")) if backend == "postgresql"
           else f"sqlite:///{tmp_path / 'a.db'}")
     deck = list(reversed(make_game("furious-five", 2, {}).deck()))
     stopped = interrupted_tournament(db, deck, tmp_path)
