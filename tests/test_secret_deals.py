@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli import main
 from arena.formats.deals import LADDER_PERIOD
 from arena.formats.schedule import Ladder
 from arena.games import make_game
@@ -39,6 +40,14 @@ CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
                           text=True, timeout=600, check=False, cwd=cwd)
+
+
+def shown(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` run by the CLI's main in this process (a quick command: a process
+    of its own costs more than the command), as :func:`arena` returns it."""
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["arena", *args], status, out, err)
 
 
 def published(stderr: str) -> str:
@@ -149,7 +158,8 @@ def assert_nothing_shows(text: str, seeds: set[int], secret: str, deck: list[str
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_no_seed_secret_or_stacked_deck_is_shown_until_the_tournament_is_finished(
-        backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+        backend: str, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
     db = (new_database(request.getfixturevalue("postgres_server_url")) if backend == "postgresql"
           else f"sqlite:///{tmp_path / 'a.db'}")
     deck = list(reversed(make_game("furious-five", 2, {}).deck()))
@@ -168,7 +178,7 @@ def test_no_seed_secret_or_stacked_deck_is_shown_until_the_tournament_is_finishe
     assert report.returncode == 0, report.stderr
     site = shown_text(tmp_path / "site")
     assert commitment in site and "secret not revealed yet" in site
-    shows = [arena("show", str(g.id), *view, "--db", db, cwd=tmp_path)
+    shows = [shown(capsys, "show", str(g.id), *view, "--db", db)
              for g in before[:3] for view in ([], ["--seat", "1"])]
     assert all(show.returncode == 0 and ", seed secret," in show.stdout for show in shows)
     export = arena("export", "--db", db, "--out", str(tmp_path / "export"), "-f", "csv",
