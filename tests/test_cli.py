@@ -230,11 +230,16 @@ def test_tournament_waits_while_another_process_holds_the_database_lock(
     path, err = tmp_path / "arena.db", tmp_path / "stderr"
     proc = start_tournament(tmp_path, err)
     wait_for(lambda: tournament_exists(path))
-    locked, stored = threading.Event(), list[int]()
-    holder = threading.Thread(target=hold_exclusive_lock, args=(path, 5, locked, stored))
+    locked, stored, release = threading.Event(), list[int](), threading.Event()
+    holder = threading.Thread(target=hold_exclusive_lock,
+                              args=(path, 60, locked, stored, release))
     holder.start()
+    try:  # held until the arena says it waits (at most 60 s), not a fixed 5 s
+        wait_for(lambda: LOCKED_MESSAGE in err.read_text() or proc.poll() is not None)
+    finally:
+        release.set()
+        holder.join()
     proc.wait(timeout=120)
-    holder.join()
     text = err.read_text()
     assert proc.returncode == 0, text
     assert stored[0] < 12, "the lock came too late to matter"
