@@ -477,7 +477,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 @needs_cgroup
 def test_no_cgroup_is_left_after_a_kill_and_a_resume(tmp_path: Path, database_url: str) -> None:
     db = database_url
-    hang = f"{sys.executable} {HERE / 'bots' / 'zoo' / 'orphan_burner.py'} burn=0 wait=2"
+    # Slow (1 s on each of its first two requests): alive, in its group, when the arena is
+    # killed; the resume's two streams wait 4 s, not 8 s as with 2 s.
+    hang = f"{sys.executable} {HERE / 'bots' / 'zoo' / 'orphan_burner.py'} burn=0 wait=1"
     argv = [sys.executable, "-m", "arena.cli", "tournament", "-g", "furious-five", "-k", "2",
             "-n", "4", "-o", "rounds=1", "--db", db, "-j", "1", "-b", f"slow={hang}",
             "-b", f"random={sys.executable} -m sample_bots.random_bot"]
