@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import LOCKED_MESSAGE
+from arena.cli import LOCKED_MESSAGE, main
 from arena.games import game_class, make_game
 from arena.store.database import Store
 from arena.store.records import FaultRecord, GameRecord, GameResult
@@ -29,6 +29,18 @@ BAD_BOT = HERE / "bots" / "bad_bot.py"
 def arena(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
                           text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def arena_here(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess:
+    """``arena ARGS`` run by the CLI's own main in this process, returned as :func:`arena`
+    returns it: for quick commands whose output a test reads (a process of their own
+    costs more than the command)."""
+    try:
+        status = main(list(args))
+    except SystemExit as exc:
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["arena", *args], status, out, err)
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> None:

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
 from arena.formats.deals import LADDER_PERIOD
 from arena.formats.schedule import Ladder
 from arena.games import make_game
@@ -30,6 +29,7 @@ from arena.runner.process import BotSpec
 from arena.store.database import Store, StoredGame
 from reports.render import render_report
 from tests.pg import new_database
+from tests.test_cli import arena_here
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 QUICK = ["-g", "furious-five", "-o", "rounds=1", "--workers", "1"]
@@ -40,14 +40,6 @@ CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
                           text=True, timeout=600, check=False, cwd=cwd)
-
-
-def shown(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
-    """``arena ARGS`` run by the CLI's main in this process (a quick command: a process
-    of its own costs more than the command), as :func:`arena` returns it."""
-    status = main(list(args))
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(["arena", *args], status, out, err)
 
 
 def published(stderr: str) -> str:
@@ -178,7 +170,7 @@ def test_no_seed_secret_or_stacked_deck_is_shown_until_the_tournament_is_finishe
     assert report.returncode == 0, report.stderr
     site = shown_text(tmp_path / "site")
     assert commitment in site and "secret not revealed yet" in site
-    shows = [shown(capsys, "show", str(g.id), *view, "--db", db)
+    shows = [arena_here(capsys, "show", str(g.id), *view, "--db", db)
              for g in before[:3] for view in ([], ["--seat", "1"])]
     assert all(show.returncode == 0 and ", seed secret," in show.stdout for show in shows)
     export = arena("export", "--db", db, "--out", str(tmp_path / "export"), "-f", "csv",

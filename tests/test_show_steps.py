@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
 from arena.store.database import Store
+from tests.test_cli import arena_here
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 
@@ -36,10 +36,9 @@ def test_show_numbers_every_view_of_rummy_five_without_gaps(
         assert record is not None
         for view in ([], ["--seat", "0"], ["--seat", "1"], ["--seat", "2"]):
             # In this process (16 views: a process each took 10 s); the CLI's own main.
-            status = main(["show", str(game.id), *view, "--db", db])
-            shown, errors = capsys.readouterr()
-            assert status == 0, errors
-            numbers = [int(n) for n in re.findall(r"^step (\d+): ", shown, re.M)]
+            shown = arena_here(capsys, "show", str(game.id), *view, "--db", db)
+            assert shown.returncode == 0, shown.stderr
+            numbers = [int(n) for n in re.findall(r"^step (\d+): ", shown.stdout, re.M)]
             assert numbers and numbers == list(range(len(numbers))), (game.id, view)
             hidden_steps += len(record.actions) - len(numbers)
     # The views left steps out (claim windows), so gaps were possible.
