@@ -12,7 +12,7 @@ import pytest
 from arena.store.database import Store
 from reports.render import Figures, board
 from reports.stats import fault_kinds
-from tests.test_cli import arena, arena_here, assert_one_line_error
+from tests.test_cli import arena_here, assert_one_line_error
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 GREEDY = f"{sys.executable} -m sample_bots.greedy_furious_five"
@@ -31,8 +31,8 @@ def tables(stderr: str) -> list[list[str]]:
 def test_a_tournament_prints_standings_as_it_goes_and_at_the_end(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
-    run = arena("tournament", "-g", "furious-five", "-o", "rounds=2", *BOTS, "-n", "8",
-                "-j", "1", "--standings-every", "6", "--db", db)
+    run = arena_here(capsys, "tournament", "-g", "furious-five", "-o", "rounds=2", *BOTS,
+                     "-n", "8", "-j", "1", "--standings-every", "6", "--db", db)
     assert run.returncode == 0, run.stderr
     blocks = tables(run.stderr)
     # 24 games, every 6: at least once while it runs (a print still running when a
@@ -51,8 +51,8 @@ def test_a_tournament_prints_standings_as_it_goes_and_at_the_end(
 def test_standings_json_are_the_reports_figures(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
-    run = arena("tournament", "-g", "furious-five", "-o", "rounds=2", *BOTS, "-n", "6",
-                "--standings-every", "0", "--db", db)
+    run = arena_here(capsys, "tournament", "-g", "furious-five", "-o", "rounds=2", *BOTS,
+                     "-n", "6", "--standings-every", "0", "--db", db)
     assert run.returncode == 0, run.stderr
     assert len(tables(run.stderr)) == 1  # 0: only at the end
     out = json.loads(arena_here(capsys, "standings", "-t", "1", "--json", "--db", db).stdout)
@@ -72,9 +72,9 @@ def test_standings_json_are_the_reports_figures(
 
 def test_a_match_shows_its_test(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
-    run = arena("match", "-g", "furious-five", "-o", "rounds=1", "-b", f"g={GREEDY}",
-                "-b", f"r={RANDOM}", "--max-pairs", "6", "--move-time", "30",
-                "--handshake-time", "60", "--db", db)
+    run = arena_here(capsys, "match", "-g", "furious-five", "-o", "rounds=1",
+                     "-b", f"g={GREEDY}", "-b", f"r={RANDOM}", "--max-pairs", "6",
+                     "--move-time", "30", "--handshake-time", "60", "--db", db)
     assert run.returncode in (0, 3), run.stderr
     assert "LLR" in run.stdout and len(tables(run.stderr)) == 1
     progress = [line for line in run.stderr.splitlines() if "games/s" in line]
@@ -92,8 +92,8 @@ def test_a_match_shows_its_test(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_a_ladder_ends_with_its_standings_and_pools_are_listed(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
-    run = arena("ladder", "-g", "furious-five", "-o", "rounds=1", *BOTS, "--max-groups", "3",
-                "--no-report", "--db", db)
+    run = arena_here(capsys, "ladder", "-g", "furious-five", "-o", "rounds=1", *BOTS,
+                     "--max-groups", "3", "--no-report", "--db", db)
     assert run.returncode in (0, 3), run.stderr
     assert tables(run.stderr)[-1][0] == "ladder 1: furious-five, 6 games"
     pools = arena_here(capsys, "standings", "--db", db)
