@@ -53,9 +53,9 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> N
         assert needle in lines[0], lines[0]
 
 
-def test_play_json_reports_scores_places_and_record() -> None:
-    proc = arena("play", "--game", "furious-five", "--seed", "42", "--option", "rounds=2",
-                 "--json", f"a={RANDOM}", f"b={GREEDY}")
+def test_play_json_reports_scores_places_and_record(capsys: pytest.CaptureFixture[str]) -> None:
+    proc = arena_here(capsys, "play", "--game", "furious-five", "--seed", "42",
+                      "--option", "rounds=2", "--json", f"a={RANDOM}", f"b={GREEDY}")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["game"] == "furious-five" and out["seed"] == 42
@@ -67,8 +67,10 @@ def test_play_json_reports_scores_places_and_record() -> None:
     assert out["faults"] == []
 
 
-def test_play_is_deterministic_for_a_seed_with_deterministic_bots() -> None:
-    runs = [arena("play", "-g", "furious-five", "--seed", "5", "--json", GREEDY, GREEDY)
+def test_play_is_deterministic_for_a_seed_with_deterministic_bots(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [arena_here(capsys, "play", "-g", "furious-five", "--seed", "5", "--json",
+                       GREEDY, GREEDY)
             for _ in range(2)]
     outs = [json.loads(p.stdout) for p in runs]
     times = [out["record"].pop("times") for out in outs]  # measured, so never equal
@@ -77,9 +79,9 @@ def test_play_is_deterministic_for_a_seed_with_deterministic_bots() -> None:
     assert outs[0]["scores"] == outs[1]["scores"]
 
 
-def test_play_reports_a_fault_with_exit_3() -> None:
-    proc = arena("play", "-g", "furious-five", "--seed", "1", "--json",
-                 f"bad={sys.executable} {BAD_BOT} illegal 2", RANDOM)
+def test_play_reports_a_fault_with_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
+    proc = arena_here(capsys, "play", "-g", "furious-five", "--seed", "1", "--json",
+                      f"bad={sys.executable} {BAD_BOT} illegal 2", RANDOM)
     assert proc.returncode == 3
     out = json.loads(proc.stdout)
     assert [f["kind"] for f in out["faults"]] == ["illegal_action"]
@@ -333,11 +335,12 @@ def test_interrupt_then_resume_completes_without_losing_games(
 
 
 @pytest.mark.parametrize("game", sorted(HEURISTICS))
-def test_play_json_works_for_every_game_with_the_sample_bots(game: str) -> None:
+def test_play_json_works_for_every_game_with_the_sample_bots(
+        game: str, capsys: pytest.CaptureFixture[str]) -> None:
     players = max(2, game_class(game).min_players)
     bots = [f"heuristic={sys.executable} -m sample_bots.{HEURISTICS[game]}"]
     bots += [f"random{i}={RANDOM}" for i in range(players - 1)]
-    proc = arena("play", "-g", game, "--seed", "99", "--json", *bots)
+    proc = arena_here(capsys, "play", "-g", game, "--seed", "99", "--json", *bots)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["game"] == game and out["bots"][0] == "heuristic"
