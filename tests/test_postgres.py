@@ -13,6 +13,7 @@ import pytest
 from arena.store.database import Store
 from tests.marked import bot_command, wait_gone
 from tests.pg import new_database
+from tests.test_cli import arena_here
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 
@@ -28,10 +29,11 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300, check=False)
 
 
-def test_a_tournament_into_postgresql_and_its_report(postgres_url: str, tmp_path: Path) -> None:
-    proc = arena("tournament", "-g", "furious-five", "-k", "2", "-n", "4", "-o", "rounds=2",
-                 "-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "-b", f"c={RANDOM}",
-                 "--db", postgres_url)
+def test_a_tournament_into_postgresql_and_its_report(
+        postgres_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    proc = arena_here(capsys, "tournament", "-g", "furious-five", "-k", "2", "-n", "4",
+                      "-o", "rounds=2", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}",
+                      "-b", f"c={RANDOM}", "--db", postgres_url)
     assert proc.returncode == 0, proc.stderr
     store = Store(postgres_url)
     (tournament,) = store.tournaments()
@@ -41,7 +43,7 @@ def test_a_tournament_into_postgresql_and_its_report(postgres_url: str, tmp_path
         ("a@1", "b@1"), ("a@1", "c@1"), ("b@1", "c@1")}  # ad-hoc versions (docs/bots.md)
     record = store.record(games[0].id)
     assert record is not None and record.actions
-    report = arena("report", "--db", postgres_url, "--out", str(tmp_path / "site"))
+    report = arena_here(capsys, "report", "--db", postgres_url, "--out", str(tmp_path / "site"))
     assert report.returncode == 0, report.stderr
     assert (tmp_path / "site" / "index.html").is_file()
 

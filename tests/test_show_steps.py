@@ -4,7 +4,6 @@ window that a viewer may not see leaves no trace in the numbering (issue 19, 6).
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,17 +15,12 @@ from tests.test_cli import arena_here
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 
 
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
-                          text=True, timeout=600, check=False, cwd=cwd)
-
-
 def test_show_numbers_every_view_of_rummy_five_without_gaps(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path / 'a.db'}"
-    run = arena("tournament", "-g", "rummy-five", "-k", "3", "-n", "6", "--seed", "3",
-                "--workers", "1", "--sandbox", "none", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}",
-                "-b", f"c={RANDOM}", "--db", db, cwd=tmp_path)
+    run = arena_here(capsys, "tournament", "-g", "rummy-five", "-k", "3", "-n", "6",
+                     "--seed", "3", "--workers", "1", "--sandbox", "none", "-b", f"a={RANDOM}",
+                     "-b", f"b={RANDOM}", "-b", f"c={RANDOM}", "--db", db)
     assert run.returncode == 0, run.stderr
     store = Store(db)
     hidden_steps = 0
