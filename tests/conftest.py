@@ -2,3 +2,4 @@
 built once per run)."""
 
 from tests.arena_db import played_fixture  # noqa: F401 (the ``played`` fixture)
+from tests.pg import postgres_server_fixture  # noqa: F401 (``postgres_server_url``)

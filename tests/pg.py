@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine
 
 
@@ -80,6 +81,8 @@ def postgres_server() -> Iterator[str]:
 def new_database(url: str) -> str:
     """A new, empty database on the server of ``url`` (from :func:`postgres_server`);
     its URL."""
+    if "/postgres?" not in url:
+        raise ValueError(f"not a server's URL from postgres_server(): {url}")
     name = f"t{uuid.uuid4().hex[:16]}"
     engine = create_engine(url, isolation_level="AUTOCOMMIT")
     try:
@@ -88,3 +91,12 @@ def new_database(url: str) -> str:
     finally:
         engine.dispose()
     return url.replace("/postgres?", f"/{name}?")
+
+
+@pytest.fixture(scope="session", name="postgres_server_url")
+def postgres_server_fixture() -> Iterator[str]:
+    """One server for the whole run (registered in tests/conftest.py): starting one takes
+    a second or two, so every test module takes its own databases on this one
+    (:func:`new_database`) rather than starting its own."""
+    with postgres_server() as url:
+        yield url

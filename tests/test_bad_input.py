@@ -181,27 +181,27 @@ def test_demo_recognises_its_tournaments_whatever_the_interpreter_path(
         assert conn.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 6
 
 
-def test_a_postgresql_password_is_never_shown(tmp_path: Path) -> None:
-    from tests.pg import new_database, postgres_server
+def test_a_postgresql_password_is_never_shown(tmp_path: Path, postgres_server_url: str) -> None:
+    from tests.pg import new_database
 
+    server = postgres_server_url
     secret = "s3cr3t-pw"
-    with postgres_server() as server:
-        url = new_database(server).replace("postgresql+psycopg://arena@",
-                                           f"postgresql+psycopg://arena:{secret}@")
-        run = arena("tournament", "-g", "furious-five", "-o", "rounds=1", *BOTS, "-n", "2",
-                    "--db", url)
-        assert run.returncode == 0, run.stderr
-        assert "arena:***@" in run.stderr  # the closing line names the database, masked
-        missing = arena("tournament", "--resume", "99", "--db", url)
-        assert_one_line_error(missing, "no tournament 99", "arena:***@")
-        empty = new_database(server).replace("arena@", f"arena:{secret}@")
-        nothing = arena("tournaments", "--db", empty)
-        assert "no tournaments in" in nothing.stderr and "arena:***@" in nothing.stderr
-        report = arena("report", "--db", url, "--out", str(tmp_path / "r"))
-        assert report.returncode == 0, report.stderr
-        store = Store(url)
-        stored = json.dumps([t["config"] for t in store.tournaments()])
-        store.close()
+    url = new_database(server).replace("postgresql+psycopg://arena@",
+                                       f"postgresql+psycopg://arena:{secret}@")
+    run = arena("tournament", "-g", "furious-five", "-o", "rounds=1", *BOTS, "-n", "2",
+                "--db", url)
+    assert run.returncode == 0, run.stderr
+    assert "arena:***@" in run.stderr  # the closing line names the database, masked
+    missing = arena("tournament", "--resume", "99", "--db", url)
+    assert_one_line_error(missing, "no tournament 99", "arena:***@")
+    empty = new_database(server).replace("arena@", f"arena:{secret}@")
+    nothing = arena("tournaments", "--db", empty)
+    assert "no tournaments in" in nothing.stderr and "arena:***@" in nothing.stderr
+    report = arena("report", "--db", url, "--out", str(tmp_path / "r"))
+    assert report.returncode == 0, report.stderr
+    store = Store(url)
+    stored = json.dumps([t["config"] for t in store.tournaments()])
+    store.close()
     outputs = [run.stdout, run.stderr, missing.stderr, nothing.stderr, report.stdout,
                report.stderr, stored]
     assert stored and all(secret not in text for text in outputs)

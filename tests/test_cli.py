@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import LOCKED_MESSAGE
+from arena.cli import LOCKED_MESSAGE, main
 from arena.games import game_class, make_game
 from arena.store.database import Store
 from arena.store.records import FaultRecord, GameRecord, GameResult
@@ -31,6 +31,18 @@ def arena(*args: str, cwd: Path | None = None, timeout: float = 120) -> subproce
                           text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def arena_here(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess:
+    """``arena ARGS`` run by the CLI's own main in this process, returned as :func:`arena`
+    returns it: for quick commands whose output a test reads (a process of their own
+    costs more than the command)."""
+    try:
+        status = main(list(args))
+    except SystemExit as exc:
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["arena", *args], status, out, err)
+
+
 def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> None:
     assert proc.returncode == 2, proc
     lines = proc.stderr.strip().splitlines()
@@ -41,9 +53,9 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> N
         assert needle in lines[0], lines[0]
 
 
-def test_play_json_reports_scores_places_and_record() -> None:
-    proc = arena("play", "--game", "furious-five", "--seed", "42", "--option", "rounds=2",
-                 "--json", f"a={RANDOM}", f"b={GREEDY}")
+def test_play_json_reports_scores_places_and_record(capsys: pytest.CaptureFixture[str]) -> None:
+    proc = arena_here(capsys, "play", "--game", "furious-five", "--seed", "42",
+                      "--option", "rounds=2", "--json", f"a={RANDOM}", f"b={GREEDY}")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["game"] == "furious-five" and out["seed"] == 42
@@ -55,8 +67,10 @@ def test_play_json_reports_scores_places_and_record() -> None:
     assert out["faults"] == []
 
 
-def test_play_is_deterministic_for_a_seed_with_deterministic_bots() -> None:
-    runs = [arena("play", "-g", "furious-five", "--seed", "5", "--json", GREEDY, GREEDY)
+def test_play_is_deterministic_for_a_seed_with_deterministic_bots(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [arena_here(capsys, "play", "-g", "furious-five", "--seed", "5", "--json",
+                       GREEDY, GREEDY)
             for _ in range(2)]
     outs = [json.loads(p.stdout) for p in runs]
     times = [out["record"].pop("times") for out in outs]  # measured, so never equal
@@ -65,9 +79,9 @@ def test_play_is_deterministic_for_a_seed_with_deterministic_bots() -> None:
     assert outs[0]["scores"] == outs[1]["scores"]
 
 
-def test_play_reports_a_fault_with_exit_3() -> None:
-    proc = arena("play", "-g", "furious-five", "--seed", "1", "--json",
-                 f"bad={sys.executable} {BAD_BOT} illegal 2", RANDOM)
+def test_play_reports_a_fault_with_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
+    proc = arena_here(capsys, "play", "-g", "furious-five", "--seed", "1", "--json",
+                      f"bad={sys.executable} {BAD_BOT} illegal 2", RANDOM)
     assert proc.returncode == 3
     out = json.loads(proc.stdout)
     assert [f["kind"] for f in out["faults"]] == ["illegal_action"]
@@ -214,12 +228,13 @@ def start_tournament(tmp_path: Path, err: Path) -> subprocess.Popen:
 
 
 def hold_exclusive_lock(path: Path, seconds: float, locked: threading.Event,
-                        stored: list[int]) -> None:
+                        stored: list[int], release: threading.Event | None = None) -> None:
+    """Hold the database's exclusive lock for ``seconds``, or until ``release`` is set."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
     conn.execute("BEGIN EXCLUSIVE")
     stored.append(conn.execute("select count(*) from games").fetchone()[0])
     locked.set()
-    time.sleep(seconds)
+    (release or threading.Event()).wait(seconds)
     conn.execute("COMMIT")
     conn.close()
 
@@ -229,11 +244,16 @@ def test_tournament_waits_while_another_process_holds_the_database_lock(
     path, err = tmp_path / "arena.db", tmp_path / "stderr"
     proc = start_tournament(tmp_path, err)
     wait_for(lambda: tournament_exists(path))
-    locked, stored = threading.Event(), list[int]()
-    holder = threading.Thread(target=hold_exclusive_lock, args=(path, 5, locked, stored))
+    locked, stored, release = threading.Event(), list[int](), threading.Event()
+    holder = threading.Thread(target=hold_exclusive_lock,
+                              args=(path, 60, locked, stored, release))
     holder.start()
+    try:  # held until the arena says it waits (at most 60 s), not a fixed 5 s
+        wait_for(lambda: LOCKED_MESSAGE in err.read_text() or proc.poll() is not None)
+    finally:
+        release.set()
+        holder.join()
     proc.wait(timeout=120)
-    holder.join()
     text = err.read_text()
     assert proc.returncode == 0, text
     assert stored[0] < 12, "the lock came too late to matter"
@@ -248,18 +268,21 @@ def test_an_interrupt_while_waiting_for_the_lock_exits_with_the_resume_line(
     path, err = tmp_path / "arena.db", tmp_path / "stderr"
     proc = start_tournament(tmp_path, err)
     wait_for(lambda: tournament_exists(path))
-    locked, stored = threading.Event(), list[int]()
-    holder = threading.Thread(target=hold_exclusive_lock, args=(path, 20, locked, stored))
+    locked, stored, release = threading.Event(), list[int](), threading.Event()
+    holder = threading.Thread(target=hold_exclusive_lock,
+                              args=(path, 60, locked, stored, release))
     holder.start()
     try:
         wait_for(lambda: LOCKED_MESSAGE in err.read_text())
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)  # well before the lock is released
+        proc.wait(timeout=30)  # while the lock is still held (60 s)
         text = err.read_text()
         assert proc.returncode == 130, text
         assert "resume with 'arena tournament --resume 1" in text and "Traceback" not in text
+        assert holder.is_alive(), "the lock was released before the arena stopped"
     finally:
         proc.kill()
+        release.set()
         holder.join()
     done = arena("tournament", "--resume", "1", "--db", f"sqlite:///{path}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -312,11 +335,12 @@ def test_interrupt_then_resume_completes_without_losing_games(
 
 
 @pytest.mark.parametrize("game", sorted(HEURISTICS))
-def test_play_json_works_for_every_game_with_the_sample_bots(game: str) -> None:
+def test_play_json_works_for_every_game_with_the_sample_bots(
+        game: str, capsys: pytest.CaptureFixture[str]) -> None:
     players = max(2, game_class(game).min_players)
     bots = [f"heuristic={sys.executable} -m sample_bots.{HEURISTICS[game]}"]
     bots += [f"random{i}={RANDOM}" for i in range(players - 1)]
-    proc = arena("play", "-g", game, "--seed", "99", "--json", *bots)
+    proc = arena_here(capsys, "play", "-g", game, "--seed", "99", "--json", *bots)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["game"] == game and out["bots"][0] == "heuristic"

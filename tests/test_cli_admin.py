@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -21,7 +21,7 @@ from arena.store.database import CLAIMS, FAULTS, GAMES, RECORDS, Store
 from arena.store.engine import HEAD_REVISION
 from arena.store.schema import TableRow, TournamentRow
 from tests.arena_db import Played
-from tests.pg import new_database, postgres_server
+from tests.pg import new_database
 from tests.terminal import Terminal
 from tests.test_cli import assert_one_line_error
 
@@ -142,12 +142,6 @@ def test_version_names_the_package_and_schema(arena: Arena) -> None:
     assert proc.stdout.strip() == f"arena {version('five-arena')} (database schema {HEAD_REVISION})"
 
 
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
-
-
 def rows_left(store: Store, tournament_id: int) -> list[int]:
     """How many rows of games, faults, records, tables, claims and tournaments belong
     to a tournament."""
@@ -167,7 +161,7 @@ def rows_left(store: Store, tournament_id: int) -> list[int]:
 def test_delete_removes_a_tournament_and_everything_under_it(
         backend: str, request: pytest.FixtureRequest, tmp_path: Path,
         arena: Arena) -> None:
-    url = new_database(request.getfixturevalue("postgres_url")) if backend == "postgresql" \
+    url = new_database(request.getfixturevalue("postgres_server_url")) if backend == "postgresql" \
         else f"sqlite:///{tmp_path / 'arena.db'}"
     # Seat 0 decides first, so the bad bot crashes (a fault to delete) in every game.
     bad = f"bad={sys.executable} {Path(__file__).parent / 'bots' / 'bad_bot.py'} crash 0"

@@ -23,7 +23,7 @@ from arena.runner.process import BotSpec
 from arena.runner.tournament import match_test
 from arena.stats.match_stats import Pentanomial, Sprt
 from arena.store.database import Store, StoredGame
-from tests.test_cli import RANDOM, arena, assert_one_line_error, dump
+from tests.test_cli import RANDOM, arena_here, assert_one_line_error, dump
 
 GREEDY = f"{sys.executable} -m sample_bots.greedy_furious_five"
 #: Quick games, played in this process (no worker processes to start).
@@ -56,11 +56,13 @@ def assert_games_follow_the_tables(store: Store, tournament: dict,
 
 
 def test_round_robin_plays_a_balanced_schedule_when_combinations_are_too_many(
-        tmp_path: Path) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     names = [f"r{i}" for i in range(6)]
-    proc = arena("tournament", *QUICK, "-k", "3", "-n", "3", *randoms(*names),
-                 "--max-tables", "4", "--seed", "3", "-j", "2",
-                 "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+    proc = arena_here(capsys, "tournament", *QUICK, "-k", "3", "-n", "3", *randoms(*names),
+                      "--max-tables", "4", "--seed", "3", "-j", "2",
+                      "--db", f"sqlite:///{tmp_path / 'a.db'}")
     assert proc.returncode == 0, proc.stderr
     assert "arena: round robin: 4 of 20 tables, balanced" in proc.stderr
     store, tournament, games = stored(tmp_path / "a.db")
@@ -76,7 +78,10 @@ def test_round_robin_plays_a_balanced_schedule_when_combinations_are_too_many(
     assert seats == {(name, seat): 2 for name in labels for seat in range(3)}
 
 
-def test_resume_plays_the_stored_tables_not_a_new_schedule(tmp_path: Path) -> None:
+def test_resume_plays_the_stored_tables_not_a_new_schedule(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     path = tmp_path / "a.db"
     bots = tuple(BotSpec(f"r{i}", RANDOM) for i in range(6))
     plan = Plan(game="furious-five", bots=bots, table_size=3, games_per_table=3,
@@ -92,8 +97,8 @@ def test_resume_plays_the_stored_tables_not_a_new_schedule(tmp_path: Path) -> No
         conn.execute("update tournaments set config = ?", (json.dumps(config),))
         conn.execute("update tables set bots = ? where number = 0",
                      (json.dumps(["r5", "r0", "r4"]),))
-    proc = arena("tournament", "--resume", str(tid), "--db", f"sqlite:///{path}", "-j", "2",
-                 "--workers", "1", cwd=tmp_path)
+    proc = arena_here(capsys, "tournament", "--resume", str(tid), "--db", f"sqlite:///{path}",
+                      "-j", "2", "--workers", "1")
     assert proc.returncode == 0, proc.stderr
     store, tournament, games = stored(path)
     assert len(tournament["tables"]) == 4 and tournament["tables"][0] == ["r5", "r0", "r4"]
@@ -102,11 +107,14 @@ def test_resume_plays_the_stored_tables_not_a_new_schedule(tmp_path: Path) -> No
         {("r5", "r0", "r4"), ("r0", "r4", "r5"), ("r4", "r5", "r0")}
 
 
-def test_gauntlet_seats_one_challenger_with_the_field_at_every_table(tmp_path: Path) -> None:
+def test_gauntlet_seats_one_challenger_with_the_field_at_every_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     names = ["new", "old", "f1", "f2", "f3"]
-    proc = arena("tournament", *QUICK, "-k", "3", "-n", "3", *randoms(*names),
-                 "--challenger", "new", "--challenger", "old", "--max-tables", "6",
-                 "--seed", "1", "-j", "2", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+    proc = arena_here(capsys, "tournament", *QUICK, "-k", "3", "-n", "3", *randoms(*names),
+                      "--challenger", "new", "--challenger", "old", "--max-tables", "6",
+                      "--seed", "1", "-j", "2", "--db", f"sqlite:///{tmp_path / 'a.db'}")
     assert proc.returncode == 0, proc.stderr
     assert "arena: gauntlet: 2 challenger(s) at 6 tables of 3" in proc.stderr
     store, tournament, games = stored(tmp_path / "a.db")
@@ -131,11 +139,14 @@ def match_pairs(games: list[StoredGame]) -> dict[int, list[StoredGame]]:
     return pairs
 
 
-def test_match_stops_on_its_bound_and_leaves_no_half_pair(tmp_path: Path) -> None:
-    proc = arena("match", "-g", "furious-five", "-o", "rounds=1", "-b", f"greedy={GREEDY}",
-                 "-b", f"random={RANDOM}", "--elo0", "0", "--elo1", "300",
-                 "--sprt-model", "logistic", "-j", "4", "--db", f"sqlite:///{tmp_path / 'm.db'}",
-                 cwd=tmp_path)
+def test_match_stops_on_its_bound_and_leaves_no_half_pair(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    proc = arena_here(capsys, "match", "-g", "furious-five", "-o", "rounds=1",
+                      "-b", f"greedy={GREEDY}", "-b", f"random={RANDOM}", "--elo0", "0",
+                      "--elo1", "300", "--sprt-model", "logistic", "-j", "4",
+                      "--db", f"sqlite:///{tmp_path / 'm.db'}")
     assert proc.returncode == 0, proc.stderr
     first = proc.stdout.splitlines()[0]
     assert first.startswith("match 1: greedy@1 vs random@1, furious-five: H")
@@ -165,11 +176,14 @@ def test_match_stops_on_its_bound_and_leaves_no_half_pair(tmp_path: Path) -> Non
     assert f"after {test.next_deal} pairs" in first
 
 
-def test_match_resume_plays_the_missing_games_and_recomputes_the_test(tmp_path: Path) -> None:
+def test_match_resume_plays_the_missing_games_and_recomputes_the_test(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     path = tmp_path / "m.db"
     db = f"sqlite:///{path}"
-    proc = arena("match", "-g", "furious-five", "-o", "rounds=1", *randoms("a", "b"),
-                 "--max-pairs", "3", "-j", "2", "--db", db, cwd=tmp_path)
+    proc = arena_here(capsys, "match", "-g", "furious-five", "-o", "rounds=1", *randoms("a", "b"),
+                      "--max-pairs", "3", "-j", "2", "--db", db)
     assert proc.returncode == 0, proc.stderr
     assert "inconclusive: no bound crossed in 3 pairs (--max-pairs)" in proc.stdout
     before = {(g.number, tuple(g.seats)) for g in stored(path)[2]}
@@ -179,21 +193,21 @@ def test_match_resume_plays_the_missing_games_and_recomputes_the_test(tmp_path: 
         for table in ("records", "faults"):
             conn.execute(f"delete from {table} where game_id in ({marks})", ids)
         conn.execute(f"delete from games where id in ({marks})", ids)
-    wrong = arena("tournament", "--resume", "1", "--db", db, cwd=tmp_path)
+    wrong = arena_here(capsys, "tournament", "--resume", "1", "--db", db)
     assert_one_line_error(wrong, "is a match", "arena match --resume 1")
-    resumed = arena("match", "--resume", "1", "--db", db, "-j", "2", cwd=tmp_path)
+    resumed = arena_here(capsys, "match", "--resume", "1", "--db", db, "-j", "2")
     assert resumed.returncode == 0, resumed.stderr
     assert "(3 played in" in resumed.stderr
     assert "inconclusive" in resumed.stdout and "after 3 pairs" in resumed.stdout
     assert {(g.number, tuple(g.seats)) for g in stored(path)[2]} == before
 
 
-def test_help_names_the_formats_flags() -> None:
-    tournament = arena("tournament", "--help")
+def test_help_names_the_formats_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    tournament = arena_here(capsys, "tournament", "--help")
     assert tournament.returncode == 0
     for flag in ("--max-tables", "--challenger", "--resume", "docs/formats.md"):
         assert flag in tournament.stdout
-    match = arena("match", "--help")
+    match = arena_here(capsys, "match", "--help")
     assert match.returncode == 0
     for flag in ("--elo0", "--elo1", "--alpha", "--beta", "--sprt-model", "--max-pairs",
                  "normalized", "bayesian"):

@@ -6,22 +6,22 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.store.database import Store
 from tests.marked import bot_command, wait_gone
-from tests.pg import new_database, postgres_server
+from tests.pg import new_database
+from tests.test_cli import arena_here
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 
 
 @pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
+def postgres_url(postgres_server_url: str) -> str:
+    """A database of this module's own on the run's server."""
+    return new_database(postgres_server_url)
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -29,10 +29,11 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300, check=False)
 
 
-def test_a_tournament_into_postgresql_and_its_report(postgres_url: str, tmp_path: Path) -> None:
-    proc = arena("tournament", "-g", "furious-five", "-k", "2", "-n", "4", "-o", "rounds=2",
-                 "-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "-b", f"c={RANDOM}",
-                 "--db", postgres_url)
+def test_a_tournament_into_postgresql_and_its_report(
+        postgres_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    proc = arena_here(capsys, "tournament", "-g", "furious-five", "-k", "2", "-n", "4",
+                      "-o", "rounds=2", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}",
+                      "-b", f"c={RANDOM}", "--db", postgres_url)
     assert proc.returncode == 0, proc.stderr
     store = Store(postgres_url)
     (tournament,) = store.tournaments()
@@ -42,13 +43,14 @@ def test_a_tournament_into_postgresql_and_its_report(postgres_url: str, tmp_path
         ("a@1", "b@1"), ("a@1", "c@1"), ("b@1", "c@1")}  # ad-hoc versions (docs/bots.md)
     record = store.record(games[0].id)
     assert record is not None and record.actions
-    report = arena("report", "--db", postgres_url, "--out", str(tmp_path / "site"))
+    report = arena_here(capsys, "report", "--db", postgres_url, "--out", str(tmp_path / "site"))
     assert report.returncode == 0, report.stderr
     assert (tmp_path / "site" / "index.html").is_file()
 
 
-def test_a_bad_postgresql_url_is_one_line(postgres_url: str) -> None:
-    bad = postgres_url.replace("/postgres?", "/no_such_database?")
+def test_a_bad_postgresql_url_is_one_line(postgres_server_url: str) -> None:
+    bad = postgres_server_url.replace("/postgres?", "/no_such_database?")
+    assert bad != postgres_server_url
     proc = arena("tournament", "-g", "five", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}",
                  "--db", bad)
     assert proc.returncode == 2
@@ -56,9 +58,9 @@ def test_a_bad_postgresql_url_is_one_line(postgres_url: str) -> None:
 
 
 @pytest.mark.parametrize("backend", ["postgresql", "sqlite"])
-def test_several_arenas_write_one_tournament_at_once(postgres_url: str, tmp_path: Path,
+def test_several_arenas_write_one_tournament_at_once(postgres_server_url: str, tmp_path: Path,
                                                       backend: str) -> None:
-    url = new_database(postgres_url) if backend == "postgresql" else \
+    url = new_database(postgres_server_url) if backend == "postgresql" else \
         f"sqlite:///{tmp_path / 'shared.db'}"
     command = bot_command(tmp_path / "bots")
     argv = [sys.executable, "-m", "arena.cli", "tournament", "--db", url, "-j", "1"]

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,17 +28,13 @@ from arena.runner.plan import Plan, new_secret
 from arena.runner.process import BotSpec
 from arena.store.database import Store, StoredGame
 from reports.render import render_report
-from tests.pg import new_database, postgres_server
+from tests.pg import new_database
+from tests.test_cli import arena, arena_here
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 QUICK = ["-g", "furious-five", "-o", "rounds=1", "--workers", "1"]
 BOTS = ["-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "-b", f"c={RANDOM}"]
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
-                          text=True, timeout=600, check=False, cwd=cwd)
 
 
 def published(stderr: str) -> str:
@@ -70,10 +65,12 @@ def seeds_by_table(games: list[StoredGame]) -> dict[int, set[int]]:
 
 
 def test_default_tournaments_deal_fresh_secret_deals_each_table_its_own(
-        tmp_path: Path) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     db = f"sqlite:///{tmp_path / 'a.db'}"
-    runs = [arena("tournament", *QUICK, "-k", "2", "-n", "4", *BOTS, "-j", "2", "--db", db,
-                  cwd=tmp_path) for _ in range(2)]
+    runs = [arena_here(capsys, "tournament", *QUICK, "-k", "2", "-n", "4", *BOTS, "-j", "2",
+                       "--db", db) for _ in range(2)]
     assert all(run.returncode == 0 for run in runs), [run.stderr for run in runs]
     store = Store(db)
     first, second = (list(store.games(t["id"])) for t in store.tournaments())
@@ -93,26 +90,23 @@ def test_default_tournaments_deal_fresh_secret_deals_each_table_its_own(
         assert not tables[0] & tables[1] and not tables[1] & tables[2]
 
 
-def test_same_deals_at_every_table_is_an_opt_in_named_unsafe(tmp_path: Path) -> None:
+def test_same_deals_at_every_table_is_an_opt_in_named_unsafe(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     db = f"sqlite:///{tmp_path / 'a.db'}"
-    run = arena("tournament", *QUICK, "-k", "2", "-n", "4", *BOTS, "--same-deals",
-                "--seed", "5", "--db", db, cwd=tmp_path)
+    run = arena_here(capsys, "tournament", *QUICK, "-k", "2", "-n", "4", *BOTS, "--same-deals",
+                     "--seed", "5", "--db", db)
     assert run.returncode == 0, run.stderr
     assert "KNOWN deals (--seed 5)" in run.stderr and "UNSAFE with untrusted bots" in run.stderr
     tables = seeds_by_table(list(Store(db).games()))
     assert tables[0] == tables[1] == tables[2] and len(tables[0]) == 2
-    report = arena("report", "--db", db, "--out", str(tmp_path / "site"), cwd=tmp_path)
+    report = arena_here(capsys, "report", "--db", db, "--out", str(tmp_path / "site"))
     assert report.returncode == 0, report.stderr
     page = (tmp_path / "site" / "tournament-1.html").read_text(encoding="utf-8")
     assert "known deals (seed 5); the same deals at every table" in page
-    usage = arena("tournament", "--help", cwd=tmp_path).stdout
+    usage = arena_here(capsys, "tournament", "--help").stdout
     assert "--same-deals" in usage and "UNSAFE with untrusted bots" in " ".join(usage.split())
-
-
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
 
 
 def interrupted_tournament(db: str, deck: list[str],
@@ -156,11 +150,13 @@ def assert_nothing_shows(text: str, seeds: set[int], secret: str, deck: list[str
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_no_seed_secret_or_stacked_deck_is_shown_until_the_tournament_is_finished(
-        backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    db = (new_database(request.getfixturevalue("postgres_url")) if backend == "postgresql"
+        backend: str, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    db = (new_database(request.getfixturevalue("postgres_server_url")) if backend == "postgresql"
           else f"sqlite:///{tmp_path / 'a.db'}")
     deck = list(reversed(make_game("furious-five", 2, {}).deck()))
     stopped = interrupted_tournament(db, deck, tmp_path)
+    monkeypatch.chdir(tmp_path)
     commitment = published(stopped.stderr)
     store = Store(db)
     (tournament,) = store.tournaments()
@@ -170,23 +166,23 @@ def test_no_seed_secret_or_stacked_deck_is_shown_until_the_tournament_is_finishe
     seeds = {g.seed for g in before}
     assert before and all(g.sealed for g in before)
     # The report, every game's `arena show` (each view) and the exports.
-    report = arena("report", "--db", db, "--out", str(tmp_path / "site"), "--max-replays",
-                   "1000", cwd=tmp_path)
+    report = arena_here(capsys, "report", "--db", db, "--out", str(tmp_path / "site"),
+                        "--max-replays", "1000")
     assert report.returncode == 0, report.stderr
     site = shown_text(tmp_path / "site")
     assert commitment in site and "secret not revealed yet" in site
-    shows = [arena("show", str(g.id), *view, "--db", db, cwd=tmp_path)
+    shows = [arena_here(capsys, "show", str(g.id), *view, "--db", db)
              for g in before[:3] for view in ([], ["--seat", "1"])]
     assert all(show.returncode == 0 and ", seed secret," in show.stdout for show in shows)
-    export = arena("export", "--db", db, "--out", str(tmp_path / "export"), "-f", "csv",
-                   "-f", "json", "-f", "pgn", cwd=tmp_path)
+    export = arena_here(capsys, "export", "--db", db, "--out", str(tmp_path / "export"),
+                        "-f", "csv", "-f", "json", "-f", "pgn")
     assert export.returncode == 0, export.stderr
     for text in (site, "\n".join(show.stdout for show in shows),
                  shown_text(tmp_path / "export")):
         assert_nothing_shows(text, seeds, secret, deck)
     # Resumed, it plays the same deals (the stored secret's) and then reveals it.
-    resumed = arena("tournament", "--resume", str(tid), "--db", db, "-j", "2",
-                    "--workers", "1", cwd=tmp_path)
+    resumed = arena_here(capsys, "tournament", "--resume", str(tid), "--db", db, "-j", "2",
+                         "--workers", "1")
     assert resumed.returncode == 0, resumed.stderr
     assert published(resumed.stderr) == commitment and revealed(resumed.stderr) == secret
     after = list(store.games(tid))
@@ -195,7 +191,7 @@ def test_no_seed_secret_or_stacked_deck_is_shown_until_the_tournament_is_finishe
     ids = {g.id for g in before}
     assert {g.id: g.seed for g in before} == {g.id: g.seed for g in after if g.id in ids}
     # Once finished everything is shown: the check above could fail.
-    report = arena("report", "--db", db, "--out", str(tmp_path / "site2"), cwd=tmp_path)
+    report = arena_here(capsys, "report", "--db", db, "--out", str(tmp_path / "site2"))
     assert report.returncode == 0, report.stderr
     site = shown_text(tmp_path / "site2")
     assert secret in site and str(after[-1].seed) in site and holds_run_of(site, deck[20:32])
@@ -256,14 +252,16 @@ def test_a_tournament_stored_before_secret_deals_resumes_on_its_old_deals() -> N
     assert plan.to_config() == old  # so it is found again as the same plan
 
 
-def test_resuming_without_its_stored_secret_is_one_line(tmp_path: Path) -> None:
+def test_resuming_without_its_stored_secret_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     db = f"sqlite:///{tmp_path / 'a.db'}"
-    run = arena("tournament", *QUICK, "-k", "2", "-n", "2", *BOTS[:4], "--db", db,
-                cwd=tmp_path)
+    run = arena_here(capsys, "tournament", *QUICK, "-k", "2", "-n", "2", *BOTS[:4], "--db", db)
     assert run.returncode == 0, run.stderr
     with sqlite3.connect(tmp_path / "a.db") as connection:
         connection.execute("delete from deal_secrets")
-    again = arena("tournament", "--resume", "1", "--db", db, cwd=tmp_path)
+    again = arena("tournament", "--resume", "1", "--db", db)  # bad input: its own process
     assert again.returncode == 2 and again.stderr.strip().splitlines() == [
         "arena: error: tournament 1 cannot be resumed: this tournament's deal secret is "
         "not stored"]

@@ -7,10 +7,12 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.store.database import Store
 from reports.render import Figures, board
 from reports.stats import fault_kinds
-from tests.test_cli import arena, assert_one_line_error
+from tests.test_cli import arena_here, assert_one_line_error
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 GREEDY = f"{sys.executable} -m sample_bots.greedy_furious_five"
@@ -26,10 +28,11 @@ def tables(stderr: str) -> list[list[str]]:
     return [lines[i - 1:i + 4] for i in starts]
 
 
-def test_a_tournament_prints_standings_as_it_goes_and_at_the_end(tmp_path: Path) -> None:
+def test_a_tournament_prints_standings_as_it_goes_and_at_the_end(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
-    run = arena("tournament", "-g", "furious-five", "-o", "rounds=2", *BOTS, "-n", "8",
-                "-j", "1", "--standings-every", "6", "--db", db)
+    run = arena_here(capsys, "tournament", "-g", "furious-five", "-o", "rounds=2", *BOTS,
+                     "-n", "8", "-j", "1", "--standings-every", "6", "--db", db)
     assert run.returncode == 0, run.stderr
     blocks = tables(run.stderr)
     # 24 games, every 6: at least once while it runs (a print still running when a
@@ -40,18 +43,19 @@ def test_a_tournament_prints_standings_as_it_goes_and_at_the_end(tmp_path: Path)
                                      "place", "firsts", "faults"]
     assert {row.split()[1] for row in blocks[-1][2:]} == {"a@1", "b@1", "g@1"}
 
-    again = arena("standings", "-t", "1", "--db", db)
+    again = arena_here(capsys, "standings", "-t", "1", "--db", db)
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines() == blocks[-1]
 
 
-def test_standings_json_are_the_reports_figures(tmp_path: Path) -> None:
+def test_standings_json_are_the_reports_figures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
-    run = arena("tournament", "-g", "furious-five", "-o", "rounds=2", *BOTS, "-n", "6",
-                "--standings-every", "0", "--db", db)
+    run = arena_here(capsys, "tournament", "-g", "furious-five", "-o", "rounds=2", *BOTS,
+                     "-n", "6", "--standings-every", "0", "--db", db)
     assert run.returncode == 0, run.stderr
     assert len(tables(run.stderr)) == 1  # 0: only at the end
-    out = json.loads(arena("standings", "-t", "1", "--json", "--db", db).stdout)
+    out = json.loads(arena_here(capsys, "standings", "-t", "1", "--json", "--db", db).stdout)
     (table,) = out["standings"]
     store = Store(db)
     games = list(store.games(1))
@@ -66,35 +70,36 @@ def test_standings_json_are_the_reports_figures(tmp_path: Path) -> None:
     assert table["games"] == 18
 
 
-def test_a_match_shows_its_test(tmp_path: Path) -> None:
+def test_a_match_shows_its_test(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
-    run = arena("match", "-g", "furious-five", "-o", "rounds=1", "-b", f"g={GREEDY}",
-                "-b", f"r={RANDOM}", "--max-pairs", "6", "--move-time", "30",
-                "--handshake-time", "60", "--db", db)
+    run = arena_here(capsys, "match", "-g", "furious-five", "-o", "rounds=1",
+                     "-b", f"g={GREEDY}", "-b", f"r={RANDOM}", "--max-pairs", "6",
+                     "--move-time", "30", "--handshake-time", "60", "--db", db)
     assert run.returncode in (0, 3), run.stderr
     assert "LLR" in run.stdout and len(tables(run.stderr)) == 1
     progress = [line for line in run.stderr.splitlines() if "games/s" in line]
     assert progress and all("/12 games" not in line and "ETA" not in line
                             for line in progress)  # --max-pairs is no total
-    out = json.loads(arena("standings", "-t", "1", "--json", "--db", db).stdout)
+    out = json.loads(arena_here(capsys, "standings", "-t", "1", "--json", "--db", db).stdout)
     match = out["standings"][0]["match"]
     assert match["verdict"] in ("H0", "H1", "inconclusive")
     assert match["lower"] < 0 < match["upper"]
     assert len(match["pairs"]) == 5 and sum(match["pairs"]) + match["void_pairs"] <= 6
-    text = arena("standings", "-t", "1", "--db", db).stdout
+    text = arena_here(capsys, "standings", "-t", "1", "--db", db).stdout
     assert "LLR" in text and "pairs by g@1's points" in text
 
 
-def test_a_ladder_ends_with_its_standings_and_pools_are_listed(tmp_path: Path) -> None:
+def test_a_ladder_ends_with_its_standings_and_pools_are_listed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path}/t.db"
-    run = arena("ladder", "-g", "furious-five", "-o", "rounds=1", *BOTS, "--max-groups", "3",
-                "--no-report", "--db", db)
+    run = arena_here(capsys, "ladder", "-g", "furious-five", "-o", "rounds=1", *BOTS,
+                     "--max-groups", "3", "--no-report", "--db", db)
     assert run.returncode in (0, 3), run.stderr
     assert tables(run.stderr)[-1][0] == "ladder 1: furious-five, 6 games"
-    pools = arena("standings", "--db", db)
+    pools = arena_here(capsys, "standings", "--db", db)
     assert pools.returncode == 0 and pools.stdout.startswith("pool furious-five")
-    one = arena("standings", "--pool", "furious-five", "--db", db)
+    one = arena_here(capsys, "standings", "--pool", "furious-five", "--db", db)
     assert one.stdout == pools.stdout
-    assert_one_line_error(arena("standings", "--pool", "five", "--db", db),
+    assert_one_line_error(arena_here(capsys, "standings", "--pool", "five", "--db", db),
                           "no pool 'five'", "furious-five")
-    assert_one_line_error(arena("standings", "-t", "9", "--db", db), "no tournament 9")
+    assert_one_line_error(arena_here(capsys, "standings", "-t", "9", "--db", db), "no tournament 9")

@@ -14,7 +14,6 @@ import sqlite3
 import subprocess
 import sys
 import zlib
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,16 +38,10 @@ from arena.store.engine import (
 )
 from arena.store.records import PACKED_MSGPACK, FaultRecord, GameRecord, GameResult
 from arena.store.schema import Base
-from tests.pg import new_database, postgres_server
+from tests.pg import new_database
 from tests.test_records import played
 
 BACKENDS = ["sqlite", "postgresql"]
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
 
 
 @pytest.fixture(params=BACKENDS)
@@ -56,7 +49,7 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A new, empty database on each backend."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'arena.db'}"
-    return new_database(request.getfixturevalue("postgres"))
+    return new_database(request.getfixturevalue("postgres_server_url"))
 
 
 def old_pack(record: GameRecord) -> bytes:
