@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.store.database import Store
-from tests.test_cli import arena, assert_one_line_error, dump, existing_db
+from tests.test_cli import arena, arena_here, assert_one_line_error, dump, existing_db
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 BOTS = ["-b", f"a={RANDOM}", "-b", f"b={RANDOM}"]
@@ -138,16 +138,25 @@ DAMAGED_COMMANDS = [
 ]
 
 
-def test_a_damaged_database_is_one_line_for_every_command(existing_db: Path,
-                                                          tmp_path: Path) -> None:
+#: Commands of :data:`DAMAGED_COMMANDS` run as processes of their own (the rest by the
+#: CLI's main in the test's process, which a traceback would fail as surely).
+DAMAGED_IN_PROCESSES = (["tournament", "-g", "five", *BOTS], ["report", "--out", "{tmp}/report"])
+
+
+def test_a_damaged_database_is_one_line_for_every_command(
+        existing_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     damage(existing_db)
     with sqlite3.connect(existing_db) as conn, pytest.raises(sqlite3.DatabaseError):
         conn.execute("SELECT * FROM games").fetchall()  # really damaged
     conn.close()
     intact = existing_db.read_bytes()
+    monkeypatch.chdir(tmp_path)
     for command in DAMAGED_COMMANDS:
         args = [a.replace("{tmp}", str(tmp_path)) for a in command]
-        proc = arena(*args, "--db", f"sqlite:///{existing_db}", cwd=tmp_path)
+        db = ["--db", f"sqlite:///{existing_db}"]
+        proc = arena(*args, *db, cwd=tmp_path) if command in DAMAGED_IN_PROCESSES \
+            else arena_here(capsys, *args, *db)
         assert_one_line_error(proc, "database disk image is malformed")
         assert existing_db.read_bytes() == intact, command  # nothing written into it
 
