@@ -26,6 +26,11 @@ which latency is the number of clients over the server's rate).  They share the
 machine with the server and the ladder: their CPU is printed too.  Uploads use
 ``requests`` in threads.
 
+Each window also prints the CPU seconds per second of the arena's parts (the
+lone ladder's or the server's process, the ladder's processes, the uploads'
+builds and checks), read from /proc every 0.25 s (a process living less than
+that is missed).
+
 Games per second and requests are counted between the start and the end of the
 measured window, after a warm-up in which the clients browse already (the
 server's first drawing of each page is not counted).

@@ -492,6 +492,8 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
             time.sleep(0.2)
         assert arena_processes(db), "no ladder process"
         assert arena_processes(db, "check-uploads"), "no checker process"
+        for pid in arena_processes(db) + arena_processes(db, "check-uploads"):
+            assert os.getsid(pid) == pid, "not in a session of its own"
         process.kill()  # the server alone, as kill -9 would
         process.wait()
         deadline = time.monotonic() + 60
@@ -628,6 +630,9 @@ while pid > 1:
         words = f.read().split(b"\\0")
     if b"arena" in words:
         sys.stderr.write(f"referee: arena {words[words.index(b'arena') + 1].decode()}\\n")
+        if os.path.exists(f"/proc/{pid}/autogroup"):
+            with open(f"/proc/{pid}/autogroup") as f:
+                sys.stderr.write(f"its session: {f.read().strip()}\\n")
         break
     with open(f"/proc/{pid}/stat") as f:
         pid = int(f.read().rpartition(")")[2].split()[1])
@@ -637,7 +642,8 @@ sys.exit(3)
 
 def test_an_uploads_check_runs_outside_the_servers_process(site: Site) -> None:
     """The check's referee runs in the checker process (arena check-uploads), not
-    in the server's interpreter, where it would take the pages' and the ladder's CPU."""
+    in the server's interpreter, where it would take the pages' and the ladder's
+    CPU; the checker's session (its autogroup) is as nice as its processes."""
     reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
         "referee.tar.gz", tar_gz({"bot.toml": MANIFEST.format(name="refereebot", author="x"),
                                   "bot.py": REFEREE_BOT}))})
@@ -646,6 +652,9 @@ def test_an_uploads_check_runs_outside_the_servers_process(site: Site) -> None:
     assert done["status"] == "failed", done
     said = set(re.findall(r"referee: arena ([\w-]+)", json.dumps(done)))
     assert said == {"check-uploads"}, done
+    if Path("/proc/self/autogroup").exists():  # its session niced as its processes
+        assert set(re.findall(r"its session: \S+ nice (\d+)", json.dumps(done))) == \
+            {str(os.nice(0) + 10)}, done
 
 
 def test_uploads_are_rate_limited_per_account(site: Site) -> None:
