@@ -26,6 +26,11 @@ which latency is the number of clients over the server's rate).  They share the
 machine with the server and the ladder: their CPU is printed too.  Uploads use
 ``requests`` in threads.
 
+Each window also prints the CPU seconds per second of the arena's parts (the
+lone ladder's or the server's process, the ladder's processes, the uploads'
+builds and checks), read from /proc every 0.25 s (a process living less than
+that is missed).
+
 Games per second and requests are counted between the start and the end of the
 measured window, after a warm-up in which the clients browse already (the
 server's first drawing of each page is not counted).
@@ -39,6 +44,7 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -78,6 +84,78 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+#: Seconds between two readings of /proc by :class:`Sampler`.
+SAMPLE_SECONDS = 0.25
+
+
+class Sampler:
+    """CPU seconds of every process descending from ``root`` (and of ``root``), by
+    part: the root process itself, the ladder's processes (``arena ladder`` and
+    its descendants), and the rest (the uploads' builds and checks: their bots,
+    and a checker process if any), read from /proc every :data:`SAMPLE_SECONDS`
+    in a thread (a process living less than that is missed)."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.seen: dict[int, float] = {}
+        self.totals: dict[str, float] = defaultdict(float)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def part(self, pid: int, parents: dict[int, int], argv: dict[int, bytes]) -> str | None:
+        """Which part of the root's tree ``pid`` is in (None: not in it)."""
+        if pid == self.root:
+            return "arena process"
+        part = "ladder" if b"\0ladder\0" in argv.get(self.root, b"") else \
+            "uploads' builds and checks"
+        while pid != self.root:
+            if b"\0ladder\0" in argv.get(pid, b""):
+                part = "ladder"
+            pid = parents.get(pid, 0)
+            if pid <= 1:
+                return None
+        return part
+
+    def sample(self) -> None:
+        parents: dict[int, int] = {}
+        argv: dict[int, bytes] = {}
+        cpu: dict[int, float] = {}
+        tick = os.sysconf("SC_CLK_TCK")
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                argv[int(entry.name)] = b"\0" + (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+        for pid, seconds in cpu.items():
+            part = self.part(pid, parents, argv)
+            if part is not None:  # a process first seen counts from 0: it is new
+                self.totals[part] += seconds - self.seen.get(pid, 0.0)
+                self.seen[pid] = seconds
+
+    def run(self) -> None:
+        while not self.stopping.wait(SAMPLE_SECONDS):
+            self.sample()
+
+    def start(self) -> None:
+        self.sample()  # what the processes alive now used before is not counted
+        self.totals.clear()
+        self.began = time.monotonic()
+        self.thread.start()
+
+    def stop(self) -> dict[str, float]:
+        """CPU s/s of each part since :meth:`start`."""
+        self.stopping.set()
+        self.thread.join()
+        self.sample()
+        wall = time.monotonic() - self.began
+        return {part: seconds / wall for part, seconds in sorted(self.totals.items())}
+
+
 @dataclass
 class Window:
     """The measured window: the ladder's games/s, the arena process's CPU s/s
@@ -86,6 +164,8 @@ class Window:
     games: float
     arena_cpu: float
     client_cpu: float
+    #: CPU s/s of the arena process's parts (:class:`Sampler`).
+    parts: dict[str, float]
 
 
 class Meter:
@@ -97,12 +177,16 @@ class Meter:
     def start(self) -> None:
         self.games, self.began = ladder_games(self.url), time.monotonic()
         self.cpu, self.client = cpu_seconds(self.pid), time.process_time()
+        self.sampler = Sampler(self.pid)
+        self.sampler.start()
 
     def end(self) -> Window:
         wall = time.monotonic() - self.began
+        parts = self.sampler.stop()
         return Window((ladder_games(self.url) - self.games) / wall,
                       (cpu_seconds(self.pid) - self.cpu) / wall,
-                      (time.process_time() - self.client) / wall)
+                      (time.process_time() - self.client) / wall,
+                      parts)
 
 
 #: Errors of one request: the connection refused, reset or closed, a bad reply, too slow.
@@ -335,6 +419,9 @@ def main() -> None:
                   f"process {served.arena_cpu:.2f} ("
                   f"{served.arena_cpu * seconds / max(1, requests_done) * 1000:.2f} ms per "
                   f"request); the clients (this process) {served.client_cpu:.2f}")
+            for label, window in (("alone", alone), ("beside the server", served)):
+                print(f"  CPU s/s {label}: " + ", ".join(
+                    f"{name} {value:.2f}" for name, value in window.parts.items()))
             print("\n".join(report(load, seconds)))
             if args.uploads:
                 print(f"  the round's uploads when its server stopped: "

@@ -26,6 +26,7 @@ from arena.store.database import Store
 from arena.store.replays import unpack
 from tests.replay_page import page_facts, seat_files
 from tests.server import (
+    BOT_PY,
     MANIFEST,
     arena,
     bot_archive,
@@ -468,36 +469,70 @@ def test_passed_versions_join_the_ladder_which_a_restarted_server_continues(
     assert [t["config"]["table_size"] for t in ladders(db)] == [2, 3]  # type: ignore[index]
 
 
-def ladder_processes(db: str) -> list[int]:
-    """The processes running ``arena ladder`` on ``db``."""
+def arena_processes(db: str, command: str = "ladder") -> list[int]:
+    """The processes running ``arena COMMAND`` on ``db``."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
             words = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"ladder" in words and db.encode() in words:
+        if command.encode() in words and db.encode() in words:
             found.append(int(entry.name))
     return found
 
 
-def test_the_ladder_process_dies_with_a_killed_server(tmp_path: Path) -> None:
+def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'killed.db'}"
     process, _ = start_arena(["serve", "--db", db, "--port", "0", "--sandbox", "none",
                               "--ladder", "five"])
     try:
         deadline = time.monotonic() + 60
-        while not ladder_processes(db) and time.monotonic() < deadline:
+        while not arena_processes(db) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert ladder_processes(db), "no ladder process"
+        assert arena_processes(db), "no ladder process"
+        assert arena_processes(db, "check-uploads"), "no checker process"
+        for pid in arena_processes(db) + arena_processes(db, "check-uploads"):
+            assert os.getsid(pid) == pid, "not in a session of its own"
         process.kill()  # the server alone, as kill -9 would
         process.wait()
         deadline = time.monotonic() + 60
-        while ladder_processes(db) and time.monotonic() < deadline:
+        while (arena_processes(db) or arena_processes(db, "check-uploads")) and \
+                time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not ladder_processes(db)
+        assert not arena_processes(db) and not arena_processes(db, "check-uploads")
     finally:
         stop(process)
+
+
+#: A bot slow to start (its check takes a few seconds), then the sample random bot.
+SLOW_BOT = "import time\ntime.sleep(3)\n" + BOT_PY
+
+
+def test_a_check_cut_short_by_a_killed_server_is_done_by_the_next_one(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'requeue.db'}"
+    token, _ = user_add(db, "ann")
+    argv = ["serve", "--db", db, "--port", "0", "--sandbox", "none", "--check-games", "2"]
+    process, base = start_arena(argv)
+    try:
+        reply = requests.post(f"{base}/api/submissions", timeout=60,
+                              headers={"Authorization": f"Bearer {token}"},
+                              files={"archive": ("slow.tar.gz", tar_gz({
+                                  "bot.toml": MANIFEST.format(name="slowbot", author="x"),
+                                  "bot.py": SLOW_BOT}))})
+        assert reply.status_code == 202, reply.text
+        submission = reply.json()["id"]
+        assert wait_status(str(base), token, submission, ("checking", "passed", "failed"),
+                           seconds=120)["status"] == "checking"
+        process.kill()  # the server alone, as kill -9 would: its checker dies with it
+        process.wait()
+    finally:
+        stop(process)
+    with running_server(db, "--check-games", "2") as base:
+        done = wait_status(base, token, submission)
+        assert done["status"] == "passed" and done["label"] == "slowbot@1", done
+
+
 
 
 def test_a_private_site_shows_nothing_before_sign_in(tmp_path: Path) -> None:
@@ -583,6 +618,43 @@ def test_an_uploads_check_runs_its_bots_nicer_than_the_server(site: Site) -> Non
     done = wait_status(site.base, site.tokens["root"], reply.json()["id"])
     assert done["status"] == "failed", done
     assert f"niceness {os.nice(0) + 10}" in json.dumps(done), done
+
+
+#: A bot that says which ``arena`` command is the nearest of its ancestors (the
+#: process running its referee), then fails its check.
+REFEREE_BOT = """\
+import os, sys
+pid = os.getppid()
+while pid > 1:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        words = f.read().split(b"\\0")
+    if b"arena" in words:
+        sys.stderr.write(f"referee: arena {words[words.index(b'arena') + 1].decode()}\\n")
+        if os.path.exists(f"/proc/{pid}/autogroup"):
+            with open(f"/proc/{pid}/autogroup") as f:
+                sys.stderr.write(f"its session: {f.read().strip()}\\n")
+        break
+    with open(f"/proc/{pid}/stat") as f:
+        pid = int(f.read().rpartition(")")[2].split()[1])
+sys.exit(3)
+"""
+
+
+def test_an_uploads_check_runs_outside_the_servers_process(site: Site) -> None:
+    """The check's referee runs in the checker process (arena check-uploads), not
+    in the server's interpreter, where it would take the pages' and the ladder's
+    CPU; the checker's session (its autogroup) is as nice as its processes."""
+    reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
+        "referee.tar.gz", tar_gz({"bot.toml": MANIFEST.format(name="refereebot", author="x"),
+                                  "bot.py": REFEREE_BOT}))})
+    assert reply.status_code == 202, reply.text
+    done = wait_status(site.base, site.tokens["root"], reply.json()["id"])
+    assert done["status"] == "failed", done
+    said = set(re.findall(r"referee: arena ([\w-]+)", json.dumps(done)))
+    assert said == {"check-uploads"}, done
+    if Path("/proc/self/autogroup").exists():  # its session niced as its processes
+        assert set(re.findall(r"its session: \S+ nice (\d+)", json.dumps(done))) == \
+            {str(os.nice(0) + 10)}, done
 
 
 def test_uploads_are_rate_limited_per_account(site: Site) -> None:

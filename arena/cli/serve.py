@@ -1,5 +1,6 @@
-"""``arena serve`` (the competition server, optionally with ladders in child
-processes), ``arena user add`` (an account, its API token and a one-time link to
+"""``arena serve`` (the competition server, its uploads' builds and checks in a
+child process, optionally ladders in child processes), ``arena check-uploads``
+(that child), ``arena user add`` (an account, its API token and a one-time link to
 set its password) and ``arena submit`` (pack a bot directory, upload it, print
 its version and status).  See docs/server.md."""
 
@@ -7,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import io
 import shutil
 import signal
@@ -85,6 +85,20 @@ def add_serve(sub: Subparsers) -> None:
     add_parallel_flags(srv)  # the ladders' tables: in their processes, or on Dask workers
     srv.set_defaults(run=cmd_serve)
 
+    checks = sub.add_parser("check-uploads", help="build and check a server's queued "
+                                                  "uploads (arena serve runs it)",
+                            description="Builds and checks the database's queued uploads "
+                                        "one at a time, oldest first, until stopped; "
+                                        "'arena serve' runs it in a child process.")
+    checks.add_argument("--db", default=DEFAULT_URL,
+                        help=f"database URL (default {DEFAULT_URL})")
+    checks.add_argument("--bot-store", metavar="DIR", required=True,
+                        help="where versions are stored (uploads wait in DIR-uploads)")
+    checks.add_argument("--check-games", type=int, default=None, metavar="N",
+                        help="games per game in a check (default: check-bot's)")
+    add_sandbox_flags(checks)
+    checks.set_defaults(run=cmd_check_uploads)
+
     user = sub.add_parser("user", help="server accounts: arena user add NAME")
     commands = user.add_subparsers(dest="user_command", required=True, metavar="add",
                                    parser_class=type(user))
@@ -119,8 +133,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     unknown = [game for game in args.ladder if game not in game_names()]
     if unknown:
         raise UserError(f"unknown game {unknown[0]!r} (games: {', '.join(game_names())})")
-    if args.check_games is not None and not 1 <= args.check_games <= 1000:
-        raise UserError(f"--check-games must be from 1 to 1000, not {args.check_games}")
+    check_games_flag(args)
     if not 0 <= args.ladder_nice <= 19:
         raise UserError(f"--ladder-nice must be from 0 to 19, not {args.ladder_nice}")
     if args.ladder:
@@ -132,14 +145,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if bot_store is None:  # not a SQLite file: nothing was made
         raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
     bot_store = bot_store.resolve()
-    uploads = bot_store.parent / (bot_store.name + "-uploads")
-    uploads.mkdir(parents=True, exist_ok=True)
     accounts = Accounts(store)
-    # An upload's build and check run their bots nicer still than the ladders: pages
-    # first, then the ladder; a check is short and waits.
-    checks = dataclasses.replace(sandbox, nice=min(19, args.ladder_nice + CHECK_NICER))
-    queue = SubmissionQueue(accounts, Builder(store, bot_store, checks,
-                                              games_per_type=args.check_games), uploads)
+    queue = SubmissionQueue(accounts, uploads_folder(bot_store))
     app: Any = create_app(accounts, queue, Settings(private=args.private,
                                                     open_signup=args.open_signup))
     if args.behind_proxy:
@@ -147,27 +154,69 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
     announce(sandbox)
-    ladders: list[LadderProcess] = []
+    children: list[ChildProcess] = []
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             bound = await nursery.start(serve, app, args.host, args.port)
+            # Builds and checks run their referee and bots nicer still than the
+            # ladders: pages first, then the ladder; a check is short and waits.
+            check_nice = min(19, args.ladder_nice + CHECK_NICER)
+            children.append(ChildProcess.start("the uploads' checker",
+                                               check_uploads_argv(args, bot_store),
+                                               check_nice, check_nice))
             for plan in plans:
-                ladder = LadderProcess.start(store, plan, args)
-                ladders.append(ladder)
-                nursery.start_soon(ladder.watch)
+                children.append(start_ladder(store, plan, args))
+            for child in children:
+                nursery.start_soon(child.watch)
             print(f"arena: serving {mask_passwords(args.db)} on {', '.join(bound)}",
                   file=sys.stderr, flush=True)
             nursery.start_soon(keep_fresh, app_views(app))
-            nursery.start_soon(queue.run)
 
     try:
         stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
     except BaseException as exc:
-        stop_ladders(ladders, interrupted=isinstance(exc, KeyboardInterrupt))
+        stop_children(children, interrupted=isinstance(exc, KeyboardInterrupt))
         raise
-    stop_ladders(ladders, interrupted=False)
+    stop_children(children, interrupted=False)
     print(f"arena: server stopped{f' by signal {stopped}' if stopped else ''}", file=sys.stderr)
+    return 0
+
+
+def check_games_flag(args: argparse.Namespace) -> None:
+    if args.check_games is not None and not 1 <= args.check_games <= 1000:
+        raise UserError(f"--check-games must be from 1 to 1000, not {args.check_games}")
+
+
+def uploads_folder(bot_store: Path) -> Path:
+    """Where accepted uploads wait for their build (made if missing): beside the bot store."""
+    uploads = bot_store.parent / (bot_store.name + "-uploads")
+    uploads.mkdir(parents=True, exist_ok=True)
+    return uploads
+
+
+def check_uploads_argv(args: argparse.Namespace, bot_store: Path) -> list[str]:
+    """``arena check-uploads`` with the server's database, bot store, check and
+    sandbox flags."""
+    return [sys.executable, "-m", "arena", "check-uploads", "--db", args.db,
+            "--bot-store", str(bot_store), "--sandbox", args.sandbox,
+            *(["--check-games", str(args.check_games)] if args.check_games else []),
+            *(f"--limit={limit}" for limit in args.limit),
+            *(f"--pass-env={name}" for name in args.pass_env)]
+
+
+# -- arena check-uploads -----------------------------------------------------------------
+
+def cmd_check_uploads(args: argparse.Namespace) -> int:
+    from arena.server.submissions import Checker
+
+    check_games_flag(args)
+    sandbox = sandbox_of(args, args.db)
+    store = open_store(args.db)
+    bot_store = Path(args.bot_store).resolve()
+    Checker(Accounts(store), Builder(store, bot_store, sandbox,
+                                     games_per_type=args.check_games),
+            uploads_folder(bot_store)).run()
     return 0
 
 
@@ -206,55 +255,81 @@ def server_ladder(store: Store, plan: Any) -> tuple[int, bool]:
     return create_ladder(store, plan), True
 
 
-#: Seconds a ladder process has to stop on its own after Ctrl-C (the terminal sends
-#: it to the whole process group), then after SIGTERM, before it is killed.
-LADDER_STOP_SECONDS = (5.0, 30.0)
+#: Seconds a child process has to stop on its own after SIGINT (passed on from a
+#: Ctrl-C), then after SIGTERM, before it is killed.
+CHILD_STOP_SECONDS = (5.0, 30.0)
 
 
 @dataclass
-class LadderProcess:
-    """A server's ladder: ``arena ladder --resume ID`` in a child process on the
-    same database, so the ladder's referee and the web server never wait for each
-    other's interpreter.  Its output is the server's; it gets SIGTERM if the
-    server dies (``setpriv --pdeathsig``)."""
+class ChildProcess:
+    """A part of the server in a child process on the same database (a ladder,
+    the uploads' checker), so its referee and the web server never wait for each
+    other's interpreter.  It runs in a session of its own: where Linux shares the
+    CPU between sessions first (autogroups), the server's work is then not taken
+    from its share.  Its output is the server's; it gets SIGTERM if the server
+    dies (``setpriv --pdeathsig``)."""
 
-    game: str
-    tournament_id: int
+    name: str
     process: subprocess.Popen[bytes]
 
     @classmethod
-    def start(cls, store: Store, plan: Any, args: argparse.Namespace) -> LadderProcess:
-        tournament_id, new = server_ladder(store, plan)
-        argv = [sys.executable, "-m", "arena", "ladder", "--resume", str(tournament_id),
-                "--db", args.db, "--no-report", "-j", str(args.parallel),
-                *(["--workers", str(args.workers)] if args.workers is not None else []),
-                *(["--cluster", args.cluster] if args.cluster is not None else [])]
-        if args.ladder_nice:
-            argv = ["nice", "-n", str(args.ladder_nice), *argv]
+    def start(cls, name: str, argv: list[str], nice: int, session_nice: int = 0) -> ChildProcess:
+        """Start ``argv`` ``nice`` nicer than the server, in a session of its own
+        (its scheduler autogroup, where Linux has them) ``session_nice``."""
+        if nice:
+            argv = ["nice", "-n", str(nice), *argv]
         if shutil.which("setpriv"):
             argv = ["setpriv", "--pdeathsig", "TERM", "--", *argv]
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
-        print(f"arena: ladder {tournament_id} of {plan.game} "
-              f"({'new' if new else 'continued'}) in process {process.pid}",
-              file=sys.stderr, flush=True)
-        return cls(plan.game, tournament_id, process)
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
+        if session_nice:
+            set_autogroup_nice(process.pid, session_nice)
+        return cls(name, process)
 
     async def watch(self) -> None:
-        """Say so if the ladder stops while the server goes on."""
+        """Say so if the process stops while the server goes on."""
         code = await trio.to_thread.run_sync(self.process.wait, abandon_on_cancel=True)
-        print(f"arena: ladder {self.tournament_id} of {self.game} stopped (exit status "
-              f"{code}); the server goes on", file=sys.stderr, flush=True)
+        print(f"arena: {self.name} stopped (exit status {code}); the server goes on",
+              file=sys.stderr, flush=True)
 
 
-def stop_ladders(ladders: list[LadderProcess], *, interrupted: bool) -> None:
-    """Stop the ladder processes as Ctrl-C would (SIGTERM, unless ``interrupted``
-    by a Ctrl-C that reached them too); kill those that do not stop in time."""
-    running = [ladder.process for ladder in ladders if ladder.process.poll() is None]
-    for wait, signum in zip(LADDER_STOP_SECONDS, (None, signal.SIGTERM), strict=True):
-        if signum is None and not interrupted:
+def set_autogroup_nice(pid: int, nice: int) -> None:
+    """Make the scheduler's autogroup of process ``pid`` (its session, where
+    autogroups are on) ``nice``: between sessions, Linux shares the CPU by their
+    autogroups' niceness, not their processes'."""
+    for _ in range(10):  # Linux allows one such change in 0.1 s (EAGAIN)
+        try:
+            Path(f"/proc/{pid}/autogroup").write_text(str(nice))
+            return
+        except BlockingIOError:
+            time.sleep(0.11)
+        except OSError:  # no autogroups here, or the process is gone
+            return
+
+
+def start_ladder(store: Store, plan: Any, args: argparse.Namespace) -> ChildProcess:
+    """The server's ladder of ``plan``'s game: ``arena ladder --resume ID``."""
+    tournament_id, new = server_ladder(store, plan)
+    argv = [sys.executable, "-m", "arena", "ladder", "--resume", str(tournament_id),
+            "--db", args.db, "--no-report", "-j", str(args.parallel),
+            *(["--workers", str(args.workers)] if args.workers is not None else []),
+            *(["--cluster", args.cluster] if args.cluster is not None else [])]
+    ladder = ChildProcess.start(f"ladder {tournament_id} of {plan.game}", argv,
+                                args.ladder_nice)
+    print(f"arena: {ladder.name} ({'new' if new else 'continued'}) in process "
+          f"{ladder.process.pid}", file=sys.stderr, flush=True)
+    return ladder
+
+
+def stop_children(children: list[ChildProcess], *, interrupted: bool) -> None:
+    """Stop the child processes: SIGINT if the server was ``interrupted`` (a Ctrl-C
+    at the terminal does not reach their sessions), then SIGTERM; kill those that
+    do not stop in time."""
+    running = [child.process for child in children if child.process.poll() is None]
+    for wait, signum in zip(CHILD_STOP_SECONDS, (signal.SIGINT, signal.SIGTERM), strict=True):
+        if signum == signal.SIGINT and not interrupted:
             continue
         for process in running:
-            if signum is not None and process.poll() is None:
+            if process.poll() is None:
                 process.send_signal(signum)
         deadline = time.monotonic() + wait
         for process in running:

@@ -1,6 +1,7 @@
 """The competition server's ASGI application (Starlette) and serving it with
 Hypercorn's trio worker, in the caller's trio event loop, beside the task that
-keeps its snapshot fresh (:func:`keep_fresh`) and its upload queue.
+keeps its snapshot fresh (:func:`keep_fresh`).  Uploads are only accepted and
+queued here: ``arena check-uploads`` builds and checks them in another process.
 
 Every error is an HTML page, or under ``/api/`` a JSON body ``{"error": ...,
 "status": ...}``, with its status code; never a traceback.  Unknown ids are 404
@@ -36,7 +37,8 @@ log = logging.getLogger("arena.server")
 
 
 def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -> Starlette:
-    """The application over ``accounts``' database; ``queue`` takes uploads.  Run
+    """The application over ``accounts``' database; ``queue`` takes uploads (and
+    ``arena check-uploads`` beside it checks them).  Run
     :func:`keep_fresh` on its views beside it, or its snapshot never changes."""
     # The report's templates under report/ (its chart macros), with their filters.
     env = Environment(loader=ChoiceLoader([FileSystemLoader(TEMPLATES), PrefixLoader(

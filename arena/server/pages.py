@@ -402,7 +402,6 @@ async def accept_upload(request: Request, who: Viewer, field: object, limit: int
     data, filename = await read_archive(field, limit)
     try:
         submission = await run_in_threadpool(server.queue.accept, who.user, data, filename)
-        server.queue.enqueue(submission)
     except UploadRefused as exc:
         raise HTTPException(exc.status, str(exc)) from None
     if to is not None:

@@ -298,6 +298,26 @@ class Accounts:
         self.store._write(lambda session: session.execute(
             update(SubmissionRow).where(SubmissionRow.id == submission_id).values(**values)))
 
+    def queued(self) -> int:
+        """How many submissions are queued."""
+        with self._read() as session:
+            return int(session.scalar(select(func.count(SubmissionRow.id)).where(
+                SubmissionRow.status == "queued")) or 0)
+
+    def oldest_queued(self) -> Submission | None:
+        """The queued submission that waited longest, if any."""
+        with self._read() as session:
+            row = session.scalars(select(SubmissionRow).where(
+                SubmissionRow.status == "queued").order_by(SubmissionRow.id).limit(1)).first()
+            return None if row is None else _submission(row)
+
+    def requeue_unfinished(self) -> None:
+        """Queue again the submissions left building or checking (by a checker
+        that stopped)."""
+        self.store._write(lambda session: session.execute(
+            update(SubmissionRow).where(SubmissionRow.status.in_(["building", "checking"]))
+            .values(status="queued", updated=now())))
+
     def submission(self, submission_id: int) -> Submission | None:
         with self._read() as session:
             row = session.get(SubmissionRow, submission_id)
