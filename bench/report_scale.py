@@ -441,8 +441,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             runs["small"].append(report(small, work / "site-small"))
             runs["big"].append(report(big, work / "site-big"))
             if old:
-                runs["old small"].append(report(small, work / "site-old", code=old))
-                runs["old big"].append(report(big, work / "site-old", code=old))
+                runs["old small"].append(report(_as_older_code(small, old), work / "site-old",
+                                                code=old))
+                runs["old big"].append(report(_as_older_code(big, old), work / "site-old",
+                                              code=old))
         growth = max(1, sizes["big"] // 100)
         grow(big, growth, templates, views=False)
         runs["again"].append(report(big, work / "site-big", fresh=False))
