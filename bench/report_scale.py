@@ -34,6 +34,19 @@ Printed per run: wall time, CPU time (user + system, the report's worker process
 included) and peak RSS of the largest process (``os.wait4``), and the goals: at most
 :data:`GOAL_SECONDS` s and :data:`GOAL_MB` MB without replays; at most
 :data:`REPLAY_GOAL_SECONDS` s for 10,000 games with every replay.
+
+Measured on 2026-11-26 (2 CPUs, the commit that stored replay views, ``--old de5d7c4``,
+the code before; interleaved in each run):
+
+* ``--replays 10000 --skip-scale --rounds 1 --old de5d7c4`` (load about 5): 10,062 games,
+  every replay: 11.91 s wall, 12.89 s CPU, 144 MB; de5d7c4 writing as many pages:
+  1,947.95 s wall, 1,896.44 s CPU, 146 MB (old / new 163.5); re-render after 168 new
+  games 5.12 s; views 130 ms CPU per game when stored, 28 KB stored (record 11 KB).
+* ``--replays 10000 --skip-scale --rounds 2`` (load 1.5-2.5): 10,230 games, every replay:
+  7.31-9.40 s wall, 12.61-17.07 s CPU, 144-146 MB; re-render after 168 new games 2.36 s.
+* ``--replays 0 --games 100000 --baseline 10000 --rounds 2 --old de5d7c4`` (load 0.9):
+  100,038 games 4.17-4.25 s wall, 258 MB (de5d7c4: 4.05-4.81 s, 258-260 MB); 10,062
+  games 1.54-1.77 s (de5d7c4: 1.52-1.57 s); re-render after 1,008 new games 3.95 s.
 """
 
 from __future__ import annotations
