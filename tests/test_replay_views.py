@@ -9,7 +9,7 @@ from pathlib import Path
 import trio
 from sqlalchemy import func, select, update
 
-from arena.runner.views import build_views
+from arena.runner.views import run_view_builder
 from arena.store.database import RECORDS, VIEWS, Store
 from arena.store.records import GameRecord
 from arena.store.replays import VIEWS_FORMAT, ReplayViews, views
@@ -45,7 +45,7 @@ def test_the_view_builder_process_computes_each_stored_games_views(tmp_path: Pat
 
     async def until_built() -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(lambda: build_views(store.url, tid, start_after=0))
+            nursery.start_soon(lambda: run_view_builder(store.url, tid, start_after=0))
             with trio.fail_after(120):
                 while store.without_views(VIEWS_FORMAT, tid):
                     await trio.sleep(0.2)

@@ -49,7 +49,7 @@ from arena.runner.plan import Plan
 from arena.runner.process import BotSpec
 from arena.runner.progress import Progress
 from arena.runner.sandbox import Limits, Sandbox
-from arena.runner.views import build_views
+from arena.runner.views import run_view_builder
 from arena.store.database import DEFAULT_URL, Store
 from arena.store.records import GameResult
 
@@ -226,7 +226,7 @@ def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sa
 
     async def work() -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(build_views, store.url, tournament_id)
+            nursery.start_soon(run_view_builder, store.url, tournament_id)
             nursery.start_soon(printer.keep_fresh)
             if reports is not None:
                 nursery.start_soon(reports.keep_fresh)

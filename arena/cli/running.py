@@ -39,7 +39,7 @@ from arena.runner.plan import Plan, new_secret
 from arena.runner.progress import Progress
 from arena.runner.sandbox import Sandbox
 from arena.runner.tournament import run_match, run_tournament
-from arena.runner.views import build_views
+from arena.runner.views import run_view_builder
 from arena.stats.match_stats import SequentialTest
 from arena.store.database import Store, StoredGame
 from arena.store.engine import StorageError
@@ -111,7 +111,7 @@ def run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
 
     async def work() -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(build_views, store.url, tournament_id)
+            nursery.start_soon(run_view_builder, store.url, tournament_id)
             nursery.start_soon(printer.keep_fresh)
             await play()
             nursery.cancel_scope.cancel()

@@ -36,6 +36,7 @@ from arena.cli.common import (
 )
 from arena.cli.running import until_signal
 from arena.games import game_class, game_names
+from arena.runner.process import set_autogroup_nice
 from arena.store.accounts import PASSWORD, AccountError, Accounts
 from arena.store.database import DEFAULT_URL, Store
 
@@ -290,20 +291,6 @@ class ChildProcess:
         code = await trio.to_thread.run_sync(self.process.wait, abandon_on_cancel=True)
         print(f"arena: {self.name} stopped (exit status {code}); the server goes on",
               file=sys.stderr, flush=True)
-
-
-def set_autogroup_nice(pid: int, nice: int) -> None:
-    """Make the scheduler's autogroup of process ``pid`` (its session, where
-    autogroups are on) ``nice``: between sessions, Linux shares the CPU by their
-    autogroups' niceness, not their processes'."""
-    for _ in range(10):  # Linux allows one such change in 0.1 s (EAGAIN)
-        try:
-            Path(f"/proc/{pid}/autogroup").write_text(str(nice))
-            return
-        except BlockingIOError:
-            time.sleep(0.11)
-        except OSError:  # no autogroups here, or the process is gone
-            return
 
 
 def start_ladder(store: Store, plan: Any, args: argparse.Namespace) -> ChildProcess:

@@ -2,10 +2,11 @@
 views of its games as they are stored (:func:`arena.store.view_jobs.follow`), so
 that a report with a replay of every game only copies them into pages.
 
-It runs at the lowest priority (``nice`` 19): on a machine the bots keep busy
-it falls behind rather than slowing them, and whatever it has not done
-when the run ends is left to the report (which computes and stores the views of
-any game without them).  It starts only once the run has lasted
+It runs at the lowest priority (``nice`` 19, in a session of its own niced as
+much): on a machine the bots keep busy it falls behind rather than slowing them,
+and whatever it has not done when the run ends is left to the report (which
+computes and stores the views of any game without them).  It starts only once
+the run has lasted
 :data:`START_AFTER_SECONDS` (a short run's views cost the report less than
 starting a process would), and not for an in-memory database (no other process
 can open it).
@@ -13,33 +14,37 @@ can open it).
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
 
 import trio
 
-from arena.store.view_jobs import URL_VARIABLE
+from arena.runner.process import set_autogroup_nice
+from arena.store.engine import sqlite_database
+from arena.store.view_jobs import NICE, URL_VARIABLE
 
 #: A run shorter than this starts no view builder.
 START_AFTER_SECONDS = 10.0
 
 
-async def build_views(url: str, tournament_id: int, *,
-                      start_after: float = START_AFTER_SECONDS) -> None:
+async def run_view_builder(url: str, tournament_id: int, *,
+                           start_after: float = START_AFTER_SECONDS) -> None:
     """Run the view builder of a tournament's games until cancelled (then it is
     terminated, and killed if it lingers), after ``start_after`` seconds.  It also
-    dies with this process (a parent-death signal).  Its failure is its own: it
-    says why on stderr, and the run goes on."""
-    if not _shared(url):
+    dies with this process (a parent-death signal).  It runs in a session of its
+    own, whose scheduler autogroup (where Linux has them) is niced too: otherwise
+    its CPU would come out of the arena's session's share, beside the bots'.  Its
+    failure is its own: it says why on stderr, and the run goes on."""
+    if sqlite_database(url) in ("", ":memory:"):  # no other process can open it
         return
     await trio.sleep(start_after)
-    await trio.run_process(
-        [sys.executable, "-m", "arena.store.view_jobs", str(tournament_id), str(os.getpid())],
-        env={**os.environ, URL_VARIABLE: url}, stdin=subprocess.DEVNULL, check=False)
-
-
-def _shared(url: str) -> bool:
-    """Whether another process can open the database at ``url``."""
-    return not (url.startswith("sqlite") and (url.rstrip("/").endswith(":") or
-                                               ":memory:" in url or url.endswith("//")))
+    async with trio.open_nursery() as nursery:
+        process = await nursery.start(functools.partial(
+            trio.run_process,
+            [sys.executable, "-m", "arena.store.view_jobs", str(tournament_id),
+             str(os.getpid())],
+            env={**os.environ, URL_VARIABLE: url}, stdin=subprocess.DEVNULL, check=False,
+            start_new_session=True))
+        await trio.to_thread.run_sync(set_autogroup_nice, process.pid, NICE)

@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from arena.store.database import StorageError, Store, StoredGame
 from arena.store.records import GameRecord
@@ -27,8 +27,7 @@ def build_views(store: Store, game_ids: Sequence[int]) -> int:
     """Compute and store the views of ``game_ids`` (stored games); return how many."""
     games = [game for game_id in game_ids if (game := store.game(game_id)) is not None]
     computed = compute(store, games)
-    store.save_replay_views([(game_id, VIEWS_FORMAT, view.dump())
-                             for game_id, view in computed.items()])
+    store_views(store, computed)
     return len(computed)
 
 
@@ -42,9 +41,14 @@ def load_views(store: Store, games: Sequence[StoredGame], *, save: bool = True
     missing = compute(store, [game for game in games if game.id not in found])
     if missing and save:
         with contextlib.suppress(StorageError):
-            store.save_replay_views([(game_id, VIEWS_FORMAT, view.dump())
-                                     for game_id, view in missing.items()], wait=False)
+            store_views(store, missing, wait=False)
     return found | missing
+
+
+def store_views(store: Store, computed: Mapping[int, ReplayViews], *, wait: bool = True) -> None:
+    """Store views by game id in this code's format (:meth:`Store.save_replay_views`)."""
+    store.save_replay_views([(game_id, VIEWS_FORMAT, view.dump())
+                             for game_id, view in computed.items()], wait=wait)
 
 
 def compute(store: Store, games: Sequence[StoredGame]) -> dict[int, ReplayViews]:
