@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -86,6 +87,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextlib.contextmanager
+def dask_cluster(workers: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A Dask scheduler and ``workers`` worker processes on a free local port, as an
+    organiser starts them (``dask scheduler``, ``dask worker``): its address and the
+    worker command's process; both stopped at the end."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port",
+                                  str(port), "--no-dashboard"], **quiet)
+    worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "2", "--nworkers",
+                               str(workers), "--no-dashboard"], **quiet)
+    try:
+        yield address, worker
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            process.wait(timeout=30)
+
+
 def arena_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
@@ -107,24 +128,13 @@ def test_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
 
 
 def test_tournament_on_a_running_dask_scheduler_and_worker(tmp_path: Path) -> None:
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port",
-                                  str(port), "--no-dashboard"], **quiet)
-    worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "2", "--nworkers", "1",
-                               "--no-dashboard"], **quiet)
-    try:
+    with dask_cluster(workers=1) as (address, worker):
         proc = arena_cli(*tournament_args(tmp_path, "--cluster", address))
         assert proc.returncode == 0, proc.stderr
         expected = [(t, g) for t in range(3) for g in range(4)]
         assert sorted(stored_keys(tmp_path / "a.db")) == expected
         assert worker.poll() is None  # the arena leaves the cluster's workers running
         assert wait_gone(str(tmp_path / "bots")) == []
-    finally:
-        for process in (worker, scheduler):
-            process.terminate()
-            process.wait(timeout=30)
 
 
 def test_ctrl_c_stops_a_local_cluster_run_in_one_line(tmp_path: Path) -> None:
@@ -167,15 +177,8 @@ def test_stateful_bots_play_the_same_games_here_on_local_workers_and_on_a_cluste
     run = ["tournament", "-g", "furious-five", "-o", "rounds=1", "-k", "2", "-n", "24",
            "--seed", "5", "--sandbox", "none", "--move-time", "30", "--bank-time", "300",
            *[f"-b=g{i}={greedy} --seed {i}" for i in range(3)]]
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port",
-                                  str(port), "--no-dashboard"], **quiet)
-    worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "2", "--nworkers", "2",
-                               "--no-dashboard"], **quiet)
-    try:
-        games = {}
+    games = {}
+    with dask_cluster(workers=2) as (address, _):
         for name, where in (("here", ["-j", "2", "--workers", "1"]),
                             ("local", ["-j", "2", "--workers", "2"]),
                             ("cluster", ["--cluster", address])):
@@ -183,10 +186,6 @@ def test_stateful_bots_play_the_same_games_here_on_local_workers_and_on_a_cluste
             proc = arena_cli(*run, *where, "--db", f"sqlite:///{db}")
             assert proc.returncode == 0, proc.stderr
             games[name] = stored_actions(db)
-    finally:
-        for process in (worker, scheduler):
-            process.terminate()
-            process.wait(timeout=30)
     assert len(games["here"]) == 3 * 24
     assert games["local"] == games["here"]
     assert games["cluster"] == games["here"]
