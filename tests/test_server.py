@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+import subprocess
 import sys
 import tarfile
 import time
@@ -22,8 +23,11 @@ from pathlib import Path
 import pytest
 import requests
 
+from arena.cli.serve import CHECK_NICE
+from arena.runner import cgroups
 from arena.store.database import Store
 from arena.store.replays import unpack
+from tests.marked import cpu_group_of
 from tests.replay_page import page_facts, seat_files
 from tests.server import (
     BOT_PY,
@@ -494,6 +498,18 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
         assert arena_processes(db, "check-uploads"), "no checker process"
         for pid in arena_processes(db) + arena_processes(db, "check-uploads"):
             assert os.getsid(pid) == pid, "not in a session of its own"
+        groups = {part: cpu_group_of(pid) for part in ("ladder", "check-uploads", "serve")
+                  for pid in arena_processes(db, part)}
+        if cgroups.cpu_problem() is None:  # each part in a CPU group of its own
+            assert groups["serve"].endswith("-server") and \
+                groups["ladder"].endswith("-ladder1") and \
+                groups["check-uploads"].endswith("-checks"), groups
+            shares = {part: int(Path(f"{cgroups.ROOT}/cpu{group}/cpu.shares").read_text())
+                      for part, group in groups.items()}
+            # -j defaults to the CPU count; a ladder weighs as its referee and a bot
+            # per seat of each table, the server as its ladders, the checks least.
+            ladder = cgroups.NICE_WEIGHTS[0] * ((os.cpu_count() or 1) * 2 + 1)
+            assert shares == {"serve": ladder, "ladder": ladder, "check-uploads": 15}
         process.kill()  # the server alone, as kill -9 would
         process.wait()
         deadline = time.monotonic() + 60
@@ -501,6 +517,11 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
                 time.monotonic() < deadline:
             time.sleep(0.2)
         assert not arena_processes(db) and not arena_processes(db, "check-uploads")
+        if cgroups.cpu_problem() is None:  # the next arena removes the dead one's groups
+            subprocess.run([sys.executable, "-c", "from arena.runner import cgroups; "
+                            "assert cgroups.cpu_problem() is None"], check=True)
+            assert not any(Path(f"{cgroups.ROOT}/cpu{group}").exists()
+                           for group in groups.values())
     finally:
         stop(process)
 
@@ -608,8 +629,8 @@ def test_a_failed_build_ends_failed_with_its_reason(site: Site) -> None:
 
 
 def test_an_uploads_check_runs_its_bots_nicer_than_the_server(site: Site) -> None:
-    """The server runs with the default --ladder-nice 5: a check's bots run 5
-    nicer still, and take only the CPU the pages and the ladder leave."""
+    """A check's bots run at niceness 19: they take only the CPU the pages and the
+    ladder leave."""
     toml = MANIFEST.format(name="nicebot", author="x")
     bot = "import os, sys\nsys.stderr.write(f'niceness {os.nice(0)}\\n')\nsys.exit(3)\n"
     reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
@@ -617,7 +638,7 @@ def test_an_uploads_check_runs_its_bots_nicer_than_the_server(site: Site) -> Non
     assert reply.status_code == 202, reply.text
     done = wait_status(site.base, site.tokens["root"], reply.json()["id"])
     assert done["status"] == "failed", done
-    assert f"niceness {os.nice(0) + 10}" in json.dumps(done), done
+    assert f"niceness {CHECK_NICE}" in json.dumps(done), done
 
 
 #: A bot that says which ``arena`` command is the nearest of its ancestors (the
@@ -633,6 +654,10 @@ while pid > 1:
         if os.path.exists(f"/proc/{pid}/autogroup"):
             with open(f"/proc/{pid}/autogroup") as f:
                 sys.stderr.write(f"its session: {f.read().strip()}\\n")
+        with open(f"/proc/{pid}/cgroup") as f:
+            for line in f:
+                if "cpu" in line.split(":")[1].split(","):
+                    sys.stderr.write(f"its cpu group: {line.split(':', 2)[2].strip()}\\n")
         break
     with open(f"/proc/{pid}/stat") as f:
         pid = int(f.read().rpartition(")")[2].split()[1])
@@ -643,7 +668,9 @@ sys.exit(3)
 def test_an_uploads_check_runs_outside_the_servers_process(site: Site) -> None:
     """The check's referee runs in the checker process (arena check-uploads), not
     in the server's interpreter, where it would take the pages' and the ladder's
-    CPU; the checker's session (its autogroup) is as nice as its processes."""
+    CPU; the checker's session (its autogroup) is as nice as its processes, and
+    where CPU groups can be made, it and its bots weigh as one process at
+    niceness 19 (cpu.shares 15)."""
     reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
         "referee.tar.gz", tar_gz({"bot.toml": MANIFEST.format(name="refereebot", author="x"),
                                   "bot.py": REFEREE_BOT}))})
@@ -654,7 +681,14 @@ def test_an_uploads_check_runs_outside_the_servers_process(site: Site) -> None:
     assert said == {"check-uploads"}, done
     if Path("/proc/self/autogroup").exists():  # its session niced as its processes
         assert set(re.findall(r"its session: \S+ nice (\d+)", json.dumps(done))) == \
-            {str(os.nice(0) + 10)}, done
+            {str(CHECK_NICE)}, done
+    groups = set(re.findall(r"its cpu group: (\S+?)(?:\\n|\")", json.dumps(done)))
+    if cgroups.cpu_problem() is None:
+        assert len(groups) == 1 and next(iter(groups)).endswith("-checks"), done
+        weight = Path(f"{cgroups.ROOT}/cpu{next(iter(groups))}/cpu.shares").read_text()
+        assert int(weight) == cgroups.NICE_WEIGHTS[CHECK_NICE] == 15
+    else:
+        assert not any(group.endswith("-checks") for group in groups), done
 
 
 def test_uploads_are_rate_limited_per_account(site: Site) -> None:

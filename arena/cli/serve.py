@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import shutil
 import signal
 import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,15 +38,17 @@ from arena.cli.common import (
 )
 from arena.cli.running import until_signal
 from arena.games import game_class, game_names
+from arena.runner import cgroups
 from arena.runner.process import set_autogroup_nice
 from arena.store.accounts import PASSWORD, AccountError, Accounts
 from arena.store.database import DEFAULT_URL, Store
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
 #: How much nicer than the server its ladders run (``arena serve --ladder-nice``).
-DEFAULT_LADDER_NICE = 5
-#: How much nicer than the ladders the bots of uploads' builds and checks run.
-CHECK_NICER = 5
+DEFAULT_LADDER_NICE = 0
+#: The niceness of uploads' builds and checks (their referee and bots): they take
+#: the CPU the pages and the ladders leave.
+CHECK_NICE = 19
 #: Seconds ``arena submit --wait`` polls a submission's status at most.
 WAIT_SECONDS = 1800.0
 
@@ -67,10 +71,10 @@ def add_serve(sub: Subparsers) -> None:
     srv.add_argument("--seats", "-k", type=int, default=2,
                      help="players per ladder table (default 2)")
     srv.add_argument("--ladder-nice", type=int, default=DEFAULT_LADDER_NICE, metavar="N",
-                     help=f"the ladder processes' niceness, 0 to 19 (default "
-                          f"{DEFAULT_LADDER_NICE}: pages first, the ladder takes the rest "
-                          f"of the CPU); uploads' builds and checks run {CHECK_NICER} "
-                          f"nicer still")
+                     help=f"the ladders' niceness, 0 to 19 (default {DEFAULT_LADDER_NICE});"
+                          f" uploads' builds and checks run at {CHECK_NICE} (see "
+                          f"docs/server.md: CPU groups where cgroup v1's cpu hierarchy "
+                          f"is writable)")
     srv.add_argument("--open-signup", action="store_true", help="anyone may register")
     srv.add_argument("--private", action="store_true",
                      help="only signed-in users see anything")
@@ -156,30 +160,32 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
     announce(sandbox)
     children: list[ChildProcess] = []
+    ladder_weight = args.parallel * args.seats + 1
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             bound = await nursery.start(serve, app, args.host, args.port)
-            # Builds and checks run their referee and bots nicer still than the
-            # ladders: pages first, then the ladder; a check is short and waits.
-            check_nice = min(19, args.ladder_nice + CHECK_NICER)
+            # Pages first, then the ladders; a check is short and its author waits.
             children.append(ChildProcess.start("the uploads' checker",
                                                check_uploads_argv(args, bot_store),
-                                               check_nice, check_nice))
+                                               CHECK_NICE, "checks"))
             for plan in plans:
-                children.append(start_ladder(store, plan, args))
+                children.append(start_ladder(store, plan, args, ladder_weight))
             for child in children:
                 nursery.start_soon(child.watch)
+            print(f"arena: {cpu_shares(own, children)}", file=sys.stderr, flush=True)
             print(f"arena: serving {mask_passwords(args.db)} on {', '.join(bound)}",
                   file=sys.stderr, flush=True)
             nursery.start_soon(keep_fresh, app_views(app))
 
-    try:
-        stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
-    except BaseException as exc:
-        stop_children(children, interrupted=isinstance(exc, KeyboardInterrupt))
-        raise
-    stop_children(children, interrupted=False)
+    # Pages first: the server's own group weighs as much as its ladders together.
+    with own_cpu_group(max(1, len(plans) * ladder_weight)) as own:
+        try:
+            stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
+        except BaseException as exc:
+            stop_children(children, interrupted=isinstance(exc, KeyboardInterrupt))
+            raise
+        stop_children(children, interrupted=False)
     print(f"arena: server stopped{f' by signal {stopped}' if stopped else ''}", file=sys.stderr)
     return 0
 
@@ -267,24 +273,33 @@ class ChildProcess:
     the uploads' checker), so its referee and the web server never wait for each
     other's interpreter.  It runs in a session of its own: where Linux shares the
     CPU between sessions first (autogroups), the server's work is then not taken
-    from its share.  Its output is the server's; it gets SIGTERM if the server
-    dies (``setpriv --pdeathsig``)."""
+    from its share.  Where it can, it also runs in a CPU group of its own
+    (:func:`~arena.runner.cgroups.cpu_group`) that weighs as one process at its
+    niceness, with all it starts.  Its output is the server's; it gets SIGTERM if
+    the server dies (``setpriv --pdeathsig``)."""
 
     name: str
     process: subprocess.Popen[bytes]
+    group: cgroups.CpuGroup | None = None
 
     @classmethod
-    def start(cls, name: str, argv: list[str], nice: int, session_nice: int = 0) -> ChildProcess:
+    def start(cls, name: str, argv: list[str], nice: int, part: str,
+              processes: int = 1) -> ChildProcess:
         """Start ``argv`` ``nice`` nicer than the server, in a session of its own
-        (its scheduler autogroup, where Linux has them) ``session_nice``."""
+        (its scheduler autogroup, where Linux has them, as nice) and, where one
+        can be made, in a CPU group for ``part`` (letters and digits) weighing as
+        ``processes`` processes at that niceness."""
+        group = cgroups.cpu_group(part, nice, processes)
+        if group is not None:
+            argv = cgroups.join_argv(group, argv)
         if nice:
             argv = ["nice", "-n", str(nice), *argv]
         if shutil.which("setpriv"):
             argv = ["setpriv", "--pdeathsig", "TERM", "--", *argv]
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
-        if session_nice:
-            set_autogroup_nice(process.pid, session_nice)
-        return cls(name, process)
+        if nice:
+            set_autogroup_nice(process.pid, nice)
+        return cls(name, process, group)
 
     async def watch(self) -> None:
         """Say so if the process stops while the server goes on."""
@@ -293,18 +308,54 @@ class ChildProcess:
               file=sys.stderr, flush=True)
 
 
-def start_ladder(store: Store, plan: Any, args: argparse.Namespace) -> ChildProcess:
-    """The server's ladder of ``plan``'s game: ``arena ladder --resume ID``."""
+def start_ladder(store: Store, plan: Any, args: argparse.Namespace,
+                 weight: int) -> ChildProcess:
+    """The server's ladder of ``plan``'s game: ``arena ladder --resume ID``, in a
+    CPU group weighing as ``weight`` processes (where one can be made)."""
     tournament_id, new = server_ladder(store, plan)
     argv = [sys.executable, "-m", "arena", "ladder", "--resume", str(tournament_id),
             "--db", args.db, "--no-report", "-j", str(args.parallel),
             *(["--workers", str(args.workers)] if args.workers is not None else []),
             *(["--cluster", args.cluster] if args.cluster is not None else [])]
     ladder = ChildProcess.start(f"ladder {tournament_id} of {plan.game}", argv,
-                                args.ladder_nice)
+                                args.ladder_nice, f"ladder{tournament_id}", weight)
     print(f"arena: {ladder.name} ({'new' if new else 'continued'}) in process "
           f"{ladder.process.pid}", file=sys.stderr, flush=True)
     return ladder
+
+
+@contextlib.contextmanager
+def own_cpu_group(processes: int) -> Iterator[cgroups.CpuGroup | None]:
+    """This process in a CPU group of its own weighing as ``processes`` processes
+    at niceness 0, where one can be made; moved back and the group removed after."""
+    group = cgroups.cpu_group("server", 0, processes)
+    if group is not None:
+        try:
+            group.join(os.getpid())
+        except OSError:
+            group.close()
+            group = None
+    try:
+        yield group
+    finally:
+        if group is not None:
+            try:
+                group.leave(os.getpid())
+            except OSError:
+                pass  # still in it: a later arena removes it (remove_stale)
+            else:
+                group.close()
+
+
+def cpu_shares(own: cgroups.CpuGroup | None, children: list[ChildProcess]) -> str:
+    """How the server and its children share the CPU, said once at start."""
+    weights = [f"{child.name} {child.group.weight()}" for child in children
+               if child.group is not None]
+    if own is not None:
+        return (f"CPU groups (cgroup v1 cpu.shares): the server {own.weight()}, "
+                f"{', '.join(weights)}")
+    return (f"no CPU groups ({cgroups.cpu_problem() or 'none could be made'}): the "
+            f"children are only niced")
 
 
 def stop_children(children: list[ChildProcess], *, interrupted: bool) -> None:
@@ -326,6 +377,9 @@ def stop_children(children: list[ChildProcess], *, interrupted: bool) -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+    for child in children:
+        if child.group is not None:
+            child.group.close()
 
 
 # -- arena user add ----------------------------------------------------------------------

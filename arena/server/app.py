@@ -28,7 +28,7 @@ from arena.server import api, pages
 from arena.server.common import TEMPLATES, CachedPages, server_of
 from arena.server.state import Server, Settings
 from arena.server.submissions import SubmissionQueue
-from arena.server.views import GENERATION_SECONDS, MIN_REFRESH, Views
+from arena.server.views import GENERATION_SECONDS, MIN_REFRESH, REFRESH_FACTOR, Views
 from arena.store.accounts import Accounts
 from reports.templating import TEMPLATES as REPORT_TEMPLATES
 from reports.templating import environment as report_environment
@@ -56,10 +56,11 @@ async def keep_fresh(views: Views) -> None:
     """Until cancelled: read the database's generation every
     :data:`~arena.server.views.GENERATION_SECONDS` and recompute the snapshot when
     it changed, at most every :data:`~arena.server.views.MIN_REFRESH` seconds (or
-    four times as long as the last computation took), in a worker thread."""
+    ten times as long as the last computation took, so that it takes at most a
+    tenth of a core), in a worker thread."""
     while True:
         cost = await trio.to_thread.run_sync(views.refresh, abandon_on_cancel=True)
-        await trio.sleep(max(MIN_REFRESH, 4 * cost) if cost else GENERATION_SECONDS)
+        await trio.sleep(max(MIN_REFRESH, REFRESH_FACTOR * cost) if cost else GENERATION_SECONDS)
 
 
 def wants_json(request: Request) -> bool:

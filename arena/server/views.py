@@ -34,9 +34,10 @@ BOOTSTRAP = 100
 PAGE_ROWS = 50
 #: Seconds between two reads of the database's generation (what changed).
 GENERATION_SECONDS = 1.0
-#: Seconds a snapshot is served at least (or four times its computation) before
-#: the next one is computed.
-MIN_REFRESH = 2.0
+#: Seconds a snapshot is served at least (or :data:`REFRESH_FACTOR` times its
+#: computation) before the next one is computed: each one redraws every page.
+MIN_REFRESH = 3.0
+REFRESH_FACTOR = 10
 #: Points of a bot page's rating history per pool.
 HISTORY_POINTS = 12
 #: Pages kept rendered for viewers without a session.
