@@ -10,6 +10,7 @@ page type is saved in the test's temporary folder.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -349,12 +350,20 @@ def test_filter_boxes_keep_the_matching_rows(report: Report, browser: WebDriver)
     box.send_keys("GREEDY")  # at every game of the table
     assert visible("table#games") == games and len(games) > 1
     box.clear()
-    # The box matches a row's textContent, in which neighbouring cells run together
-    # ("1" then "0.1s" is "10.1s"): a word is taken that is in one row only there too.
-    contents = browser.execute_script(
-        "return Array.from(document.querySelectorAll('table#games tbody tr'),"
-        " (row) => row.textContent.toLowerCase());")
+    # The box matches a row's cells, each on its own: neighbouring cells do not run
+    # together ("1" then "0.1s" is no "10.1s").
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table#games tbody tr'), (row) =>"
+        " Array.from(row.cells, (cell) => cell.textContent.trim().toLowerCase()));")
+    contents = [" ".join(row) for row in cells]
     assert len(contents) == len(games)
+    across = next(left.split()[-1] + right.split()[0] for row in cells
+                  for left, right in itertools.pairwise(row)
+                  if left.split() and right.split() and
+                  not any(left.split()[-1] + right.split()[0] in text for text in contents))
+    box.send_keys(across)
+    assert visible("table#games") == []
+    box.clear()
     token, row = next((w, row) for n, row in enumerate(games) for w in row.split()
                       if [i for i, text in enumerate(contents) if w.lower() in text] == [n])
     box.send_keys(token)
