@@ -37,6 +37,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    true,
     update,
 )
 from sqlalchemy.engine import Connection
@@ -504,26 +505,41 @@ class Store:
 
     # -- reads ---------------------------------------------------------------
     def tournament(self, tournament_id: int) -> dict[str, Any] | None:
-        with Session(self.engine) as session:
-            row = session.get(TournamentRow, tournament_id)
-            if row is None:
-                return None
-            return self._tournament_dict(session, row)
+        found = self._tournament_dicts(TournamentRow.id == tournament_id)
+        return found[0] if found else None
 
     def tournaments(self) -> list[dict[str, Any]]:
+        return self._tournament_dicts()
+
+    def _tournament_dicts(self, *where: Any) -> list[dict[str, Any]]:
+        """The tournaments (``where`` they match) as :meth:`_tournament_dict` gives
+        them, in three queries whatever their number (a server reads them all at
+        every snapshot, and every check of an upload is one)."""
         with Session(self.engine) as session:
-            rows = session.scalars(select(TournamentRow).order_by(TournamentRow.id)).all()
-            return [self._tournament_dict(session, row) for row in rows]
+            rows = session.scalars(select(TournamentRow).where(*where)
+                                   .order_by(TournamentRow.id)
+                                   .options(selectinload(TournamentRow.tables))).all()
+            # Every tournament's when all are read (no list of ids past SQL's limits).
+            ids = [row.id for row in rows]
+            of = (lambda column: column.in_(ids)) if where else (lambda column: true())
+            done = dict(session.execute(
+                select(TableRow.tournament_id, func.count(GameRow.id))
+                .join(GameRow, GameRow.table_id == TableRow.id)
+                .where(of(TableRow.tournament_id)).group_by(TableRow.tournament_id)).all())
+            secrets: dict[int, list[DealSecretRow]] = {}
+            for secret in session.scalars(select(DealSecretRow).where(
+                    of(DealSecretRow.tournament_id)).order_by(DealSecretRow.first_table)):
+                secrets.setdefault(secret.tournament_id, []).append(secret)
+            return [self._tournament_dict(row, done.get(row.id, 0), secrets.get(row.id, []))
+                    for row in rows]
 
     @staticmethod
-    def _tournament_dict(session: Session, row: TournamentRow) -> dict[str, Any]:
-        """A tournament as :meth:`tournament` gives it; ``deals``: its deal secrets as
-        they may be shown (first table, commitment, the secret once revealed);
-        ``sealed``: some of its games may be sealed."""
-        done = session.scalar(select(func.count(GameRow.id)).join(TableRow).where(
-            TableRow.tournament_id == row.id)) or 0
-        secrets = session.scalars(select(DealSecretRow).where(
-            DealSecretRow.tournament_id == row.id).order_by(DealSecretRow.first_table)).all()
+    def _tournament_dict(row: TournamentRow, done: int,
+                         secrets: Sequence[DealSecretRow]) -> dict[str, Any]:
+        """A tournament as :meth:`tournament` gives it, with ``done`` games stored and
+        its deal ``secrets``; ``deals``: its deal secrets as they may be shown (first
+        table, commitment, the secret once revealed); ``sealed``: some of its games
+        may be sealed."""
         finished = row.status == "finished"
         deals = [{"first_table": s.first_table, "commitment": s.commitment,
                   "secret": s.secret if s.revealed or finished else None} for s in secrets]
@@ -553,12 +569,9 @@ class Store:
         """The stored ``arena check-bot`` reports (tournaments of kind
         :data:`CHECK_KIND`) of bot ``label`` (None: of every bot), latest first:
         see :func:`stored_check`."""
-        with Session(self.engine) as session:
-            rows = session.scalars(select(TournamentRow).where(TournamentRow.kind == CHECK_KIND)
-                                   .order_by(TournamentRow.id.desc())).all()
-            found = (stored_check(self._tournament_dict(session, row)) for row in rows)
-            return [check for check in found
-                    if check is not None and label in (None, check["bot"])]
+        found = (stored_check(tournament) for tournament
+                 in reversed(self._tournament_dicts(TournamentRow.kind == CHECK_KIND)))
+        return [check for check in found if check is not None and label in (None, check["bot"])]
 
     def done_games(self, tournament_id: int, table: int | None = None) -> set[tuple[int, int]]:
         """(table number, game number) of every stored game of a tournament (at
