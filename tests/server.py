@@ -66,14 +66,24 @@ def bot_archive(name: str, author: str = "Ada") -> bytes:
     return tar_gz({"bot.toml": MANIFEST.format(name=name, author=author), "bot.py": BOT_PY})
 
 
+#: The stderr lines read so far of each process :func:`start_arena` started, by pid.
+LOGS: dict[int, list[str]] = {}
+
+
+def log_of(process: subprocess.Popen[str]) -> str:
+    """What a process :func:`start_arena` started has written to stderr so far."""
+    return "".join(LOGS.get(process.pid, []))
+
+
 def start_arena(argv: Sequence[str]) -> tuple[subprocess.Popen[str], str | None]:
     """``arena ARGV`` in its own session, its log drained (a full pipe never blocks
-    it); for ``arena serve`` once it serves, with its base URL."""
+    it; :func:`log_of` reads it); for ``arena serve`` once it serves, with its base
+    URL."""
     process = subprocess.Popen([sys.executable, "-m", "arena", *argv], text=True,
                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                start_new_session=True, env={**os.environ})
     assert process.stderr is not None
-    lines: list[str] = []
+    lines = LOGS[process.pid] = []
     try:
         deadline = time.monotonic() + 60
         while argv[0] == "serve" and time.monotonic() < deadline:

@@ -36,6 +36,7 @@ from tests.server import (
     bot_archive,
     csrf_of,
     eventually,
+    log_of,
     make_bot,
     running_server,
     set_password,
@@ -494,16 +495,22 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
         deadline = time.monotonic() + 60
         while not arena_processes(db) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert arena_processes(db), "no ladder process"
-        assert arena_processes(db, "check-uploads"), "no checker process"
+        assert arena_processes(db), f"no ladder process; the server said:\n{log_of(process)}"
+        assert arena_processes(db, "check-uploads"), \
+            f"no checker process; the server said:\n{log_of(process)}"
         for pid in arena_processes(db) + arena_processes(db, "check-uploads"):
             assert os.getsid(pid) == pid, "not in a session of its own"
-        groups = {part: cpu_group_of(pid) for part in ("ladder", "check-uploads", "serve")
-                  for pid in arena_processes(db, part)}
+        def groups_now() -> dict[str, str]:
+            return {part: cpu_group_of(pid) for part in ("ladder", "check-uploads", "serve")
+                    for pid in arena_processes(db, part)}
+
+        wanted = {"serve": "-server", "ladder": "-ladder1", "check-uploads": "-checks"}
+        # A child joins its group in its exec chain, a moment after it is seen.
+        groups = eventually(groups_now, lambda found: cgroups.cpu_problem() is not None or all(
+            found.get(part, "").endswith(end) for part, end in wanted.items()))
         if cgroups.cpu_problem() is None:  # each part in a CPU group of its own
-            assert groups["serve"].endswith("-server") and \
-                groups["ladder"].endswith("-ladder1") and \
-                groups["check-uploads"].endswith("-checks"), groups
+            assert all(groups.get(part, "").endswith(end) for part, end in wanted.items()), \
+                groups
             shares = {part: int(Path(f"{cgroups.ROOT}/cpu{group}/cpu.shares").read_text())
                       for part, group in groups.items()}
             # -j defaults to the CPU count; a ladder weighs as its referee and a bot
