@@ -500,23 +500,25 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
             f"no checker process; the server said:\n{log_of(process)}"
         for pid in arena_processes(db) + arena_processes(db, "check-uploads"):
             assert os.getsid(pid) == pid, "not in a session of its own"
+
         def groups_now() -> dict[str, str]:
             return {part: cpu_group_of(pid) for part in ("ladder", "check-uploads", "serve")
                     for pid in arena_processes(db, part)}
 
-        wanted = {"serve": "-server", "ladder": "-ladder1", "check-uploads": "-checks"}
+        wanted = {"serve": "-server", "check-uploads": "-checks"}
         # A child joins its group in its exec chain, a moment after it is seen.
         groups = eventually(groups_now, lambda found: cgroups.cpu_problem() is not None or all(
             found.get(part, "").endswith(end) for part, end in wanted.items()))
-        if cgroups.cpu_problem() is None:  # each part in a CPU group of its own
+        if cgroups.cpu_problem() is None:  # the server and its checker in groups of their own
             assert all(groups.get(part, "").endswith(end) for part, end in wanted.items()), \
                 groups
-            shares = {part: int(Path(f"{cgroups.ROOT}/cpu{group}/cpu.shares").read_text())
-                      for part, group in groups.items()}
-            # -j defaults to the CPU count; a ladder weighs as its referee and a bot
-            # per seat of each table, the server as its ladders, the checks least.
-            ladder = cgroups.NICE_WEIGHTS[0] * ((os.cpu_count() or 1) * 2 + 1)
-            assert shares == {"serve": ladder, "ladder": ladder, "check-uploads": 15}
+            assert cgroups.FOLDER not in groups["ladder"], groups  # as when run alone
+            shares = {part: int(Path(f"{cgroups.ROOT}/cpu{groups[part]}/cpu.shares").read_text())
+                      for part in wanted}
+            # -j defaults to the CPU count: the server weighs as the ladder's referee and
+            # a bot per seat of each table, the checks as one process at niceness 19.
+            assert shares == {"serve": cgroups.NICE_WEIGHTS[0] * ((os.cpu_count() or 1) * 2 + 1),
+                              "check-uploads": 15}
         process.kill()  # the server alone, as kill -9 would
         process.wait()
         deadline = time.monotonic() + 60
@@ -527,8 +529,8 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
         if cgroups.cpu_problem() is None:  # the next arena removes the dead one's groups
             subprocess.run([sys.executable, "-c", "from arena.runner import cgroups; "
                             "assert cgroups.cpu_problem() is None"], check=True)
-            assert not any(Path(f"{cgroups.ROOT}/cpu{group}").exists()
-                           for group in groups.values())
+            assert not any(Path(f"{cgroups.ROOT}/cpu{groups[part]}").exists()
+                           for part in wanted)
     finally:
         stop(process)
 

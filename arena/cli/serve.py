@@ -160,7 +160,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
     announce(sandbox)
     children: list[ChildProcess] = []
-    ladder_weight = args.parallel * args.seats + 1
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
@@ -170,16 +169,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                                check_uploads_argv(args, bot_store),
                                                CHECK_NICE, "checks"))
             for plan in plans:
-                children.append(start_ladder(store, plan, args, ladder_weight))
+                children.append(start_ladder(store, plan, args))
             for child in children:
                 nursery.start_soon(child.watch)
+            if own is not None:  # after the children: they stay out of it
+                try:
+                    own.join(os.getpid())
+                except OSError as exc:
+                    print(f"arena: the server stays out of its CPU group: {exc}",
+                          file=sys.stderr, flush=True)
             print(f"arena: {cpu_shares(own, children)}", file=sys.stderr, flush=True)
             print(f"arena: serving {mask_passwords(args.db)} on {', '.join(bound)}",
                   file=sys.stderr, flush=True)
             nursery.start_soon(keep_fresh, app_views(app))
 
-    # Pages first: the server's own group weighs as much as its ladders together.
-    with own_cpu_group(max(1, len(plans) * ladder_weight)) as own:
+    # Pages first: the server's own group weighs as much as its ladders' processes
+    # (a referee, and a bot per seat of each table, each a session of its own).
+    with own_cpu_group(max(1, len(plans) * (args.parallel * args.seats + 1))) as own:
         try:
             stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
         except BaseException as exc:
@@ -273,23 +279,23 @@ class ChildProcess:
     the uploads' checker), so its referee and the web server never wait for each
     other's interpreter.  It runs in a session of its own: where Linux shares the
     CPU between sessions first (autogroups), the server's work is then not taken
-    from its share.  Where it can, it also runs in a CPU group of its own
-    (:func:`~arena.runner.cgroups.cpu_group`) that weighs as one process at its
-    niceness, with all it starts.  Its output is the server's; it gets SIGTERM if
-    the server dies (``setpriv --pdeathsig``)."""
+    from its share.  The checker also runs, where it can, in a CPU group of its
+    own (:func:`~arena.runner.cgroups.cpu_group`) that weighs as one process at
+    its niceness, with all it starts.  Its output is the server's; it gets
+    SIGTERM if the server dies (``setpriv --pdeathsig``)."""
 
     name: str
     process: subprocess.Popen[bytes]
     group: cgroups.CpuGroup | None = None
 
     @classmethod
-    def start(cls, name: str, argv: list[str], nice: int, part: str,
-              processes: int = 1) -> ChildProcess:
+    def start(cls, name: str, argv: list[str], nice: int, part: str | None = None
+              ) -> ChildProcess:
         """Start ``argv`` ``nice`` nicer than the server, in a session of its own
-        (its scheduler autogroup, where Linux has them, as nice) and, where one
-        can be made, in a CPU group for ``part`` (letters and digits) weighing as
-        ``processes`` processes at that niceness."""
-        group = cgroups.cpu_group(part, nice, processes)
+        (its scheduler autogroup, where Linux has them, as nice) and, given a
+        ``part`` (letters and digits) and where one can be made, in a CPU group
+        for it weighing as one process at that niceness."""
+        group = cgroups.cpu_group(part, nice) if part is not None else None
         if group is not None:
             argv = cgroups.join_argv(group, argv)
         if nice:
@@ -308,17 +314,16 @@ class ChildProcess:
               file=sys.stderr, flush=True)
 
 
-def start_ladder(store: Store, plan: Any, args: argparse.Namespace,
-                 weight: int) -> ChildProcess:
-    """The server's ladder of ``plan``'s game: ``arena ladder --resume ID``, in a
-    CPU group weighing as ``weight`` processes (where one can be made)."""
+def start_ladder(store: Store, plan: Any, args: argparse.Namespace) -> ChildProcess:
+    """The server's ladder of ``plan``'s game: ``arena ladder --resume ID``, in no
+    CPU group: its processes are scheduled as a ladder's run alone."""
     tournament_id, new = server_ladder(store, plan)
     argv = [sys.executable, "-m", "arena", "ladder", "--resume", str(tournament_id),
             "--db", args.db, "--no-report", "-j", str(args.parallel),
             *(["--workers", str(args.workers)] if args.workers is not None else []),
             *(["--cluster", args.cluster] if args.cluster is not None else [])]
     ladder = ChildProcess.start(f"ladder {tournament_id} of {plan.game}", argv,
-                                args.ladder_nice, f"ladder{tournament_id}", weight)
+                                args.ladder_nice)
     print(f"arena: {ladder.name} ({'new' if new else 'continued'}) in process "
           f"{ladder.process.pid}", file=sys.stderr, flush=True)
     return ladder
@@ -326,15 +331,11 @@ def start_ladder(store: Store, plan: Any, args: argparse.Namespace,
 
 @contextlib.contextmanager
 def own_cpu_group(processes: int) -> Iterator[cgroups.CpuGroup | None]:
-    """This process in a CPU group of its own weighing as ``processes`` processes
-    at niceness 0, where one can be made; moved back and the group removed after."""
+    """A CPU group for this process weighing as ``processes`` processes at niceness
+    0, where one can be made (:meth:`~arena.runner.cgroups.CpuGroup.join` it once
+    its children are started, which would start in it); this process is moved
+    back and the group removed after."""
     group = cgroups.cpu_group("server", 0, processes)
-    if group is not None:
-        try:
-            group.join(os.getpid())
-        except OSError:
-            group.close()
-            group = None
     try:
         yield group
     finally:
@@ -353,7 +354,7 @@ def cpu_shares(own: cgroups.CpuGroup | None, children: list[ChildProcess]) -> st
                if child.group is not None]
     if own is not None:
         return (f"CPU groups (cgroup v1 cpu.shares): the server {own.weight()}, "
-                f"{', '.join(weights)}")
+                f"{', '.join(weights)}; the ladders in none (as when run alone)")
     return (f"no CPU groups ({cgroups.cpu_problem() or 'none could be made'}): the "
             f"children are only niced")
 

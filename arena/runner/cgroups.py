@@ -288,7 +288,8 @@ NICE_WEIGHTS = (1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
 @dataclass(frozen=True)
 class CpuGroup:
     """A cgroup v1 ``cpu`` group with a weight (``cpu.shares``) for one part of a
-    server (its ladder, its checks) and every process that part starts.
+    server (the server's own process, its checks) and every process that part
+    starts.
 
     In a group of its own a part's processes weigh as one against the other
     parts, whatever their sessions: where Linux shares the CPU between sessions
