@@ -712,12 +712,22 @@ def test_a_cpu_group_weighs_what_it_is_told_and_is_removed_with_its_stragglers(
     while running(straggler) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not running(straggler)
-    # A group whose maker died: the next process to make CPU groups removes it.
-    maker = subprocess.run([sys.executable, "-c", "from arena.runner import cgroups; "
-                            "print(cgroups.cpu_group('left', 19).folder)"],
-                           capture_output=True, text=True, check=True)
-    left = maker.stdout.strip()
-    assert os.path.isdir(left) and Path(left, "cpu.shares").read_text().strip() == "15"
+    # A group whose maker died, a process left in it: the next process to make CPU
+    # groups kills that one and removes the group.
+    maker = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import subprocess
+        from arena.runner import cgroups
+        group = cgroups.cpu_group("left", 19)
+        sleeper = subprocess.Popen(cgroups.join_argv(group, ["sleep", "60"]),
+                                   start_new_session=True)
+        print(group.folder, group.weight(), sleeper.pid)
+    """)], capture_output=True, text=True, check=True)
+    left, weight, sleeper = maker.stdout.split()
+    assert weight == "15" and left.startswith(f"{cgroups.ROOT}/cpu")
     subprocess.run([sys.executable, "-c", "from arena.runner import cgroups; "
                     "assert cgroups.cpu_problem() is None"], check=True)
     assert not os.path.exists(left)
+    deadline = time.monotonic() + 10
+    while running(int(sleeper)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(int(sleeper))
