@@ -364,7 +364,13 @@ def upload_statuses(url: str, round_number: int, uploads: int) -> str:
     finally:
         store.close()
     counts = Counter(submission.status for submission in found)
-    return ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+    said = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+    ended = [(s.updated - s.created).total_seconds() for s in found
+             if s.status in ("passed", "failed")]
+    if ended:
+        said += (f"; upload to its end {statistics.median(ended):.1f} s median, "
+                 f"{max(ended):.1f} s at most")
+    return said
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -535,6 +535,19 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
         stop(process)
 
 
+def test_no_cpu_groups_makes_none_and_says_so(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'plain.db'}"
+    process, _ = start_arena(["serve", "--db", db, "--port", "0", "--sandbox", "none",
+                              "--no-cpu-groups"])
+    try:
+        checker = eventually(lambda: arena_processes(db, "check-uploads"), bool)
+        assert "arena: no CPU groups (--no-cpu-groups): the children are only niced" in \
+            log_of(process), log_of(process)
+        assert all(cgroups.FOLDER not in cpu_group_of(pid) for pid in [process.pid, *checker])
+    finally:
+        stop(process)
+
+
 #: A bot slow to start (its check takes a few seconds), then the sample random bot.
 SLOW_BOT = "import time\ntime.sleep(3)\n" + BOT_PY
 

@@ -75,6 +75,9 @@ def add_serve(sub: Subparsers) -> None:
                           f" uploads' builds and checks run at {CHECK_NICE} (see "
                           f"docs/server.md: CPU groups where cgroup v1's cpu hierarchy "
                           f"is writable)")
+    srv.add_argument("--no-cpu-groups", action="store_true",
+                     help="make no CPU groups for the server and its checker (where "
+                          "cgroup v1's cpu hierarchy is writable it does: docs/server.md)")
     srv.add_argument("--open-signup", action="store_true", help="anyone may register")
     srv.add_argument("--private", action="store_true",
                      help="only signed-in users see anything")
@@ -167,7 +170,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             # Pages first, then the ladders; a check is short and its author waits.
             children.append(ChildProcess.start("the uploads' checker",
                                                check_uploads_argv(args, bot_store),
-                                               CHECK_NICE, "checks"))
+                                               CHECK_NICE, None if own is None else "checks"))
             for plan in plans:
                 children.append(start_ladder(store, plan, args))
             for child in children:
@@ -178,14 +181,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 except OSError as exc:
                     print(f"arena: the server stays out of its CPU group: {exc}",
                           file=sys.stderr, flush=True)
-            print(f"arena: {cpu_shares(own, children)}", file=sys.stderr, flush=True)
+            print(f"arena: {cpu_shares(own, children, args.no_cpu_groups)}", file=sys.stderr,
+                  flush=True)
             print(f"arena: serving {mask_passwords(args.db)} on {', '.join(bound)}",
                   file=sys.stderr, flush=True)
             nursery.start_soon(keep_fresh, app_views(app))
 
     # Pages first: the server's own group weighs as much as its ladders' processes
     # (a referee, and a bot per seat of each table, each a session of its own).
-    with own_cpu_group(max(1, len(plans) * (args.parallel * args.seats + 1))) as own:
+    with own_cpu_group(0 if args.no_cpu_groups else
+                       max(1, len(plans) * (args.parallel * args.seats + 1))) as own:
         try:
             stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
         except BaseException as exc:
@@ -332,10 +337,10 @@ def start_ladder(store: Store, plan: Any, args: argparse.Namespace) -> ChildProc
 @contextlib.contextmanager
 def own_cpu_group(processes: int) -> Iterator[cgroups.CpuGroup | None]:
     """A CPU group for this process weighing as ``processes`` processes at niceness
-    0, where one can be made (:meth:`~arena.runner.cgroups.CpuGroup.join` it once
-    its children are started, which would start in it); this process is moved
-    back and the group removed after."""
-    group = cgroups.cpu_group("server", 0, processes)
+    0, where one can be made and ``processes`` is not 0 (:meth:`~arena.runner.
+    cgroups.CpuGroup.join` it once its children are started, which would start in
+    it); this process is moved back and the group removed after."""
+    group = cgroups.cpu_group("server", 0, processes) if processes else None
     try:
         yield group
     finally:
@@ -348,15 +353,16 @@ def own_cpu_group(processes: int) -> Iterator[cgroups.CpuGroup | None]:
                 group.close()
 
 
-def cpu_shares(own: cgroups.CpuGroup | None, children: list[ChildProcess]) -> str:
+def cpu_shares(own: cgroups.CpuGroup | None, children: list[ChildProcess],
+               no_groups: bool) -> str:
     """How the server and its children share the CPU, said once at start."""
     weights = [f"{child.name} {child.group.weight()}" for child in children
                if child.group is not None]
     if own is not None:
         return (f"CPU groups (cgroup v1 cpu.shares): the server {own.weight()}, "
                 f"{', '.join(weights)}; the ladders in none (as when run alone)")
-    return (f"no CPU groups ({cgroups.cpu_problem() or 'none could be made'}): the "
-            f"children are only niced")
+    why = "--no-cpu-groups" if no_groups else cgroups.cpu_problem() or "none could be made"
+    return f"no CPU groups ({why}): the children are only niced"
 
 
 def stop_children(children: list[ChildProcess], *, interrupted: bool) -> None:
