@@ -47,8 +47,10 @@ DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
 #: How much nicer than the server its ladders run (``arena serve --ladder-nice``).
 DEFAULT_LADDER_NICE = 0
 #: The niceness of uploads' builds and checks (their referee and bots): they take
-#: the CPU the pages and the ladders leave.
-CHECK_NICE = 19
+#: a tenth of what a ladder's process would, most of the CPU the pages and the
+#: ladders leave.  Not 19: starved of the CPU, an honest bot could miss its
+#: check's wall-clock handshake while the ladder keeps every core busy.
+CHECK_NICE = 10
 #: Seconds ``arena submit --wait`` polls a submission's status at most.
 WAIT_SECONDS = 1800.0
 
