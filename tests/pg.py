@@ -95,8 +95,8 @@ def new_database(url: str) -> str:
 
 @pytest.fixture(scope="session", name="postgres_server_url")
 def postgres_server_fixture() -> Iterator[str]:
-    """One server for the whole run (registered in tests/conftest.py): starting one takes
-    a second or two, so every test module takes its own databases on this one
-    (:func:`new_database`) rather than starting its own."""
+    """One server for the whole run, or per xdist worker (registered in tests/conftest.py):
+    starting one takes a second or two, so every test module takes its own databases on
+    this one (:func:`new_database`) rather than starting its own."""
     with postgres_server() as url:
         yield url

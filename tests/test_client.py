@@ -200,6 +200,17 @@ async def test_a_request_to_a_bot_that_stops_reading_times_out() -> None:
         assert 0.3 <= trio.current_time() - started < 2
 
 
+class TaskSteps(trio.abc.Instrument):
+    """Counts the steps of one task: each time it yields, it resumes in a new step."""
+
+    def __init__(self, task: trio.lowlevel.Task) -> None:
+        self.task, self.steps = task, 0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        if task is self.task:
+            self.steps += 1
+
+
 async def test_every_request_yields_to_the_other_tables() -> None:
     ticks = 0
 
@@ -209,14 +220,25 @@ async def test_every_request_yields_to_the_other_tables() -> None:
             ticks += 1
             await trio.lowlevel.checkpoint()
 
-    async with connected(RANDOM) as client, trio.open_nursery() as nursery:
-        nursery.start_soon(other_table)
-        await trio.lowlevel.checkpoint()
-        before = ticks
-        for _ in range(50):
-            await ask(client)
-        assert ticks - before >= 50
-        nursery.cancel_scope.cancel()
+    mine = TaskSteps(trio.lowlevel.current_task())
+    trio.lowlevel.add_instrument(mine)
+    try:
+        async with connected(RANDOM) as client, trio.open_nursery() as nursery:
+            nursery.start_soon(other_table)
+            await trio.lowlevel.checkpoint()
+            before = ticks
+            for _ in range(50):
+                steps = mine.steps
+                await ask(client)
+                assert mine.steps > steps, "a request that never yielded"
+            # Each yield runs the other table once in the batch this task resumes in,
+            # before or after it (trio reverses half its batches): the last such run
+            # may come after this count, even when the bot's replies never kept this
+            # task waiting (a loaded machine).
+            assert ticks - before >= 49
+            nursery.cancel_scope.cancel()
+    finally:
+        trio.lowlevel.remove_instrument(mine)
 
 
 async def test_the_first_move_of_a_lone_bot_records_its_cpu_time() -> None:
