@@ -59,7 +59,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.store.accounts import Accounts
 from arena.store.database import Store
-from tests.marked import cpu_group_of
 from tests.server import bot_archive, start_arena, stop, user_add, wait_status
 
 WARMUP = 5.0
@@ -167,8 +166,6 @@ class Window:
     client_cpu: float
     #: CPU s/s of the arena process's parts (:class:`Sampler`).
     parts: dict[str, float]
-    #: The arena process's cgroup v1 ``cpu`` group ("" if none, "/" at the root).
-    cpu_group: str = ""
 
 
 class Meter:
@@ -189,7 +186,7 @@ class Meter:
         return Window((ladder_games(self.url) - self.games) / wall,
                       (cpu_seconds(self.pid) - self.cpu) / wall,
                       (time.process_time() - self.client) / wall,
-                      parts, cpu_group_of(self.pid))
+                      parts)
 
 
 #: Errors of one request: the connection refused, reset or closed, a bad reply, too slow.
@@ -431,7 +428,6 @@ def main() -> None:
             for label, window in (("alone", alone), ("beside the server", served)):
                 print(f"  CPU s/s {label}: " + ", ".join(
                     f"{name} {value:.2f}" for name, value in window.parts.items()))
-            print(f"  the server's CPU group: {served.cpu_group or 'none'}")
             print("\n".join(report(load, seconds)))
             if args.uploads:
                 print(f"  the round's uploads when its server stopped: "

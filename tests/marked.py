@@ -54,12 +54,3 @@ def stored_keys(db: Path) -> list[tuple[int, int]]:
                                "JOIN tables ON games.table_id = tables.id").fetchall()
     except sqlite3.OperationalError:
         return []
-
-
-def cpu_group_of(pid: int) -> str:
-    """The cgroup v1 ``cpu`` path of process ``pid`` ("" without one)."""
-    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        if "cpu" in controllers.split(","):
-            return path
-    return ""

@@ -20,7 +20,7 @@ import trio
 from arena.runner import cgroups
 from arena.runner.process import BotProcess, BotSpec, start_bot_process
 from arena.runner.sandbox import Limits, Sandbox, SandboxError, resolve
-from tests.marked import bot_processes, cpu_group_of, wait_gone
+from tests.marked import bot_processes, wait_gone
 from tests.pg import new_database
 
 HERE = Path(__file__).resolve().parent
@@ -689,54 +689,3 @@ def test_a_cgroup_v2_group_joins_charges_and_kills(tmp_path: Path) -> None:
         process.wait()
         group.kill()
         group.remove()
-
-
-def test_a_cpu_group_weighs_what_it_is_told_and_is_removed_with_its_stragglers(
-        tmp_path: Path) -> None:
-    """A server's part runs in a CPU group with its weight from the first step of
-    its exec chain; closing the group kills what is left in it and removes it, and
-    the group of a process that died is removed by the next one that looks."""
-    if cgroups.cpu_problem() is not None:  # no cgroup v1 cpu: none is ever made
-        assert cgroups.cpu_group("part", 0) is None
-        return
-    group = cgroups.cpu_group("part", 5, 3)
-    assert group is not None and group.weight() == 3 * cgroups.NICE_WEIGHTS[5] == 1005
-    child = subprocess.Popen(cgroups.join_argv(group, [sys.executable, "-c", textwrap.dedent("""
-        import os, sys, time
-        if os.fork() == 0:  # a straggler, in its own session
-            os.setsid(); time.sleep(60)
-        print("ready", flush=True); time.sleep(60)
-    """)]), stdout=subprocess.PIPE, text=True, start_new_session=True)
-    assert child.stdout is not None and child.stdout.readline() == "ready\n"
-    members = cgroups.BotGroup(1, group.dirs).pids()
-    assert child.pid in members and len(members) == 2
-    assert all(cpu_group_of(pid) == group.folder.removeprefix(f"{cgroups.ROOT}/cpu")
-               for pid in members)
-    child.kill()
-    child.wait()
-    group.close()
-    assert not os.path.exists(group.folder)
-    straggler = next(pid for pid in members if pid != child.pid)
-    deadline = time.monotonic() + 10  # a killed process may still be exiting
-    while running(straggler) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not running(straggler)
-    # A group whose maker died, a process left in it: the next process to make CPU
-    # groups kills that one and removes the group.
-    maker = subprocess.run([sys.executable, "-c", textwrap.dedent("""
-        import subprocess
-        from arena.runner import cgroups
-        group = cgroups.cpu_group("left", 19)
-        sleeper = subprocess.Popen(cgroups.join_argv(group, ["sleep", "60"]),
-                                   start_new_session=True)
-        print(group.folder, group.weight(), sleeper.pid)
-    """)], capture_output=True, text=True, check=True)
-    left, weight, sleeper = maker.stdout.split()
-    assert weight == "15" and left.startswith(f"{cgroups.ROOT}/cpu")
-    subprocess.run([sys.executable, "-c", "from arena.runner import cgroups; "
-                    "assert cgroups.cpu_problem() is None"], check=True)
-    assert not os.path.exists(left)
-    deadline = time.monotonic() + 10
-    while running(int(sleeper)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not running(int(sleeper))

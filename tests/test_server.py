@@ -10,7 +10,6 @@ import json
 import os
 import re
 import stat
-import subprocess
 import sys
 import tarfile
 import time
@@ -24,10 +23,8 @@ import pytest
 import requests
 
 from arena.cli.serve import CHECK_NICE
-from arena.runner import cgroups
 from arena.store.database import Store
 from arena.store.replays import unpack
-from tests.marked import cpu_group_of
 from tests.replay_page import page_facts, seat_files
 from tests.server import (
     BOT_PY,
@@ -501,24 +498,6 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
         for pid in arena_processes(db) + arena_processes(db, "check-uploads"):
             assert os.getsid(pid) == pid, "not in a session of its own"
 
-        def groups_now() -> dict[str, str]:
-            return {part: cpu_group_of(pid) for part in ("ladder", "check-uploads", "serve")
-                    for pid in arena_processes(db, part)}
-
-        wanted = {"serve": "-server", "check-uploads": "-checks"}
-        # A child joins its group in its exec chain, a moment after it is seen.
-        groups = eventually(groups_now, lambda found: cgroups.cpu_problem() is not None or all(
-            found.get(part, "").endswith(end) for part, end in wanted.items()))
-        if cgroups.cpu_problem() is None:  # the server and its checker in groups of their own
-            assert all(groups.get(part, "").endswith(end) for part, end in wanted.items()), \
-                groups
-            assert cgroups.FOLDER not in groups["ladder"], groups  # as when run alone
-            shares = {part: int(Path(f"{cgroups.ROOT}/cpu{groups[part]}/cpu.shares").read_text())
-                      for part in wanted}
-            # -j defaults to the CPU count: the server weighs as the ladder's referee and
-            # a bot per seat of each table, the checks as one process at niceness 10.
-            assert shares == {"serve": cgroups.NICE_WEIGHTS[0] * ((os.cpu_count() or 1) * 2 + 1),
-                              "check-uploads": cgroups.NICE_WEIGHTS[CHECK_NICE]}
         process.kill()  # the server alone, as kill -9 would
         process.wait()
         deadline = time.monotonic() + 60
@@ -526,24 +505,6 @@ def test_the_ladder_and_checker_processes_die_with_a_killed_server(tmp_path: Pat
                 time.monotonic() < deadline:
             time.sleep(0.2)
         assert not arena_processes(db) and not arena_processes(db, "check-uploads")
-        if cgroups.cpu_problem() is None:  # the next arena removes the dead one's groups
-            subprocess.run([sys.executable, "-c", "from arena.runner import cgroups; "
-                            "assert cgroups.cpu_problem() is None"], check=True)
-            assert not any(Path(f"{cgroups.ROOT}/cpu{groups[part]}").exists()
-                           for part in wanted)
-    finally:
-        stop(process)
-
-
-def test_no_cpu_groups_makes_none_and_says_so(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'plain.db'}"
-    process, _ = start_arena(["serve", "--db", db, "--port", "0", "--sandbox", "none",
-                              "--no-cpu-groups"])
-    try:
-        checker = eventually(lambda: arena_processes(db, "check-uploads"), bool)
-        assert "arena: no CPU groups (--no-cpu-groups): the children are only niced" in \
-            log_of(process), log_of(process)
-        assert all(cgroups.FOLDER not in cpu_group_of(pid) for pid in [process.pid, *checker])
     finally:
         stop(process)
 
@@ -676,10 +637,6 @@ while pid > 1:
         if os.path.exists(f"/proc/{pid}/autogroup"):
             with open(f"/proc/{pid}/autogroup") as f:
                 sys.stderr.write(f"its session: {f.read().strip()}\\n")
-        with open(f"/proc/{pid}/cgroup") as f:
-            for line in f:
-                if "cpu" in line.split(":")[1].split(","):
-                    sys.stderr.write(f"its cpu group: {line.split(':', 2)[2].strip()}\\n")
         break
     with open(f"/proc/{pid}/stat") as f:
         pid = int(f.read().rpartition(")")[2].split()[1])
@@ -690,9 +647,7 @@ sys.exit(3)
 def test_an_uploads_check_runs_outside_the_servers_process(site: Site) -> None:
     """The check's referee runs in the checker process (arena check-uploads), not
     in the server's interpreter, where it would take the pages' and the ladder's
-    CPU; the checker's session (its autogroup) is as nice as its processes, and
-    where CPU groups can be made, it and its bots weigh as one process at
-    niceness 10 (cpu.shares 110)."""
+    CPU; the checker's session (its autogroup) is as nice as its processes."""
     reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
         "referee.tar.gz", tar_gz({"bot.toml": MANIFEST.format(name="refereebot", author="x"),
                                   "bot.py": REFEREE_BOT}))})
@@ -704,13 +659,6 @@ def test_an_uploads_check_runs_outside_the_servers_process(site: Site) -> None:
     if Path("/proc/self/autogroup").exists():  # its session niced as its processes
         assert set(re.findall(r"its session: \S+ nice (\d+)", json.dumps(done))) == \
             {str(CHECK_NICE)}, done
-    groups = set(re.findall(r"its cpu group: (\S+?)(?:\\n|\")", json.dumps(done)))
-    if cgroups.cpu_problem() is None:
-        assert len(groups) == 1 and next(iter(groups)).endswith("-checks"), done
-        weight = Path(f"{cgroups.ROOT}/cpu{next(iter(groups))}/cpu.shares").read_text()
-        assert int(weight) == cgroups.NICE_WEIGHTS[CHECK_NICE] == 110
-    else:
-        assert not any(group.endswith("-checks") for group in groups), done
 
 
 def test_uploads_are_rate_limited_per_account(site: Site) -> None:

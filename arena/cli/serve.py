@@ -9,14 +9,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import os
 import shutil
 import signal
 import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,6 @@ from arena.cli.common import (
 )
 from arena.cli.running import until_signal
 from arena.games import game_class, game_names
-from arena.runner import cgroups
 from arena.runner.process import set_autogroup_nice
 from arena.store.accounts import PASSWORD, AccountError, Accounts
 from arena.store.database import DEFAULT_URL, Store
@@ -46,10 +43,8 @@ from arena.store.database import DEFAULT_URL, Store
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
 #: How much nicer than the server its ladders run (``arena serve --ladder-nice``).
 DEFAULT_LADDER_NICE = 0
-#: The niceness of uploads' builds and checks (their referee and bots): they take
-#: a tenth of what a ladder's process would, most of the CPU the pages and the
-#: ladders leave.  Not 19: starved of the CPU, an honest bot could miss its
-#: check's wall-clock handshake while the ladder keeps every core busy.
+#: The niceness of the uploads' checker process (and of its session's autogroup):
+#: its referee takes what the pages and the ladders leave.
 CHECK_NICE = 10
 #: Seconds ``arena submit --wait`` polls a submission's status at most.
 WAIT_SECONDS = 1800.0
@@ -74,12 +69,7 @@ def add_serve(sub: Subparsers) -> None:
                      help="players per ladder table (default 2)")
     srv.add_argument("--ladder-nice", type=int, default=DEFAULT_LADDER_NICE, metavar="N",
                      help=f"the ladders' niceness, 0 to 19 (default {DEFAULT_LADDER_NICE});"
-                          f" uploads' builds and checks run at {CHECK_NICE} (see "
-                          f"docs/server.md: CPU groups where cgroup v1's cpu hierarchy "
-                          f"is writable)")
-    srv.add_argument("--no-cpu-groups", action="store_true",
-                     help="make no CPU groups for the server and its checker (where "
-                          "cgroup v1's cpu hierarchy is writable it does: docs/server.md)")
+                          f" uploads' builds and checks run at {CHECK_NICE} (docs/server.md)")
     srv.add_argument("--open-signup", action="store_true", help="anyone may register")
     srv.add_argument("--private", action="store_true",
                      help="only signed-in users see anything")
@@ -172,33 +162,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
             # Pages first, then the ladders; a check is short and its author waits.
             children.append(ChildProcess.start("the uploads' checker",
                                                check_uploads_argv(args, bot_store),
-                                               CHECK_NICE, None if own is None else "checks"))
+                                               CHECK_NICE))
             for plan in plans:
                 children.append(start_ladder(store, plan, args))
             for child in children:
                 nursery.start_soon(child.watch)
-            if own is not None:  # after the children: they stay out of it
-                try:
-                    own.join(os.getpid())
-                except OSError as exc:
-                    print(f"arena: the server stays out of its CPU group: {exc}",
-                          file=sys.stderr, flush=True)
-            print(f"arena: {cpu_shares(own, children, args.no_cpu_groups)}", file=sys.stderr,
-                  flush=True)
             print(f"arena: serving {mask_passwords(args.db)} on {', '.join(bound)}",
                   file=sys.stderr, flush=True)
             nursery.start_soon(keep_fresh, app_views(app))
 
-    # Pages first: the server's own group weighs as much as its ladders' processes
-    # (a referee, and a bot per seat of each table, each a session of its own).
-    with own_cpu_group(0 if args.no_cpu_groups else
-                       max(1, len(plans) * (args.parallel * args.seats + 1))) as own:
-        try:
-            stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
-        except BaseException as exc:
-            stop_children(children, interrupted=isinstance(exc, KeyboardInterrupt))
-            raise
-        stop_children(children, interrupted=False)
+    try:
+        stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
+    except BaseException as exc:
+        stop_children(children, interrupted=isinstance(exc, KeyboardInterrupt))
+        raise
+    stop_children(children, interrupted=False)
     print(f"arena: server stopped{f' by signal {stopped}' if stopped else ''}", file=sys.stderr)
     return 0
 
@@ -286,25 +264,16 @@ class ChildProcess:
     the uploads' checker), so its referee and the web server never wait for each
     other's interpreter.  It runs in a session of its own: where Linux shares the
     CPU between sessions first (autogroups), the server's work is then not taken
-    from its share.  The checker also runs, where it can, in a CPU group of its
-    own (:func:`~arena.runner.cgroups.cpu_group`) that weighs as one process at
-    its niceness, with all it starts.  Its output is the server's; it gets
-    SIGTERM if the server dies (``setpriv --pdeathsig``)."""
+    from its share.  Its output is the server's; it gets SIGTERM if the server
+    dies (``setpriv --pdeathsig``)."""
 
     name: str
     process: subprocess.Popen[bytes]
-    group: cgroups.CpuGroup | None = None
 
     @classmethod
-    def start(cls, name: str, argv: list[str], nice: int, part: str | None = None
-              ) -> ChildProcess:
+    def start(cls, name: str, argv: list[str], nice: int) -> ChildProcess:
         """Start ``argv`` ``nice`` nicer than the server, in a session of its own
-        (its scheduler autogroup, where Linux has them, as nice) and, given a
-        ``part`` (letters and digits) and where one can be made, in a CPU group
-        for it weighing as one process at that niceness."""
-        group = cgroups.cpu_group(part, nice) if part is not None else None
-        if group is not None:
-            argv = cgroups.join_argv(group, argv)
+        (its scheduler autogroup, where Linux has them, as nice)."""
         if nice:
             argv = ["nice", "-n", str(nice), *argv]
         if shutil.which("setpriv"):
@@ -312,7 +281,7 @@ class ChildProcess:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
         if nice:
             set_autogroup_nice(process.pid, nice)
-        return cls(name, process, group)
+        return cls(name, process)
 
     async def watch(self) -> None:
         """Say so if the process stops while the server goes on."""
@@ -322,8 +291,7 @@ class ChildProcess:
 
 
 def start_ladder(store: Store, plan: Any, args: argparse.Namespace) -> ChildProcess:
-    """The server's ladder of ``plan``'s game: ``arena ladder --resume ID``, in no
-    CPU group: its processes are scheduled as a ladder's run alone."""
+    """The server's ladder of ``plan``'s game: ``arena ladder --resume ID``."""
     tournament_id, new = server_ladder(store, plan)
     argv = [sys.executable, "-m", "arena", "ladder", "--resume", str(tournament_id),
             "--db", args.db, "--no-report", "-j", str(args.parallel),
@@ -334,37 +302,6 @@ def start_ladder(store: Store, plan: Any, args: argparse.Namespace) -> ChildProc
     print(f"arena: {ladder.name} ({'new' if new else 'continued'}) in process "
           f"{ladder.process.pid}", file=sys.stderr, flush=True)
     return ladder
-
-
-@contextlib.contextmanager
-def own_cpu_group(processes: int) -> Iterator[cgroups.CpuGroup | None]:
-    """A CPU group for this process weighing as ``processes`` processes at niceness
-    0, where one can be made and ``processes`` is not 0 (:meth:`~arena.runner.
-    cgroups.CpuGroup.join` it once its children are started, which would start in
-    it); this process is moved back and the group removed after."""
-    group = cgroups.cpu_group("server", 0, processes) if processes else None
-    try:
-        yield group
-    finally:
-        if group is not None:
-            try:
-                group.leave(os.getpid())
-            except OSError:
-                pass  # still in it: a later arena removes it (remove_stale)
-            else:
-                group.close()
-
-
-def cpu_shares(own: cgroups.CpuGroup | None, children: list[ChildProcess],
-               no_groups: bool) -> str:
-    """How the server and its children share the CPU, said once at start."""
-    weights = [f"{child.name} {child.group.weight()}" for child in children
-               if child.group is not None]
-    if own is not None:
-        return (f"CPU groups (cgroup v1 cpu.shares): the server {own.weight()}, "
-                f"{', '.join(weights)}; the ladders in none (as when run alone)")
-    why = "--no-cpu-groups" if no_groups else cgroups.cpu_problem() or "none could be made"
-    return f"no CPU groups ({why}): the children are only niced"
 
 
 def stop_children(children: list[ChildProcess], *, interrupted: bool) -> None:
@@ -386,9 +323,6 @@ def stop_children(children: list[ChildProcess], *, interrupted: bool) -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
-    for child in children:
-        if child.group is not None:
-            child.group.close()
 
 
 # -- arena user add ----------------------------------------------------------------------

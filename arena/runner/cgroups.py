@@ -113,10 +113,10 @@ class BotGroup:
         return done
 
 
-def join_argv(group: BotGroup | CpuGroup, argv: list[str]) -> list[str]:
+def join_argv(group: BotGroup, argv: list[str]) -> list[str]:
     """``argv`` behind a step that moves itself into ``group``, then execs it:
-    every process the bot (or the server's part) ever starts is in the group from
-    its first instruction.  A failed move stops the chain (exit 126)."""
+    every process the bot ever starts is in the group from its first
+    instruction.  A failed move stops the chain (exit 126)."""
     moves = " && ".join(f"echo $$ > {shlex.quote(folder + '/cgroup.procs')}"
                         for folder in group.dirs)
     return ["/bin/sh", "-c", f'{moves} || exit 126; exec "$@"', "sh", *argv]
@@ -275,98 +275,3 @@ def remove_stale(where: Host) -> list[str]:
                 break
             time.sleep(0.01)
     return removed
-
-
-# -- CPU weights of a server's parts -------------------------------------------------
-
-#: The kernel's CFS weight of each niceness from 0 to 19 (``sched_prio_to_weight``):
-#: a process niced so gets this share against 1024 of a process at niceness 0.
-NICE_WEIGHTS = (1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
-                110, 87, 70, 56, 45, 36, 29, 23, 18, 15)
-
-
-@dataclass(frozen=True)
-class CpuGroup:
-    """A cgroup v1 ``cpu`` group with a weight (``cpu.shares``) for one part of a
-    server (the server's own process, its checks) and every process that part
-    starts.
-
-    In a group of its own a part's processes weigh as one against the other
-    parts, whatever their sessions: where Linux shares the CPU between sessions
-    first (autogroups, which apply only outside such groups), every sandboxed bot
-    is a session of its own at niceness 0, so niceness alone cannot make a
-    check's bots yield to the ladder's."""
-
-    folder: str
-
-    @property
-    def dirs(self) -> tuple[str, ...]:
-        return (self.folder,)
-
-    def weight(self) -> int:
-        return int(Path(self.folder, "cpu.shares").read_text())
-
-    def join(self, pid: int) -> None:
-        """Move process ``pid`` (all its threads) into the group."""
-        Path(self.folder, "cgroup.procs").write_text(str(pid))
-
-    def leave(self, pid: int) -> None:
-        """Move process ``pid`` back to the group of the process that made this one."""
-        Path(self.folder).parent.parent.joinpath("cgroup.procs").write_text(str(pid))
-
-    def close(self) -> None:
-        """Kill what is left in the group (its part has stopped) and remove it;
-        gives up after a second (a later arena removes it, :func:`remove_stale`)."""
-        group = BotGroup(1, self.dirs)
-        for _ in range(100):
-            group.kill()
-            if group.remove():
-                return
-            time.sleep(0.01)
-
-
-#: The largest ``cpu.shares`` cgroup v1 takes.
-MAX_SHARES = 262144
-
-
-def cpu_group(part: str, nice: int, processes: int = 1) -> CpuGroup | None:
-    """A new :class:`CpuGroup` named for ``part`` (letters and digits), weighing as
-    ``processes`` processes at niceness ``nice`` (0 to 19); None where this
-    process cannot make one (:func:`cpu_problem` says why)."""
-    folder, _ = _cpu_folder()
-    if folder is None:
-        return None
-    group = CpuGroup(f"{folder}/{_owner_tag(os.getpid())}-{part}")
-    try:
-        os.mkdir(group.folder)
-        Path(group.folder, "cpu.shares").write_text(
-            str(min(MAX_SHARES, NICE_WEIGHTS[nice] * processes)))
-    except OSError:
-        group.close()
-        return None
-    return group
-
-
-def cpu_problem() -> str | None:
-    """Why no :class:`CpuGroup` can be made here, or None when one can."""
-    return _cpu_folder()[1]
-
-
-@functools.cache
-def _cpu_folder() -> tuple[str | None, str | None]:
-    """The folder of this process's CPU groups, or why there is none; groups of
-    dead arenas in it are removed on the way (once per process)."""
-    own = _own_paths().get("cpu")
-    mount = f"{ROOT}/cpu"
-    if own is None or not os.path.exists(f"{mount}/cpu.shares"):
-        return None, "no cgroup v1 cpu hierarchy is mounted (on cgroup v2: niceness only)"
-    folder = f"{mount}{own.rstrip('/')}/{FOLDER}"
-    try:
-        os.makedirs(folder, exist_ok=True)
-        remove_stale(Host(1, (folder,)))
-        probe = f"{folder}/{_owner_tag(os.getpid())}-probe"
-        os.mkdir(probe)
-        os.rmdir(probe)
-    except OSError as exc:
-        return None, f"cannot make a cgroup under {folder}: {exc}"
-    return folder, None
