@@ -46,6 +46,10 @@ DEFAULT_LADDER_NICE = 0
 #: The niceness of the uploads' checker process (and of its session's autogroup):
 #: its referee takes what the pages and the ladders leave.
 CHECK_NICE = 10
+#: The server's interpreter switches threads at least this often (Python's default
+#: is 5 ms): a snapshot computed in a worker thread holds the interpreter lock for
+#: a while, and every request's steps in the event loop wait for it.
+SWITCH_SECONDS = 0.0005
 #: Seconds ``arena submit --wait`` polls a submission's status at most.
 WAIT_SECONDS = 1800.0
 
@@ -172,6 +176,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             nursery.start_soon(keep_fresh, app_views(app))
 
     try:
+        sys.setswitchinterval(SWITCH_SECONDS)
         stopped = trio.run(until_signal, main)  # Ctrl-C raises; SIGTERM, SIGHUP return
     except BaseException as exc:
         stop_children(children, interrupted=isinstance(exc, KeyboardInterrupt))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import anyio
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
@@ -88,6 +89,16 @@ class CachedPages:
         await self.app(scope, receive, send)
 
 
+def drawers(server: Server) -> anyio.CapacityLimiter:
+    """The worker threads that draw kept pages anew: one, so that after a new
+    snapshot (when every kept page is drawn anew) a single thread, not one per
+    page, contends with the event loop for the interpreter lock; meanwhile the
+    pages are served as they were."""
+    if server.drawers is None:  # made in the event loop
+        server.drawers = anyio.CapacityLimiter(1)
+    return server.drawers
+
+
 def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
            ) -> Callable[[Request], Awaitable[Response]]:
     """An endpoint whose response, for a viewer with no session (who then holds
@@ -129,7 +140,8 @@ def cached(build: Callable[[Request, Viewer], Response], *, replay: bool = False
             return shared(page, request.headers.get("if-none-match", ""))
         pages.drawing.add(key)
         try:
-            return await run_in_threadpool(build_in_thread, request)
+            return await anyio.to_thread.run_sync(build_in_thread, request,
+                                                  limiter=drawers(server))
         finally:
             pages.drawing.discard(key)
 

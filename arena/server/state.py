@@ -4,6 +4,7 @@ handler reaches through ``request.app.state.server``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from jinja2 import Environment
 
@@ -37,3 +38,5 @@ class Server:
     queue: SubmissionQueue
     settings: Settings
     templates: Environment
+    #: The threads that draw kept pages anew (:func:`arena.server.common.drawers`).
+    drawers: Any = None
