@@ -4,8 +4,8 @@ handler reaches through ``request.app.state.server``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+import anyio
 from jinja2 import Environment
 
 from arena.server.auth import RateLimit
@@ -39,4 +39,4 @@ class Server:
     settings: Settings
     templates: Environment
     #: The threads that draw kept pages anew (:func:`arena.server.common.drawers`).
-    drawers: Any = None
+    drawers: anyio.CapacityLimiter | None = None

@@ -37,7 +37,6 @@ from sqlalchemy import (
     insert,
     or_,
     select,
-    true,
     update,
 )
 from sqlalchemy.engine import Connection
@@ -519,16 +518,16 @@ class Store:
             rows = session.scalars(select(TournamentRow).where(*where)
                                    .order_by(TournamentRow.id)
                                    .options(selectinload(TournamentRow.tables))).all()
-            # Every tournament's when all are read (no list of ids past SQL's limits).
-            ids = [row.id for row in rows]
-            of = (lambda column: column.in_(ids)) if where else (lambda column: true())
             done = dict(session.execute(
                 select(TableRow.tournament_id, func.count(GameRow.id))
                 .join(GameRow, GameRow.table_id == TableRow.id)
-                .where(of(TableRow.tournament_id)).group_by(TableRow.tournament_id)).all())
+                .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
+                .where(*where).group_by(TableRow.tournament_id)).all())
             secrets: dict[int, list[DealSecretRow]] = {}
-            for secret in session.scalars(select(DealSecretRow).where(
-                    of(DealSecretRow.tournament_id)).order_by(DealSecretRow.first_table)):
+            for secret in session.scalars(
+                    select(DealSecretRow)
+                    .join(TournamentRow, DealSecretRow.tournament_id == TournamentRow.id)
+                    .where(*where).order_by(DealSecretRow.first_table)):
                 secrets.setdefault(secret.tournament_id, []).append(secret)
             return [self._tournament_dict(row, done.get(row.id, 0), secrets.get(row.id, []))
                     for row in rows]
