@@ -23,6 +23,7 @@ import pytest
 import requests
 
 from arena.cli.serve import CHECK_NICE
+from arena.store.accounts import Accounts
 from arena.store.database import Store
 from arena.store.replays import unpack
 from tests.replay_page import page_facts, seat_files
@@ -87,6 +88,21 @@ def test_user_add_prints_a_token_and_a_link_and_refuses_a_name_twice(site: Site)
     bad = arena("user", "add", "no spaces", "--db", site.db)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "Traceback" not in bad.stderr + again.stderr
+
+
+def test_api_tokens_and_password_links_never_look_like_an_option(site: Site) -> None:
+    """``arena submit --token T``: a token starting with ``-`` would be taken for an
+    option (it happened: a random token failed ``arena submit`` one time in 64)."""
+    store = Store(site.db)
+    try:
+        accounts = Accounts(store)
+        user = accounts.user_named("ann")
+        assert user is not None
+        issued = [accounts.issue_token(user.id) for _ in range(50)]
+    finally:
+        store.close()
+    issued += [site.tokens[name] for name in site.tokens]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", token) for token in issued), issued
 
 
 def test_leaderboards_and_games_for_everyone(site: Site) -> None:

@@ -141,8 +141,10 @@ class Accounts:
 
     # -- tokens -----------------------------------------------------------------------
     def issue_token(self, user_id: int, kind: str = API, label: str = "") -> str:
-        """A new secret of ``kind`` for the user; only its digest is stored."""
-        secret = secrets.token_urlsafe(32)
+        """A new secret of ``kind`` for the user; only its digest is stored.  In hex,
+        never starting with ``-``: it is given on command lines (``arena submit
+        --token T``), where such a word would be taken for an option."""
+        secret = secrets.token_hex(32)
         self.store._write(lambda session: session.add(TokenRow(
             user_id=user_id, digest=digest(secret), kind=kind, label=label[:200],
             revoked=False)))
