@@ -235,22 +235,41 @@ class Accounts:
                 OwnerRow.user_id == user_id)))
 
     def claim_name(self, base: str, user_id: int) -> bool:
-        """Make the user the owner of ``base`` unless someone owns it; whether the
-        user owns it now.  A name already stored (``arena bot add``) with no owner
-        stays the organiser's."""
+        """Make the user the owner of ``base`` unless someone owns it, or a name
+        that differs from it only in case; whether the user owns ``base`` now.  A
+        name already stored (``arena bot add``) with no owner, in any case, stays
+        the organiser's."""
+        folded = base.lower()
+
         def work(session: Session) -> bool:
-            holder = session.scalar(select(OwnerRow.user_id).where(OwnerRow.base == base))
+            holder = session.execute(select(OwnerRow.base, OwnerRow.user_id).where(
+                OwnerRow.folded == folded)).first()
             if holder is not None:
-                return bool(holder == user_id)
-            if session.scalar(select(BotRow.id).where(BotRow.base == base).limit(1)):
+                return bool(holder.base == base and holder.user_id == user_id)
+            if session.scalar(select(BotRow.id).where(
+                    func.lower(BotRow.base) == folded).limit(1)):
                 return False
-            session.add(OwnerRow(base=base, user_id=user_id))
+            session.add(OwnerRow(base=base, folded=folded, user_id=user_id))
             return True
 
         try:
             return self.store._write(work)
         except StorageError:  # another request claimed it meanwhile
             return self.owner(base) == user_id
+
+    def release_name(self, base: str, user_id: int) -> None:
+        """Give up the user's claim on ``base`` if no version of it is stored and no
+        other submission of it is under way (a failed first upload claims nothing)."""
+        def work(session: Session) -> None:
+            if session.scalar(select(BotRow.id).where(BotRow.base == base).limit(1)) or \
+                    session.scalar(select(SubmissionRow.id).where(
+                        SubmissionRow.base == base,
+                        SubmissionRow.status.not_in(list(FINAL))).limit(1)):
+                return
+            session.execute(delete(OwnerRow).where(OwnerRow.base == base,
+                                                   OwnerRow.user_id == user_id))
+
+        self.store._write(work)
 
     # -- what changed ------------------------------------------------------------------------
     def activity(self) -> tuple[int, ...]:

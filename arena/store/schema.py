@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import (
     DeclarativeBase,
@@ -188,6 +189,8 @@ class UserRow(Base):
     password: Mapped[str | None] = mapped_column(Text, nullable=True)
     admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    #: A disabled user cannot sign in or use a token; their bots are kept.
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class TokenRow(Base):
@@ -215,14 +218,19 @@ class SessionRow(Base):
                                                 index=True)
     csrf: Mapped[str] = mapped_column(String(64))
     expires: Mapped[float] = mapped_column(Float)
+    #: When it was last used (seconds since the epoch): idle too long, it ends.
+    seen: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class OwnerRow(Base):
     """Who owns a bot name (every version of it): the user who first submitted it."""
 
     __tablename__ = "owners"
+    __table_args__ = (UniqueConstraint("folded", name="uq_owners_folded"),)
     base: Mapped[str] = mapped_column(String(200), primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    #: ``base`` case-folded: ``Hog`` and ``hog`` are one name, owned once.
+    folded: Mapped[str] = mapped_column(String(200))
 
 
 class SubmissionRow(Base):
@@ -241,3 +249,18 @@ class SubmissionRow(Base):
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    #: The check's games as they finish (a list of small dicts), while it runs.
+    progress: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
+
+
+class RateCounterRow(Base):
+    """How many times ``subject`` (an account, an address) did ``kind`` (a sign-in
+    that failed, a sign-up, an upload) in the fixed time ``window`` (its number
+    since the epoch, in the kind's window length).  In the database so that a
+    restarted server, or a second one, keeps counting."""
+
+    __tablename__ = "rate_counters"
+    kind: Mapped[str] = mapped_column(String(40), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(200), primary_key=True)
+    window: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
