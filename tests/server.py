@@ -75,13 +75,15 @@ def log_of(process: subprocess.Popen[str]) -> str:
     return "".join(LOGS.get(process.pid, []))
 
 
-def start_arena(argv: Sequence[str]) -> tuple[subprocess.Popen[str], str | None]:
-    """``arena ARGV`` in its own session, its log drained (a full pipe never blocks
-    it; :func:`log_of` reads it); for ``arena serve`` once it serves, with its base
-    URL."""
-    process = subprocess.Popen([sys.executable, "-m", "arena", *argv], text=True,
+def start_arena(argv: Sequence[str], cwd: Path | None = None
+                ) -> tuple[subprocess.Popen[str], str | None]:
+    """``arena ARGV`` in its own session (in folder ``cwd``: as the ``arena``
+    command runs, the working directory off ``sys.path``), its log drained (a full
+    pipe never blocks it; :func:`log_of` reads it); for ``arena serve`` once it
+    serves, with its base URL."""
+    process = subprocess.Popen([sys.executable, "-P", "-m", "arena", *argv], text=True,
                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                               start_new_session=True, env={**os.environ})
+                               start_new_session=True, env={**os.environ}, cwd=cwd)
     assert process.stderr is not None
     lines = LOGS[process.pid] = []
     try:
@@ -118,12 +120,14 @@ def stop(process: subprocess.Popen[str]) -> None:
 
 
 @contextmanager
-def running_server(db: str, *flags: str, bot_store: Path | None = None) -> Iterator[str]:
-    """``arena serve --db DB FLAGS`` on a free port; yields its base URL."""
+def running_server(db: str, *flags: str, bot_store: Path | None = None,
+                   cwd: Path | None = None) -> Iterator[str]:
+    """``arena serve --db DB FLAGS`` on a free port (in folder ``cwd``); yields its
+    base URL."""
     argv = ["serve", "--db", db, "--port", "0", "--sandbox", "none", *flags]
     if bot_store is not None:
         argv += ["--bot-store", str(bot_store)]
-    process, base = start_arena(argv)
+    process, base = start_arena(argv, cwd)
     assert base is not None
     try:
         yield base

@@ -82,7 +82,7 @@ def seats(db: str) -> list[list[str]]:
 
 @pytest.mark.parametrize(("toml", "needle"), [
     ('command = "x"\ngames = ["five"]', "'name' is required"),
-    ('name = "a b"\ncommand = "x"\ngames = ["five"]', "may hold only letters"),
+    ('name = "a b"\ncommand = "x"\ngames = ["five"]', "is not 1 to 64 letters"),
     ('name = "a"\ngames = ["five"]', "'command' is required"),
     ('name = "a"\ncommand = "x"', "'games' is required"),
     ('name = "a"\ncommand = "x"\ngames = ["chess"]', "unknown game 'chess'"),

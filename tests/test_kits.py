@@ -268,7 +268,7 @@ def test_new_bot_bad_input_is_one_line_and_writes_nothing(
 def test_new_bot_names_the_bot_after_a_usable_directory(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "new-bot", str(tmp_path / "my bot"), "--lang", "c")
-    assert status == 2 and "may hold only letters" in err and err.count("\n") == 1, err
+    assert status == 2 and "starting with a letter or digit" in err and err.count("\n") == 1, err
     status, _, err = run(capsys, "new-bot", str(tmp_path / "no" / "bot"), "--lang", "c")
     assert status == 2 and "no directory" in err and err.count("\n") == 1, err
     assert list(tmp_path.iterdir()) == []

@@ -25,6 +25,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.bots.paths import PathEscape, contained
+from arena.bots.paths import inside as is_inside
 from arena.bots.versions import MANIFEST, BotError, Manifest, read_manifest
 
 #: Copying a zip member: bytes per read.
@@ -91,6 +93,15 @@ def _check_path(name: str, limits: Limits) -> str:
     return clean
 
 
+def _inside(target: Path, name: str, member: str) -> Path:
+    """Where ``name`` is in ``target``, links already unpacked followed;
+    ArchiveError naming ``member`` if that is outside."""
+    try:
+        return contained(target, name)
+    except PathEscape:
+        raise ArchiveError(f"{member!r} points out of the bot's folder") from None
+
+
 def _count(entries: int, limits: Limits) -> None:
     if entries > limits.files:
         raise ArchiveError(f"the archive holds more than {limits.files} entries")
@@ -153,7 +164,9 @@ def _unzip_one(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, to
     """Write one zip entry (a folder, a file streamed within the size limit, or a
     link that stays inside); the running total of bytes unpacked."""
     name = _check_path(info.filename, limits)
-    path = target / name
+    if name == ".":
+        return total
+    path = _inside(target, name, info.filename)
     if info.is_dir():
         path.mkdir(parents=True, exist_ok=True)
         return total
@@ -162,6 +175,8 @@ def _unzip_one(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, to
         link = archive.read(info)[:4096].decode(errors="replace")
         inside = posixpath.normpath(posixpath.join(posixpath.dirname(name), link))
         if link.startswith("/") or inside == ".." or inside.startswith("../"):
+            raise ArchiveError(f"link {info.filename!r} points out of the bot's folder")
+        if not is_inside(target, path.parent / link):  # through links written before
             raise ArchiveError(f"link {info.filename!r} points out of the bot's folder")
         os.symlink(link, path)
         return total

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import protocol
-from arena.bots.versions import MANIFEST, NAME, BotError, Manifest
+from arena.bots.versions import MANIFEST, NAME, NAME_RULE, BotError, Manifest
 from arena.games import game_class, game_names
 
 KITS = Path(__file__).with_name("kits")
@@ -129,8 +129,8 @@ def _target(directory: Path) -> tuple[str, Path]:
     holds anything or its parent does not exist."""
     target = directory.resolve()
     if not NAME.fullmatch(target.name):
-        raise BotError(f"the bot is named after its directory, and {target.name!r} may hold "
-                       f"only letters, digits, '_', '.' and '-'")
+        raise BotError(f"the bot is named after its directory, and {target.name[:80]!r} "
+                       f"is not {NAME_RULE}")
     if target.exists() and not target.is_dir():
         raise BotError(f"{directory} exists and is not a directory")
     if target.is_dir() and any(target.iterdir()):

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.bots.paths import PathEscape, contained, escaping_links
 from arena.games import game_names
 from arena.runner.sandbox import (
     NOBODY,
@@ -45,8 +46,14 @@ if TYPE_CHECKING:
     from arena.runner.process import BotSpec
 
 MANIFEST = "bot.toml"
-#: A bot's name, and a version's: letters, digits, ``_ . -``.
-NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+#: The longest name of a bot, a version or a user: a folder's name on every filesystem.
+NAME_LENGTH = 64
+#: A bot's name, a version's, a user's: a letter or digit first, then letters,
+#: digits, ``_ . -`` (so never ``.`` or ``..``), at most :data:`NAME_LENGTH` long.
+NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.\-]{{0,{NAME_LENGTH - 1}}}")
+#: :data:`NAME` in words, for messages.
+NAME_RULE = (f"1 to {NAME_LENGTH} letters, digits, '_', '.' or '-', starting with a "
+             f"letter or digit")
 #: ``NAME`` or ``NAME@VERSION`` on the command line: a stored bot.
 REFERENCE = re.compile(r"([A-Za-z0-9_.\-]+)(?:@([A-Za-z0-9_.\-]+))?")
 #: Neither fingerprinted nor stored.
@@ -87,8 +94,7 @@ class Manifest:
                 raise BotError(f"{where}: {key!r} is required")
         for key in ("name", "version"):
             if text[key] and not NAME.fullmatch(text[key]):
-                raise BotError(f"{where}: {key} {text[key]!r} may hold only letters, "
-                               f"digits, '_', '.' and '-'")
+                raise BotError(f"{where}: {key} {text[key][:80]!r} is not {NAME_RULE}")
         for key in ("command", "build"):
             _split(text[key], f"{where}: {key}")
         return cls(name=text["name"], command=text["command"], build=text["build"],
@@ -217,12 +223,16 @@ def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
     if any(v.version == version for v in stored_versions):
         raise BotError(f"bot {label} is stored already with other content: give this "
                        f"content a new version in {MANIFEST}")
-    target = bot_store / manifest.name / version
+    try:
+        target = contained(bot_store, manifest.name, version)
+    except PathEscape as exc:
+        raise BotError(f"bot {label}: {exc}") from None
     _check_confined(source, manifest.command, label)
     _copy(source, target)
     try:
         if manifest.build:
             build(target, manifest.build, sandbox, label)
+            _refuse_escaping_links(target, label)
         if check is not None:
             check(label, in_directory(shlex.split(manifest.command), str(target)))
         freeze(target)
@@ -247,6 +257,16 @@ def _check_confined(source: Path, command: str, label: str) -> None:
         if real != root and root not in real.parents:
             raise BotError(f"bot {label}: its command names {word!r}, outside its own "
                            f"directory {source} (a stored bot may use only its own files)")
+
+
+def _refuse_escaping_links(target: Path, label: str) -> None:
+    """BotError if the build left a symbolic link that leads out of the version
+    (a host tool that follows it would read the organiser's files)."""
+    links = escaping_links(target)
+    if links:
+        more = f" (and {len(links) - 1} more)" if len(links) > 1 else ""
+        raise BotError(f"bot {label}: the build left a link {links[0]!r}{more} that leads "
+                       f"outside the bot's folder")
 
 
 def _copy(source: Path, target: Path) -> None:

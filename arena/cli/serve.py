@@ -36,7 +36,7 @@ from arena.cli.common import (
 )
 from arena.cli.running import until_signal
 from arena.games import game_class, game_names
-from arena.runner.process import set_autogroup_nice
+from arena.runner.process import own_module_argv, set_autogroup_nice
 from arena.store.accounts import PASSWORD, AccountError, Accounts
 from arena.store.database import DEFAULT_URL, Store
 
@@ -201,11 +201,12 @@ def uploads_folder(bot_store: Path) -> Path:
 def check_uploads_argv(args: argparse.Namespace, bot_store: Path) -> list[str]:
     """``arena check-uploads`` with the server's database, bot store, check and
     sandbox flags."""
-    return [sys.executable, "-m", "arena", "check-uploads", "--db", args.db,
-            "--bot-store", str(bot_store), "--sandbox", args.sandbox,
-            *(["--check-games", str(args.check_games)] if args.check_games else []),
-            *(f"--limit={limit}" for limit in args.limit),
-            *(f"--pass-env={name}" for name in args.pass_env)]
+    return own_module_argv(
+        "arena", "check-uploads", "--db", args.db, "--bot-store", str(bot_store),
+        "--sandbox", args.sandbox,
+        *(["--check-games", str(args.check_games)] if args.check_games else []),
+        *(f"--limit={limit}" for limit in args.limit),
+        *(f"--pass-env={name}" for name in args.pass_env))
 
 
 # -- arena check-uploads -----------------------------------------------------------------
@@ -298,10 +299,11 @@ class ChildProcess:
 def start_ladder(store: Store, plan: Any, args: argparse.Namespace) -> ChildProcess:
     """The server's ladder of ``plan``'s game: ``arena ladder --resume ID``."""
     tournament_id, new = server_ladder(store, plan)
-    argv = [sys.executable, "-m", "arena", "ladder", "--resume", str(tournament_id),
-            "--db", args.db, "--no-report", "-j", str(args.parallel),
-            *(["--workers", str(args.workers)] if args.workers is not None else []),
-            *(["--cluster", args.cluster] if args.cluster is not None else [])]
+    argv = own_module_argv(
+        "arena", "ladder", "--resume", str(tournament_id), "--db", args.db, "--no-report",
+        "-j", str(args.parallel),
+        *(["--workers", str(args.workers)] if args.workers is not None else []),
+        *(["--cluster", args.cluster] if args.cluster is not None else []))
     ladder = ChildProcess.start(f"ladder {tournament_id} of {plan.game}", argv,
                                 args.ladder_nice)
     print(f"arena: {ladder.name} ({'new' if new else 'continued'}) in process "
@@ -333,11 +335,10 @@ def stop_children(children: list[ChildProcess], *, interrupted: bool) -> None:
 # -- arena user add ----------------------------------------------------------------------
 
 def cmd_user_add(args: argparse.Namespace) -> int:
-    from arena.bots.versions import NAME
+    from arena.bots.versions import NAME, NAME_RULE
 
-    if not NAME.fullmatch(args.name) or len(args.name) > 64:
-        raise UserError(f"a user name is 1 to 64 letters, digits, '_', '.' or '-', "
-                        f"not {args.name!r}")
+    if not NAME.fullmatch(args.name):
+        raise UserError(f"a user name is {NAME_RULE}, not {args.name[:80]!r}")
     accounts = Accounts(open_store(args.db))
     try:
         user = accounts.add_user(args.name, admin=args.admin)

@@ -28,6 +28,7 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -616,6 +617,14 @@ async def start_bot_process(spec: BotSpec, nursery: trio.Nursery,
     await nursery.start(bot._drain_stderr)
     await nursery.start(bot._watch)
     return bot
+
+
+def own_module_argv(module: str, *args: str) -> list[str]:
+    """``python -P -m MODULE ARGS`` with this interpreter: one of the arena's own
+    modules in a child process.  ``-P`` keeps the working directory off
+    ``sys.path``, so that nothing in it (a folder a user's upload could name
+    ``arena``) is ever imported in place of the arena's own code."""
+    return [sys.executable, "-P", "-m", module, *args]
 
 
 def set_autogroup_nice(pid: int, nice: int) -> None:

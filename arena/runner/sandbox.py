@@ -275,7 +275,7 @@ class Sandbox:
         out += _system_mounts()
         out += ["--proc", "/proc", "--dev", "/dev",
                 "--size", str(self.limits.file_size_mb << 20), "--perms", "1777",
-                "--tmpfs", BWRAP_HOME, "--chdir", BWRAP_HOME]
+                "--tmpfs", BWRAP_HOME]
         # After the private /tmp, so a program kept under /tmp stays visible.
         paths = program_paths(argv, directory)
         hidden = Hidden.of(self.hidden)
@@ -284,7 +284,9 @@ class Sandbox:
         if directory is not None:
             # Last, so that it is exactly what the bot may (or, building, must) write.
             out += [*_ancestor_dirs(directory, made), "--bind" if writable else "--ro-bind",
-                    directory, directory, "--chdir", directory]
+                    directory, directory]
+        # Once: bubblewrap warns on stderr ("Only the last --chdir ...") when given twice.
+        out += ["--chdir", directory if directory is not None else BWRAP_HOME]
         chain = [*_redirect(stdout_fd), *argv]
         if os.geteuid() == 0:
             _check_world_readable(paths)

@@ -17,11 +17,10 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-import sys
 
 import trio
 
-from arena.runner.process import set_autogroup_nice
+from arena.runner.process import own_module_argv, set_autogroup_nice
 from arena.store.engine import sqlite_database
 from arena.store.view_jobs import NICE, URL_VARIABLE
 
@@ -43,8 +42,7 @@ async def run_view_builder(url: str, tournament_id: int, *,
     async with trio.open_nursery() as nursery:
         process = await nursery.start(functools.partial(
             trio.run_process,
-            [sys.executable, "-m", "arena.store.view_jobs", str(tournament_id),
-             str(os.getpid())],
+            own_module_argv("arena.store.view_jobs", str(tournament_id), str(os.getpid())),
             env={**os.environ, URL_VARIABLE: url}, stdin=subprocess.DEVNULL, check=False,
             start_new_session=True))
         await trio.to_thread.run_sync(set_autogroup_nice, process.pid, NICE)

@@ -24,7 +24,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from arena.bots.versions import NAME
+from arena.bots.versions import NAME, NAME_RULE
 from arena.games import game_names
 from arena.server.auth import (
     COOKIE,
@@ -285,8 +285,8 @@ async def signup(request: Request) -> Response:
 
 def account_problem(name: str, password: str) -> str | None:
     """Why a new account's name or password is refused, None if they are fine."""
-    if not NAME.fullmatch(name) or len(name) > 64:
-        return "a name is 1 to 64 letters, digits, '_', '.' or '-'"
+    if not NAME.fullmatch(name):
+        return f"a name is {NAME_RULE}"
     if len(password) < MIN_PASSWORD:
         return f"a password has at least {MIN_PASSWORD} characters"
     return None

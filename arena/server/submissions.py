@@ -17,8 +17,10 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.bots.archive import Limits, bot_directory, unpack
+from arena.bots.paths import contained
 from arena.bots.submit import Builder
 from arena.bots.versions import BotError
 from arena.store.accounts import Accounts, Submission, User
@@ -58,18 +60,28 @@ class SubmissionQueue:
                 str(staging), "the archive")) from None
         try:
             if not self.accounts.claim_name(manifest.name, user.id) and not user.admin:
-                raise UploadRefused(f"bot name {manifest.name!r} belongs to another user: "
-                                    f"choose another name in bot.toml", 403)
+                raise UploadRefused(self.taken(manifest.name, user), 403)
             if self.accounts.queued() >= QUEUE_SIZE:
                 submission = self.accounts.add_submission(user.id, manifest.name, filename)
                 self.accounts.update_submission(submission.id, "failed",
                                                 message="the queue is full: upload again later")
                 raise UploadRefused("the server's queue is full: try again later", 503)
             submission = self.accounts.add_submission(user.id, manifest.name, filename)
-            staging.rename(self.folder / str(submission.id))
+            staging.rename(contained(self.folder, str(submission.id)))
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return submission
+
+
+    def taken(self, name: str, user: User) -> str:
+        """Why ``user`` may not upload a bot named ``name``, in one line."""
+        holder = self.accounts.name_holder(name)
+        if holder is not None and holder[0] != name:
+            mine = holder[1] == user.id
+            return (f"bot name {name!r} differs only in case from {holder[0]!r}, which is "
+                    f"{'yours: use that' if mine else 'taken: choose another name'} in "
+                    f"bot.toml")
+        return f"bot name {name!r} belongs to another user: choose another name in bot.toml"
 
 
 @dataclass
@@ -93,22 +105,39 @@ class Checker:
                 self.process(found.id)
 
     def process(self, submission_id: int) -> None:
-        """Build and check one submission, its status stored as it goes."""
-        source = self.folder / str(submission_id)
+        """Build and check one submission, its status stored as it goes; a failed
+        one gives up its claim on a bot name that has no version stored."""
+        source = contained(self.folder, str(submission_id))
         try:
             directory = bot_directory(source)
         except (BotError, OSError) as exc:
-            self.accounts.update_submission(submission_id, "failed", message=str(exc))
+            self.finish(submission_id, "failed", message=str(exc))
             shutil.rmtree(source, ignore_errors=True)
             return
         try:
             outcome = self.builder.run(directory, lambda status: self.accounts.update_submission(
                 submission_id, status))
-            self.accounts.update_submission(
-                submission_id, "passed" if outcome.passed else "failed", label=outcome.label,
-                message=outcome.message, report=outcome.report)
+            self.finish(submission_id, "passed" if outcome.passed else "failed",
+                        label=outcome.label, message=self.scrubbed(outcome.message, source),
+                        report=outcome.report)
         except Exception as exc:  # never leave a submission building forever
-            self.accounts.update_submission(submission_id, "failed",
-                                            message=f"internal error: {exc}")
+            self.finish(submission_id, "failed",
+                        message=self.scrubbed(f"internal error: {exc}", source))
         # Stopped mid-way (Ctrl-C), the folder stays for the next checker.
         shutil.rmtree(source, ignore_errors=True)
+
+    def finish(self, submission_id: int, status: str, **fields: Any) -> None:
+        """Store a submission's final status; a failed one releases its name."""
+        self.accounts.update_submission(submission_id, status, **fields)
+        found = self.accounts.submission(submission_id)
+        if status == "failed" and found is not None:
+            self.accounts.release_name(found.base, found.user_id)
+
+    def scrubbed(self, message: str, source: Path) -> str:
+        """``message`` without the server's own folders: the upload's is "the
+        upload", the bot store's "the bot store"."""
+        for folder, words in ((source, "the upload"), (self.builder.bot_store, "the bot store"),
+                              (self.folder, "the uploads")):
+            for form in {str(folder), str(folder.resolve())}:
+                message = message.replace(form + "/", "").replace(form, words)
+        return message

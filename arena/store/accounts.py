@@ -234,6 +234,19 @@ class Accounts:
             return sorted(session.scalars(select(OwnerRow.base).where(
                 OwnerRow.user_id == user_id)))
 
+    def name_holder(self, base: str) -> tuple[str, int | None] | None:
+        """The name, as owned or stored, that ``base`` is in any case, and its
+        owner's id (None: the organiser's); None if nobody holds it."""
+        folded = base.lower()
+        with self._read() as session:
+            owned = session.execute(select(OwnerRow.base, OwnerRow.user_id).where(
+                OwnerRow.folded == folded)).first()
+            if owned is not None:
+                return owned.base, owned.user_id
+            stored = session.scalar(select(BotRow.base).where(
+                func.lower(BotRow.base) == folded).limit(1))
+            return None if stored is None else (stored, None)
+
     def claim_name(self, base: str, user_id: int) -> bool:
         """Make the user the owner of ``base`` unless someone owns it, or a name
         that differs from it only in case; whether the user owns ``base`` now.  A
