@@ -24,6 +24,7 @@ import trio
 from arena.bots.archive import ArchiveError, unpack
 from arena.bots.paths import PathEscape, contained, escaping_links
 from arena.bots.versions import NAME_LENGTH, BotError, Manifest
+from arena.runner.process import BotProcess, BotSpec, start_bot_process
 from arena.runner.sandbox import Sandbox
 from tests.server import (
     BOT_PY,
@@ -37,7 +38,7 @@ from tests.server import (
     user_add,
     wait_status,
 )
-from tests.test_sandbox import bot_script, run_to_exit
+from tests.test_sandbox import bot_script
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 #: What a planted package does when imported: leaves this file in the working directory.
@@ -233,9 +234,20 @@ def test_the_checkers_messages_show_no_server_paths(site: Site) -> None:
 
 # -- the sandbox ---------------------------------------------------------------------------------
 
+async def run_in_directory(command: str, directory: Path) -> BotProcess:
+    """A bot started in its own directory, as a stored version is, run to its exit."""
+    async with trio.open_nursery() as nursery:
+        bot = await start_bot_process(BotSpec("probe", command, str(directory)), nursery,
+                                      Sandbox("bwrap"))
+        with trio.fail_after(20):
+            await bot.wait()
+        await bot.aclose()
+    return bot
+
+
 def test_a_sandboxed_bots_stderr_starts_with_its_own_words(tmp_path: Path) -> None:
     command = bot_script(tmp_path, "import sys\nsys.stderr.write('mine\\n')\n")
-    bot = trio.run(run_to_exit, command, Sandbox("bwrap"))
+    bot = trio.run(run_in_directory, command, tmp_path)
     assert bot.stderr.text() == "mine\n"
 
 
