@@ -22,7 +22,6 @@ from arena.server.pages import (
     PAGE_ROWS,
     accept_upload,
     game_filters,
-    refuse_oversized,
     retire_version,
 )
 from arena.store.accounts import Submission
@@ -117,7 +116,6 @@ async def submit(request: Request) -> Response:
     """``POST /api/submissions``: a multipart upload with the archive as ``archive``."""
     who = await run_in_threadpool(_bearer, request)
     limit = server_of(request).queue.limits.archive_bytes
-    refuse_oversized(request, limit)
     form = await request.form(max_files=1, max_fields=5)
     return await accept_upload(request, who, form.get("archive"), limit, None)
 

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from arena.server import api, pages
+from arena.server.bodies import BodyLimit
 from arena.server.common import TEMPLATES, CachedPages, server_of
 from arena.server.state import Server, Settings
 from arena.server.submissions import SubmissionQueue
@@ -34,6 +35,8 @@ from reports.templating import TEMPLATES as REPORT_TEMPLATES
 from reports.templating import environment as report_environment
 
 log = logging.getLogger("arena.server")
+#: Seconds a connection may send nothing while the server waits to read from it.
+READ_SECONDS = 60
 
 
 def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -> Starlette:
@@ -46,7 +49,8 @@ def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(report_environment().filters)
     app = Starlette(routes=[*api.routes(), *pages.routes()],
-                    middleware=[Middleware(CachedPages)],
+                    middleware=[Middleware(BodyLimit, archive_bytes=queue.limits.archive_bytes),
+                                Middleware(CachedPages)],
                     exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.server = Server(accounts, Views(accounts.store, accounts), queue, settings, env)
     return app
@@ -97,5 +101,6 @@ async def serve(app: Any, host: str, port: int, *,
     config.accesslog = None
     config.errorlog = "-"
     config.graceful_timeout = 2.0
+    config.read_timeout = READ_SECONDS
     await hypercorn_serve(app, config, shutdown_trigger=shutdown,
                           task_status=task_status)

@@ -58,8 +58,6 @@ STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
           "replay.css": REPORT_TEMPLATES / "replay.css",
           "replay.js": REPORT_TEMPLATES / "replay.js"}
 LIVE_JS = "live.js"
-#: Bytes of an upload's body besides the archive: its other form fields, the boundaries.
-FORM_OVERHEAD = 64 * 1024
 #: Seconds a signed-out session (a form's CSRF token) lasts.
 SIGNED_OUT_SECONDS = 3600.0
 #: Faults with their stderr shown on an owner's bot page.
@@ -370,18 +368,9 @@ async def revoke_token(request: Request) -> Response:
     return RedirectResponse("/account", 303)
 
 
-def refuse_oversized(request: Request, limit: int) -> None:
-    """413 before the body is read when its declared length is over the archive
-    limit (plus room for the form's other fields)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit + FORM_OVERHEAD:
-        raise HTTPException(413, f"the archive is larger than {limit} bytes")
-
-
 async def upload(request: Request) -> Response:
     server = server_of(request)
     limit = server.queue.limits.archive_bytes
-    refuse_oversized(request, limit)
     form = await request.form(max_files=1, max_fields=5)
     who = await run_in_threadpool(_signed_in_viewer, request)
     check_csrf(who, form.get("csrf"))
