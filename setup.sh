@@ -5,6 +5,7 @@
 #
 #   bubblewrap   the bot sandbox (bwrap)
 #   util-linux   prlimit and setpriv, which apply the bots' limits
+#   libseccomp2  the bots' seccomp filter (built by pyseccomp, loaded by bubblewrap)
 #   postgresql   (tests) a real PostgreSQL server the tests start themselves
 #   chromium, chromium-driver   (tests) headless Chromium and its WebDriver, for the
 #                report's browser tests (tests/test_browser.py)
@@ -15,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-want=(bubblewrap util-linux)
+want=(bubblewrap util-linux libseccomp2)
 if [ "${1:-}" = test ]; then
     want+=(postgresql chromium chromium-driver gcc libmsgpack-dev nodejs npm)
 fi

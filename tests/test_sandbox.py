@@ -272,8 +272,9 @@ def arena_cli(*args: str, path: str | None = None) -> subprocess.CompletedProces
 def test_sandbox_check_reports_every_protection() -> None:
     proc = arena_cli("sandbox-check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    checks = [line for line in proc.stdout.splitlines() if line.startswith("  ")]
-    assert len(checks) >= 8 and all(line.split()[0] == "ok" for line in checks), proc.stdout
+    report = proc.stdout.split("seccomp filter (EPERM):")[0]  # then the filter's list
+    checks = [line for line in report.splitlines() if line.startswith("  ")]
+    assert len(checks) >= 9 and all(line.split()[0] == "ok" for line in checks), proc.stdout
     proc = arena_cli("sandbox-check", "--sandbox", "none")
     assert proc.returncode == 1
     assert "MISSING  no network" in proc.stdout

@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
-from arena.runner import cgroups
+from arena.runner import cgroups, seccomp
 from arena.runner.cgroups import BotGroup, join_argv
 
 SandboxKind = Literal["bwrap", "none"]
@@ -141,6 +141,8 @@ class Launch:
     options: bytes = b""
     #: The bot's niceness (``nice -n``) above the arena's, 0: as the arena's.
     nice: int = 0
+    #: The seccomp filter bubblewrap loads before it runs the bot (a BPF program).
+    seccomp: bytes = b""
 
     @contextlib.contextmanager
     def command(self) -> Iterator[tuple[list[str], tuple[int, ...]]]:
@@ -148,12 +150,13 @@ class Launch:
         (``pass_fds``); they are closed when the block ends."""
         argv, fds = list(self.argv), []
         try:
-            if self.options:
-                fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
-                fds.append(fd)
-                os.write(fd, self.options)
-                os.lseek(fd, 0, os.SEEK_SET)
-                argv[1:1] = ["--args", str(fd)]
+            for option, data in (("--seccomp", self.seccomp), ("--args", self.options)):
+                if data:
+                    fd = os.memfd_create(f"bwrap{option}", os.MFD_CLOEXEC)
+                    fds.append(fd)
+                    os.write(fd, data)
+                    os.lseek(fd, 0, os.SEEK_SET)
+                    argv[1:1] = [option, str(fd)]
             if self.cgroup is not None:
                 argv = join_argv(self.cgroup, argv)
             if self.nice:
@@ -241,7 +244,7 @@ class Sandbox:
                 options, chain = self._bwrap_argv(argv, env, directory, writable, stdout_fd)
                 data = b"".join(os.fsencode(word) + b"\0" for word in options)
                 return Launch(["bwrap", *chain], env, "/", None, marker, group, data,
-                              self.nice)
+                              self.nice, _seccomp_program())
             scratch = _make_scratch(scratch_root)
             env.update(HOME=scratch, TMPDIR=scratch)
             processes = self.limits.processes + _processes_of_user()
@@ -301,6 +304,13 @@ class Sandbox:
         return out, ["prlimit", *self.limits.prlimit_args(), "--", *chain]
 
 
+def _seccomp_program() -> bytes:
+    try:
+        return seccomp.program()
+    except seccomp.SeccompError as exc:
+        raise SandboxError(str(exc)) from None
+
+
 def _redirect(stdout_fd: int | None) -> list[str]:
     """The exec step that makes ``stdout_fd`` the bot's stdout (and closes it)."""
     if stdout_fd is None:
@@ -348,7 +358,10 @@ def _probe_bwrap() -> str | None:
 
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (apt-get install bubblewrap)"
-    probe = Sandbox("bwrap").launch(["true"])
+    try:
+        probe = Sandbox("bwrap").launch(["true"])
+    except SandboxError as exc:
+        return str(exc)
     try:
         with probe.command() as (argv, fds):
             done = subprocess.run(argv, env=probe.env, cwd=probe.cwd, capture_output=True,

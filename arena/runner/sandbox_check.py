@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from arena.runner import cgroups
+from arena.runner import cgroups, seccomp
 from arena.runner.sandbox import Limits, Sandbox, SandboxError, bwrap_problem, resolve
 
 PROBE = r"""
@@ -29,6 +29,26 @@ def attempt(action):
 def write():
     with open(os.path.join(os.environ.get("HOME", "/nonexistent"), "probe"), "w") as f:
         f.write("x")
+def refused(action):
+    try:
+        action()
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+def evict():
+    fd = os.open(sys.executable, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+def probe_cache():
+    fd = os.open(sys.executable, os.O_RDONLY)
+    try:
+        os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT)
+    finally:
+        os.close(fd)
 limits = {name: resource.getrlimit(getattr(resource, "RLIMIT_" + name))[0]
           for name in ("DATA", "CPU", "NPROC", "NOFILE", "FSIZE", "CORE")}
 print(json.dumps({
@@ -40,6 +60,7 @@ print(json.dumps({
     "uid": os.getuid(),
     "env": sorted(os.environ),
     "limits": limits,
+    "side_channels": {"fadvise": refused(evict), "preadv2 RWF_NOWAIT": refused(probe_cache)},
 }))
 """
 
@@ -101,6 +122,10 @@ def checks(sandbox: Sandbox) -> list[Check]:
               ", ".join(map(str, seen["env"]))),
         Check("resource limits", not wrong,
               limits.describe() if not wrong else f"not applied: {', '.join(wrong)}"),
+        Check("seccomp filter (page cache, locked memory, ptrace, perf, keyrings, BPF, "
+              "namespaces, io_uring: the list below)", all(seen["side_channels"].values()),
+              ", ".join(f"{name} {'refused' if no else 'ALLOWED'}"
+                        for name, no in seen["side_channels"].items())),
         Check("cgroup per bot (memory with shared memory and /tmp, processes, CPU time)",
               sandbox.cgroup and cgroups.host() is not None,
               _cgroup_detail(sandbox)),
@@ -127,4 +152,8 @@ def main(choice: str = "auto", limits: Limits | None = None) -> int:
     results = checks(sandbox)
     for check in results:
         print(f"  {'ok     ' if check.ok else 'MISSING'}  {check.name}: {check.detail}")
+    if sandbox.kind == "bwrap":
+        print("seccomp filter (EPERM):")
+        for line in seccomp.describe():
+            print(f"  {line}")
     return 0 if all(c.ok for c in results) else 1
