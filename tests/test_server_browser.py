@@ -188,12 +188,12 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
         until(dave, lambda: dave.execute_script(
             "return document.getElementById('viewer').dataset.step") == "0", "no viewer")
         assert view_options(dave) == ["spectator"]
+        no_console_errors(dave)  # the spectator's replay
         for suffix in ("js", "json"):
             status = dave.execute_async_script(
                 "fetch(arguments[0]).then((r) => arguments[1](r.status))",
                 f"/games/{game['id']}/seat/{seat}.{suffix}")
             assert status == 404, suffix
-        no_console_errors(dave)
 
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
