@@ -9,7 +9,9 @@ only**; nothing any seat held privately is in its HTML or data.  Each seat's vie
 is a separate file, ``game-<id>-seat<N>.js``, which the page's seat selector loads
 (a ``<script>`` element, which works from ``file://``) only when that seat is
 chosen; the page lists its bots and the seat files it may load in
-``<script id="replay-page">``.
+``<script id="replay-page">``.  (The server's replay page, which shares
+``replay.js``, lists instead the URLs of the JSON seat views its viewer may fetch,
+as ``seat_urls``: a server must never answer private data as a script.)
 The organiser decides whether seat views are published:
 ``write_replays(..., seat_views=False)`` writes none, and the selector then offers
 the spectator only.  A report folder holding seat files shows every seat's hidden

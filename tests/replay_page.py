@@ -1,5 +1,6 @@
 """A replay page read as ``replay.js`` reads it: its embedded spectator data, its
-bots and the seat files it lists (static report and server alike)."""
+bots and where its seats' views are (the static report's seat files, the
+server's seat URLs)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,18 @@ def page_data(html: str) -> Any:
 
 
 def page_facts(html: str) -> Any:
-    """The page's bots and the seat files it may load (``<script id="replay-page">``)."""
+    """The page's bots and where its seats' views are (``<script id="replay-page">``)."""
     found = re.search(r'id="replay-page">([^<]*)<', html)
     assert found, "no replay page facts"
     return json.loads(found.group(1))
 
 
 def seat_files(html: str) -> list[str]:
-    """The seat files the page may load."""
+    """The seat files a report's page may load."""
     return list(page_facts(html)["seat_files"])
+
+
+def seat_urls(html: str) -> list[str | None]:
+    """The seat views a server's page may fetch, one entry a seat (None: not the
+    viewer's); none at all for a viewer who may see no seat."""
+    return list(page_facts(html)["seat_urls"])

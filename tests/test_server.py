@@ -26,7 +26,7 @@ from arena.cli.serve import CHECK_NICE
 from arena.store.accounts import Accounts
 from arena.store.database import Store
 from arena.store.replays import unpack
-from tests.replay_page import page_facts, seat_files
+from tests.replay_page import page_facts, seat_urls
 from tests.server import (
     BOT_PY,
     MANIFEST,
@@ -147,7 +147,8 @@ def test_pages_for_everyone_are_kept_and_revalidated_by_their_etag(site: Site) -
 
 def test_unknown_ids_are_404_as_html_or_json(site: Site) -> None:
     for path in ("/games/999999", "/bots/nobody", "/submissions/999999", "/no/such/page",
-                 "/games/1/seat/7.js", "/password/not-a-link", "/static/../arena.db"):
+                 "/games/1/seat/7.json", "/games/1/seat/0.js", "/password/not-a-link",
+                 "/static/../arena.db"):
         reply = site.get(path)
         assert reply.status_code == 404, path
         assert "Traceback" not in reply.text and "<h1>Error 404</h1>" in reply.text, path
@@ -161,8 +162,8 @@ def test_a_spectator_replay_holds_no_seat_view_and_no_seed_of_an_unfinished_one(
         site: Site) -> None:
     game = site.get("/api/games").json()["games"][0]
     page = site.get(f"/games/{game['id']}").text
-    assert seat_files(page) == [] and page_facts(page)["bots"] == game["seats"]
-    assert all(site.get(f"/games/{game['id']}/seat/{seat}.js").status_code == 404
+    assert seat_urls(page) == [] and page_facts(page)["bots"] == game["seats"]
+    assert all(site.get(f"/games/{game['id']}/seat/{seat}.json").status_code == 404
                for seat in range(2))
     # the tournament is finished: its seed may show
     assert game["seed"] is not None and str(game["seed"]) in page
@@ -172,10 +173,11 @@ def test_the_admin_sees_every_seat_view(site: Site) -> None:
     game = site.get("/api/games").json()["games"][0]
     root = sign_in_with_password(site, "root")
     page = root.get(f"{site.base}/games/{game['id']}", timeout=60).text
-    assert len(seat_files(page)) == 2
-    seat = root.get(site.base + seat_files(page)[1], timeout=60)
-    assert seat.status_code == 200 and seat.text.startswith('replaySeat("')
-    assert unpack(seat.text.split('"')[1])["seat"] == 1
+    urls = seat_urls(page)
+    assert len(urls) == 2 and all(urls)
+    seat = root.get(site.base + str(urls[1]), timeout=60)
+    assert seat.status_code == 200 and seat.headers["Content-Type"] == "application/json"
+    assert unpack(seat.json()["view"])["seat"] == 1
 
 
 def test_a_password_link_works_once_and_signing_in_makes_a_new_session(site: Site) -> None:
@@ -389,14 +391,17 @@ def test_another_user_cannot_touch_anns_bot(site: Site, ann_bot: dict[str, objec
     assert check, "the check's games are listed"
     game = check[0]
     seat = game["seats"].index("annbot@1")
-    assert bob_browser.get(f"{site.base}/games/{game['id']}/seat/{seat}.js",
+    assert bob_browser.get(f"{site.base}/games/{game['id']}/seat/{seat}.json",
                            timeout=60).status_code == 404
-    assert site.get(f"/games/{game['id']}/seat/{seat}.js").status_code == 404
+    assert site.get(f"/games/{game['id']}/seat/{seat}.json").status_code == 404
     ann = sign_in_with_password(site, "ann")
-    mine = ann.get(f"{site.base}/games/{game['id']}/seat/{seat}.js", timeout=60)
-    assert mine.status_code == 200 and mine.text.startswith("replaySeat(")
-    # her stderr: shown to her, escaped; never to bob or a spectator
+    mine = ann.get(f"{site.base}/games/{game['id']}/seat/{seat}.json", timeout=60)
+    assert mine.status_code == 200 and unpack(mine.json()["view"])["seat"] == seat
+    # her page offers her seat's view alone
     own = ann.get(f"{site.base}/games/{game['id']}", timeout=60).text
+    assert seat_urls(own) == [f"/games/{game['id']}/seat/{s}.json" if label == "annbot@1"
+                              else None for s, label in enumerate(game["seats"])]
+    # her stderr: shown to her, escaped; never to bob or a spectator
     assert "&lt;script&gt;alert(&#39;stderr&#39;)" in own and "<script>alert('stderr')" not in own
     assert "only the owner sees this" not in bob_browser.get(
         f"{site.base}/games/{game['id']}", timeout=60).text

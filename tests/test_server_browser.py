@@ -3,11 +3,19 @@
 sign up, upload a bot, watch it pass its check and appear on the leaderboard
 without reloading, see its rating over time drawn, open one of its games in its
 own seat's view and in the spectator's; a second browser session, another user,
-cannot see that seat."""
+cannot see that seat.  No page logs an error (a script or style the site's
+Content-Security-Policy refused would be one).  A page of another site (another
+port of 127.0.0.1) can neither read a signed-in user's seat view nor frame
+their account page."""
 
 from __future__ import annotations
 
+import functools
+import http.server
+import sys
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +24,7 @@ import requests
 
 from tests.chromium import chromium
 from tests.pg import new_database, postgres_server
-from tests.server import bot_archive, running_server, user_add, wait_status
+from tests.server import arena, bot_archive, running_server, user_add, wait_status
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -60,15 +68,46 @@ def text(browser: WebDriver, css: str) -> str:
 
 
 def sign_up(browser: WebDriver, base: str, name: str) -> None:
+    browser.get(f"{base}/signin")
+    no_console_errors(browser)
     browser.get(f"{base}/signup")
+    no_console_errors(browser)
     fill(browser, "signup-form", name=name, password=PASSWORD)
     until(browser, lambda: browser.current_url.endswith("/account"), "not signed up")
+    no_console_errors(browser)
 
 
 def no_console_errors(browser: WebDriver) -> None:
+    """Nothing logged as an error since the last look: no failed script or fetch,
+    nothing the Content-Security-Policy refused."""
     errors = [entry["message"] for entry in browser.get_log("browser")
               if entry["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def fetched(browser: WebDriver) -> list[str]:
+    """The URLs the page has fetched since it was loaded."""
+    urls: list[str] = browser.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => e.name)")
+    return urls
+
+
+def view_options(browser: WebDriver) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    return [o.get_attribute("value") or "" for o in
+            browser.find_elements(By.CSS_SELECTOR, ".viewer-select option")]
+
+
+def choose_view(browser: WebDriver, value: str) -> None:
+    """Pick a view in the replay's selector and wait until it shows."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+
+    Select(browser.find_element(By.CSS_SELECTOR, ".viewer-select")).select_by_value(value)
+    until(browser, lambda: browser.execute_script(
+        "return document.getElementById('viewer').dataset.viewer") == value,
+        f"the view {value} did not show: {text(browser, '#viewer .notice')}")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -83,7 +122,6 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
                                                                 tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.select import Select
 
     opponent, _ = user_add(database, "bob")
     archive = tmp_path / "carolbot.tar.gz"
@@ -104,6 +142,7 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
         until(carol, lambda: text(carol, "#status") == "passed",
               f"the check did not pass: {text(carol, 'main')}", SLOW)
         assert carol.execute_script("return window.notReloaded") is True
+        no_console_errors(carol)
         assert wait_status(base, opponent, reply.json()["id"])["status"] == "passed"
 
         carol.get(base)
@@ -130,28 +169,111 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
         games = requests.get(f"{base}/api/games", params={"bot": "carolbot"}, timeout=60)
         game = next(g for g in games.json()["games"] if "bobbot@1" in g["seats"])
         seat = game["seats"].index("carolbot@1")
+        carol.get(f"{base}/games?bot=carolbot")
+        until(carol, lambda: "carolbot@1" in text(carol, "#games-table"), "no games listed")
+        no_console_errors(carol)
         carol.get(f"{base}/games/{game['id']}")
         until(carol, lambda: carol.execute_script(
             "return document.getElementById('viewer').dataset.step") == "0", "no viewer")
-        Select(carol.find_element(By.CSS_SELECTOR, ".viewer-select")).select_by_value(str(seat))
-        until(carol, lambda: carol.execute_script(
-            "return document.getElementById('viewer').dataset.viewer") == str(seat),
-            "carol's seat view did not show")
-        Select(carol.find_element(By.CSS_SELECTOR, ".viewer-select")).select_by_value(
-            "spectator")
-        until(carol, lambda: carol.execute_script(
-            "return document.getElementById('viewer').dataset.viewer") == "spectator",
-            "the spectator's view did not show")
+        # only her own seat is offered; its view is fetched as JSON
+        assert view_options(carol) == ["spectator", str(seat)]
+        choose_view(carol, str(seat))
+        assert f"{base}/games/{game['id']}/seat/{seat}.json" in fetched(carol)
+        choose_view(carol, "spectator")
+        choose_view(carol, str(seat))
         no_console_errors(carol)
 
         sign_up(dave, base, "dave")
         dave.get(f"{base}/games/{game['id']}")
         until(dave, lambda: dave.execute_script(
             "return document.getElementById('viewer').dataset.step") == "0", "no viewer")
-        options = [o.get_attribute("value") for o in
-                   dave.find_elements(By.CSS_SELECTOR, ".viewer-select option")]
-        assert options == ["spectator"]
-        status = dave.execute_async_script(
-            "fetch(arguments[0]).then((r) => arguments[1](r.status))",
-            f"/games/{game['id']}/seat/{seat}.js")
-        assert status == 404
+        assert view_options(dave) == ["spectator"]
+        no_console_errors(dave)  # the spectator's replay
+        for suffix in ("js", "json"):
+            status = dave.execute_async_script(
+                "fetch(arguments[0]).then((r) => arguments[1](r.status))",
+                f"/games/{game['id']}/seat/{seat}.{suffix}")
+            assert status == 404, suffix
+
+
+RANDOM = f"{sys.executable} -m sample_bots.random_bot"
+#: Another site's page: it defines the global a seat script calls, loads the seat
+#: view by <script src> (the old URL and the new) and frames the account page.
+ATTACKER = """<!doctype html>
+<title>another site</title>
+<script>window.stolen = []; window.replaySeat = (text) => window.stolen.push(text);</script>
+<script src="{base}/games/{game}/seat/0.js"></script>
+<script src="{base}/games/{game}/seat/0.json"></script>
+<iframe id="frame" src="{base}/account" width="600" height="400"></iframe>
+"""
+#: Fetch with the browser's cookies, then without reading rights (no-cors): what came back.
+STEAL = """
+const done = arguments[arguments.length - 1];
+const url = arguments[0];
+const got = [];
+fetch(url, {credentials: "include"}).then((r) => r.text()).then(
+    (t) => got.push("cors:" + t), (e) => got.push("cors refused"))
+  .then(() => fetch(url, {credentials: "include", mode: "no-cors"}))
+  .then((r) => r.text()).then((t) => got.push("no-cors:" + t), (e) => got.push("no-cors refused"))
+  .then(() => done(got));
+"""
+
+
+@contextmanager
+def another_site(folder: Path) -> Iterator[str]:
+    """A plain HTTP server on another port of 127.0.0.1 serving ``folder``; its URL."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_another_site_cannot_read_a_seat_view_or_frame_the_account_page(
+        tmp_path: Path) -> None:
+    """An admin signed in: every seat of every game is theirs to see, on the site;
+    a page on another port of the same host (the same site to the browser, so
+    its SameSite=Lax cookie goes along) gets none of it."""
+    from selenium.webdriver.common.by import By
+
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    played = arena("tournament", "-g", "five", "-k", "2", "-n", "2", "--sandbox", "none",
+                   "-j", "1", "-b", f"org1={RANDOM}", "-b", f"org2={RANDOM}", "--db", db)
+    assert played.returncode == 0, played.stderr
+    _, link = user_add(db, "root", "--admin")
+    with running_server(db) as base, chromium() as root:
+        game = requests.get(f"{base}/api/games", timeout=60).json()["games"][0]["id"]
+        root.get(link.replace("http://127.0.0.1:8000", base))
+        fill(root, "password-form", password=PASSWORD)
+        until(root, lambda: root.current_url.endswith("/account"), "not signed in")
+        no_console_errors(root)
+
+        # on the site: the admin's replay shows either seat, fetched as JSON
+        root.get(f"{base}/games/{game}")
+        until(root, lambda: root.execute_script(
+            "return document.getElementById('viewer').dataset.step") == "0", "no viewer")
+        assert view_options(root) == ["spectator", "0", "1"]
+        for value in ("1", "spectator", "0", "1"):
+            choose_view(root, value)
+        assert f"{base}/games/{game}/seat/0.json" in fetched(root)
+        no_console_errors(root)
+
+        (tmp_path / "attacker.html").write_text(ATTACKER.format(base=base, game=game))
+        with another_site(tmp_path) as elsewhere:
+            root.get(f"{elsewhere}/attacker.html")
+            until(root, lambda: root.execute_script(
+                "return document.readyState") == "complete", "the page did not load")
+            assert root.execute_script("return window.stolen") == []
+            got = root.execute_async_script(STEAL, f"{base}/games/{game}/seat/0.json")
+            # no CORS header: unreadable; Cross-Origin-Resource-Policy: not even opaque
+            assert got == ["cors refused", "no-cors refused"], got
+            logged = " ".join(entry["message"] for entry in root.get_log("browser"))
+            assert "frame-ancestors" in logged or "X-Frame-Options" in logged, logged
+            root.switch_to.frame(root.find_element(By.ID, "frame"))
+            assert not root.find_elements(By.ID, "upload-form"), "the account page was framed"
+            assert "root" not in root.find_element(By.TAG_NAME, "body").text
+            root.switch_to.default_content()

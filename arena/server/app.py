@@ -5,7 +5,8 @@ queued here: ``arena check-uploads`` builds and checks them in another process.
 
 Every error is an HTML page, or under ``/api/`` a JSON body ``{"error": ...,
 "status": ...}``, with its status code; never a traceback.  Unknown ids are 404
-whether they exist for someone else or not.
+whether they exist for someone else or not.  Every response carries the
+security headers of :mod:`arena.server.headers`.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.types import ASGIApp
 
 from arena.server import api, pages
 from arena.server.bodies import BodyLimit
 from arena.server.common import TEMPLATES, CachedPages, server_of
+from arena.server.headers import SecurityHeaders
 from arena.server.state import Server, Settings
 from arena.server.submissions import SubmissionQueue
 from arena.server.views import GENERATION_SECONDS, MIN_REFRESH, REFRESH_FACTOR, Views
@@ -39,6 +42,16 @@ log = logging.getLogger("arena.server")
 READ_SECONDS = 60
 
 
+class Site(Starlette):
+    """Starlette with :class:`~arena.server.headers.SecurityHeaders` outside its
+    whole stack: Starlette's own outermost middleware answers a handler's
+    exception with the 500 page, so a middleware in the ``middleware`` list would
+    miss that response."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
+
+
 def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -> Starlette:
     """The application over ``accounts``' database; ``queue`` takes uploads (and
     ``arena check-uploads`` beside it checks them).  Run
@@ -48,10 +61,10 @@ def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -
         {"report": FileSystemLoader(REPORT_TEMPLATES)})]), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(report_environment().filters)
-    app = Starlette(routes=[*api.routes(), *pages.routes()],
-                    middleware=[Middleware(BodyLimit, archive_bytes=queue.limits.archive_bytes),
-                                Middleware(CachedPages)],
-                    exception_handlers={HTTPException: http_error, Exception: server_error})
+    app = Site(routes=[*api.routes(), *pages.routes()],
+               middleware=[Middleware(BodyLimit, archive_bytes=queue.limits.archive_bytes),
+                           Middleware(CachedPages)],
+               exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.server = Server(accounts, Views(accounts.store, accounts), queue, settings, env)
     return app
 

@@ -51,13 +51,14 @@ from arena.store.accounts import PASSWORD, AccountError, User
 from arena.store.database import CHECK_KIND
 from reports.render import latest_checks
 from reports.replay import TEMPLATES as REPORT_TEMPLATES
-from reports.replay import seat_script
 
 #: Files under /static/: the report's stylesheet and replay viewer, the live-page poller.
 STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
           "replay.css": REPORT_TEMPLATES / "replay.css",
           "replay.js": REPORT_TEMPLATES / "replay.js"}
 LIVE_JS = "live.js"
+#: Static files are the same for everyone: kept, and asked again each time.
+STATIC_HEADERS = {"Cache-Control": "no-cache"}
 #: Seconds a signed-out session (a form's CSRF token) lasts.
 SIGNED_OUT_SECONDS = 3600.0
 #: Faults with their stderr shown on an owner's bot page.
@@ -78,10 +79,11 @@ def render(request: Request, who: Viewer, name: str, status: int = 200, *,
 def static(request: Request) -> Response:
     name = request.path_params["name"]
     if name == LIVE_JS:
-        return FileResponse(TEMPLATES / LIVE_JS, media_type="text/javascript")
+        return FileResponse(TEMPLATES / LIVE_JS, media_type="text/javascript",
+                            headers=STATIC_HEADERS)
     if name not in STATIC:
         raise HTTPException(404, f"no file {name!r}")
-    return FileResponse(STATIC[name])
+    return FileResponse(STATIC[name], headers=STATIC_HEADERS)
 
 
 # -- what everyone sees ----------------------------------------------------------------
@@ -169,20 +171,30 @@ def game(request: Request, who: Viewer) -> Response:
     stored, views = replayed
     snap = server.views.snapshot()
     own = owned_seats(request, who, stored.seats, snap.bases)
-    urls = [f"/games/{game_id}/seat/{seat}.js" for seat in range(len(stored.seats))] \
-        if own else []
+    # one entry a seat, null for a seat the viewer may not see: the picker offers the others
+    urls = [seat_url(game_id, seat) if seat in own else None
+            for seat in range(len(stored.seats))] if own else []
     faulted: dict[int, list[str]] = {}
     for fault in stored.faults:
         faulted.setdefault(fault["seat"], []).append(fault["kind"])
     return render(request, who, "game.html", active="games", g=stored, own_seats=own,
                   seed_shown=snap.finished(stored.tournament_id), replayed=views.replayed,
-                  data=views.spectator, seat_files=urls, bases=snap.bases, faulted=faulted,
+                  data=views.spectator, seat_urls=urls, bases=snap.bases, faulted=faulted,
                   stderr=views.context["stderr"], reveal=views.context["reveal"],
                   events=views.context["events"])
 
 
+def seat_url(game_id: int, seat: int) -> str:
+    """Where a seat's view of a game is fetched (:func:`seat_view`)."""
+    return f"/games/{game_id}/seat/{seat}.json"
+
+
 def seat_view(request: Request) -> Response:
-    """One seat's view of a game, for the owner of the bot in that seat (else 404)."""
+    """One seat's view of a game, for the owner of the bot in that seat or an admin
+    (else 404): JSON ``{"game": ID, "seat": N, "view": PACKED}``, the view packed
+    as the replay page's (deflated JSON in base64), never stored (no-store, as
+    every response that does not say otherwise).  JSON, not a script, so that
+    no page of another site can run it with the viewer's cookie."""
     who = viewer(request)
     server = server_of(request)
     game_id, seat = request.path_params["game_id"], request.path_params["seat"]
@@ -193,8 +205,7 @@ def seat_view(request: Request) -> Response:
     if seat not in owned_seats(request, who, stored.seats, server.views.snapshot().bases) \
             or seat >= len(views.seats):
         raise HTTPException(404, f"no seat view {seat} of game {game_id}")
-    return Response(seat_script(views.seats[seat]), media_type="text/javascript",
-                    headers={"Cache-Control": "private, no-store"})
+    return JSONResponse({"game": game_id, "seat": seat, "view": views.seats[seat]})
 
 
 # -- signing in, up and out ----------------------------------------------------------------
@@ -432,7 +443,7 @@ def routes() -> list[Route]:
         Route("/bots/{base}/retire", retire, methods=["POST"]),
         Route("/games", cached(games)),
         Route("/games/{game_id:int}", cached(game, replay=True)),
-        Route("/games/{game_id:int}/seat/{seat:int}.js", seat_view),
+        Route("/games/{game_id:int}/seat/{seat:int}.json", seat_view),
         Route("/signin", signin_page),
         Route("/signin", signin, methods=["POST"]),
         Route("/signup", signup_page),

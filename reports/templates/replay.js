@@ -1,9 +1,14 @@
 /* Five Arena replay viewer, shared by every replay page (plain ES2017, no libraries).
  *
  * A page embeds the spectator's view of its game in <script id="replay-data">,
- * and its bots and the seat files it may load in <script id="replay-page"> (JSON);
- * a seat's view is such a file, loaded only when that seat is chosen, which
- * calls replaySeat().  Both views are deflated JSON in base64, built by
+ * and its bots and where each seat's view is in <script id="replay-page"> (JSON,
+ * data the page never runs), one entry a seat, null for a seat not offered:
+ *  - "seat_files" (the static report): a script calling replaySeat(), loaded by a
+ *    <script> element, which works from file:// (a fetch of a file does not);
+ *  - "seat_urls" (the server): JSON {"seat": N, "view": ...}, fetched with the
+ *    viewer's cookie; the server answers only a seat's owner, and never a script.
+ * A seat's view is loaded only when that seat is chosen.  Both views are
+ * deflated JSON in base64, built by
  * arena/store/replays.py (see "compact encoding" there): per position the
  * decisions shown, the changed observation fields and the events as text lines.
  */
@@ -302,6 +307,7 @@
 
   function show(next) {  // switch views, keeping to the same point of the game
     const at = view ? view.positions[index].page : 0;
+    ui.notice.hidden = true;
     view = next;
     if (!view.layout) view.layout = layout(view);
     ui.slider.max = view.positions.length - 1;
@@ -315,18 +321,27 @@
     if (value === "spectator") return show(views.spectator);
     const seat = Number(value);
     if (views[seat]) return show(views[seat]);
+    if (page.seat_urls) return fetchSeat(seat);
     const script = document.createElement("script");
     script.src = page.seat_files[seat];
     script.onerror = () => notice("Seat " + seat + "'s view is not published with this report.");
     document.head.append(script);  // the file calls replaySeat(), which shows it
   }
 
-  window.replaySeat = function (text) {
+  function fetchSeat(seat) {
+    fetch(page.seat_urls[seat], {credentials: "same-origin"}).then((reply) => {
+      if (!reply.ok) throw new Error("the server answered " + reply.status);
+      return reply.json();
+    }).then((body) => seatArrived(body.view))
+      .catch((error) => notice("Seat " + seat + "'s view could not be fetched: " + error.message));
+  }
+
+  function seatArrived(text) {  // a seat's packed view: shown if its seat is still chosen
     inflate(text).then((data) => {
       views[data.seat] = seatView(data);
       if (ui.select.value === String(data.seat)) show(views[data.seat]);
     }).catch((error) => notice("This seat's view could not be read: " + error));
-  };
+  }
 
   function notice(text) {
     ui.notice.textContent = text;
@@ -358,8 +373,8 @@
     root.dataset.speed = speed;
     ui.select = el("select", "viewer-select", new Option("Spectator", "spectator"));
     ui.select.setAttribute("aria-label", "Whose view");
-    (page.seat_files || []).forEach((_, seat) => {
-      ui.select.append(new Option("Seat " + seat + " · " + page.bots[seat], String(seat)));
+    (page.seat_urls || page.seat_files || []).forEach((where, seat) => {
+      if (where) ui.select.append(new Option("Seat " + seat + " · " + page.bots[seat], String(seat)));
     });
     ui.select.addEventListener("change", () => choose(ui.select.value));
     ui.notice = el("p", "notice");
@@ -402,6 +417,7 @@
     page = await inflate(source.textContent);
     const facts = document.getElementById("replay-page");
     Object.assign(page, facts ? JSON.parse(facts.textContent) : {bots: [], seat_files: []});
+    if (!page.seat_urls) window.replaySeat = seatArrived;  // what a report's seat file calls
     views.spectator = spectatorView();
     build();
     show(views.spectator);
