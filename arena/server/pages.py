@@ -256,12 +256,11 @@ async def verify(request: Request, account: str, user: User | None, password: st
     try:
         matches = await server.settings.hashers.run(
             password_matches, user.password if user else None, password)
-    except HTTPException:
-        matches = True
+    except HTTPException:  # too busy: nothing was verified
+        await run_in_threadpool(server.accounts.limits.give_back, *counted)
         raise
-    finally:
-        if matches:
-            await run_in_threadpool(server.accounts.limits.give_back, *counted)
+    if matches:
+        await run_in_threadpool(server.accounts.limits.give_back, *counted)
     return user is not None and matches
 
 
