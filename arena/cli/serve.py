@@ -56,7 +56,7 @@ WAIT_SECONDS = 1800.0
 
 
 def add_serve(sub: Subparsers) -> None:
-    """``arena serve``, ``arena user add`` and ``arena submit``."""
+    """``arena serve``, ``arena check-uploads``, ``arena user ...`` and ``arena submit``."""
     srv = sub.add_parser("serve", help="the competition server: accounts, uploads, live "
                                        "leaderboards and replays (docs/server.md)",
                          description="Serves the site and its HTTP API with Hypercorn on "
