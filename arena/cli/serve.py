@@ -1,7 +1,8 @@
 """``arena serve`` (the competition server, its uploads' builds and checks in a
 child process, optionally ladders in child processes), ``arena check-uploads``
 (that child), ``arena user add`` (an account, its API token and a one-time link to
-set its password) and ``arena submit`` (pack a bot directory, upload it, print
+set its password), ``arena user reset / disable / enable / tokens`` (an account's
+lifecycle) and ``arena submit`` (pack a bot directory, upload it, print
 its version and status).  See docs/server.md."""
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from arena.cli.common import (
 from arena.cli.running import until_signal
 from arena.games import game_class, game_names
 from arena.runner.process import own_module_argv, set_autogroup_nice
-from arena.store.accounts import PASSWORD, AccountError, Accounts
+from arena.store.accounts import PASSWORD, AccountError, Accounts, User
 from arena.store.database import DEFAULT_URL, Store
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
@@ -55,7 +56,7 @@ WAIT_SECONDS = 1800.0
 
 
 def add_serve(sub: Subparsers) -> None:
-    """``arena serve``, ``arena user add`` and ``arena submit``."""
+    """``arena serve``, ``arena check-uploads``, ``arena user ...`` and ``arena submit``."""
     srv = sub.add_parser("serve", help="the competition server: accounts, uploads, live "
                                        "leaderboards and replays (docs/server.md)",
                          description="Serves the site and its HTTP API with Hypercorn on "
@@ -103,17 +104,7 @@ def add_serve(sub: Subparsers) -> None:
     add_sandbox_flags(checks)
     checks.set_defaults(run=cmd_check_uploads)
 
-    user = sub.add_parser("user", help="server accounts: arena user add NAME")
-    commands = user.add_subparsers(dest="user_command", required=True, metavar="add",
-                                   parser_class=type(user))
-    add = commands.add_parser("add", help="create an account: prints its API token and a "
-                                          "one-time link to set its password")
-    add.add_argument("name", metavar="NAME")
-    add.add_argument("--admin", action="store_true", help="an admin manages every bot")
-    add.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
-    add.add_argument("--url", default=f"http://{DEFAULT_HOST}:{DEFAULT_PORT}",
-                     help="the server's address as users reach it, for the link")
-    user.set_defaults(run=cmd_user_add)
+    add_user_commands(sub)
 
     submit = sub.add_parser("submit", help="upload a bot directory to a competition server")
     submit.add_argument("directory", metavar="DIR")
@@ -332,13 +323,108 @@ def stop_children(children: list[ChildProcess], *, interrupted: bool) -> None:
             process.wait()
 
 
-# -- arena user add ----------------------------------------------------------------------
+# -- arena user ----------------------------------------------------------------------------
 
-def cmd_user_add(args: argparse.Namespace) -> int:
+def add_user_commands(sub: Subparsers) -> None:
+    """``arena user add / reset / disable / enable / tokens``."""
+    user = sub.add_parser("user", help="server accounts: arena user add/reset/disable/"
+                                       "enable/tokens NAME",
+                          description="The competition server's accounts (docs/server.md).")
+    commands = user.add_subparsers(dest="user_command", required=True,
+                                   metavar="{add,reset,disable,enable,tokens}",
+                                   parser_class=type(user))
+    url_help = "the server's address as users reach it, for the link"
+    default_url = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
+    add = commands.add_parser("add", help="create an account: prints its API token and a "
+                                          "one-time link to set its password")
+    add.add_argument("--admin", action="store_true", help="an admin manages every bot")
+    add.set_defaults(run=cmd_user_add)
+    reset = commands.add_parser("reset", help="print a new one-time link to set the user's "
+                                              "password (their older unused links revoked)")
+    reset.set_defaults(run=cmd_user_reset)
+    disable = commands.add_parser("disable", help="end the user's sessions, revoke their "
+                                                  "tokens and refuse their sign-ins (their "
+                                                  "bots stay)")
+    disable.set_defaults(run=cmd_user_disable)
+    enable = commands.add_parser("enable", help="let a disabled user sign in again")
+    enable.set_defaults(run=cmd_user_enable)
+    tokens = commands.add_parser("tokens", help="list the user's API tokens, or revoke "
+                                                "them all")
+    tokens.add_argument("--revoke-all", action="store_true",
+                        help="revoke every API token of the user")
+    tokens.set_defaults(run=cmd_user_tokens)
+    for command in (add, reset, disable, enable, tokens):
+        command.add_argument("name", metavar="NAME")
+        command.add_argument("--db", default=DEFAULT_URL,
+                             help=f"database URL (default {DEFAULT_URL})")
+    for command in (add, reset):
+        command.add_argument("--url", default=default_url, help=url_help)
+
+
+def check_user_name(name: str) -> None:
+    """UserError unless ``name`` is a possible user name."""
     from arena.bots.versions import NAME, NAME_RULE
 
-    if not NAME.fullmatch(args.name):
-        raise UserError(f"a user name is {NAME_RULE}, not {args.name[:80]!r}")
+    if not NAME.fullmatch(name):
+        raise UserError(f"a user name is {NAME_RULE}, not {name[:80]!r}")
+
+
+def existing_user(args: argparse.Namespace) -> tuple[Accounts, User]:
+    """The accounts of ``--db`` (an existing database) and the user ``NAME``;
+    UserError if there is no such user."""
+    check_user_name(args.name)
+    accounts = Accounts(open_store(args.db, existing=True))
+    user = accounts.user_named(args.name)
+    if user is None:
+        raise UserError(f"no user {args.name!r} in {mask_passwords(args.db)}")
+    return accounts, user
+
+
+def password_url(args: argparse.Namespace, secret: str) -> str:
+    return f"{args.url.rstrip('/')}/password/{secret}"
+
+
+def cmd_user_reset(args: argparse.Namespace) -> int:
+    accounts, user = existing_user(args)
+    link = accounts.password_link(user.id)
+    print(f"user {user.name}{' (disabled: enable them first)' if user.disabled else ''}")
+    print(f"set a password (once): {password_url(args, link)}")
+    return 0
+
+
+def cmd_user_disable(args: argparse.Namespace) -> int:
+    accounts, user = existing_user(args)
+    accounts.set_disabled(user.id, True)
+    print(f"user {user.name} disabled: signed out everywhere, every token and password "
+          f"link revoked, sign-ins refused; their bots stay")
+    return 0
+
+
+def cmd_user_enable(args: argparse.Namespace) -> int:
+    accounts, user = existing_user(args)
+    accounts.set_disabled(user.id, False)
+    print(f"user {user.name} enabled: they may sign in again (revoked tokens stay revoked; "
+          f"'arena user reset' gives a new password link)")
+    return 0
+
+
+def cmd_user_tokens(args: argparse.Namespace) -> int:
+    accounts, user = existing_user(args)
+    if args.revoke_all:
+        print(f"revoked {accounts.revoke_tokens(user.id)} API token(s) of user {user.name}")
+        return 0
+    listed = accounts.tokens(user.id)
+    if not listed:
+        print(f"user {user.name} has no API tokens")
+    for token in listed:
+        created = token.created.strftime("%Y-%m-%d %H:%M") if token.created else "?"
+        print(f"{token.id:>6}  {created}  {'revoked' if token.revoked else 'valid  '}  "
+              f"{token.label}")
+    return 0
+
+
+def cmd_user_add(args: argparse.Namespace) -> int:
+    check_user_name(args.name)
     accounts = Accounts(open_store(args.db))
     try:
         user = accounts.add_user(args.name, admin=args.admin)
@@ -348,7 +434,7 @@ def cmd_user_add(args: argparse.Namespace) -> int:
     link = accounts.issue_token(user.id, PASSWORD)
     print(f"user {user.name}{' (admin)' if user.admin else ''}")
     print(f"api token: {token}")
-    print(f"set a password (once): {args.url.rstrip('/')}/password/{link}")
+    print(f"set a password (once): {password_url(args, link)}")
     return 0
 
 

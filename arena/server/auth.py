@@ -1,6 +1,7 @@
 """Who is asking, and may they: the viewer of a request (a browser session's
 cookie or an API bearer token), CSRF tokens on forms, password hashes (argon2,
-via argon2-cffi) and rate limits on sign-ins and uploads.
+via argon2-cffi, a few at once: :class:`Hashers`) and the answer to a used-up
+rate limit (the limits are counted in the database: :mod:`arena.store.limits`).
 
 A browser session is a random secret in an HttpOnly, SameSite=Lax cookie; the
 database keeps only its digest (:class:`arena.store.accounts.Accounts`).
@@ -11,10 +12,11 @@ fixed by an attacker before sign-in never becomes signed in.
 from __future__ import annotations
 
 import hmac
-import time
-from collections import defaultdict, deque
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+import anyio
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from starlette.exceptions import HTTPException
@@ -22,10 +24,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from arena.store.accounts import Accounts, BrowserSession, User
+from arena.store.limits import Limit
+
+T = TypeVar("T")
 
 COOKIE = "arena_session"
-#: Seconds a browser session lasts.
+#: Seconds a signed-in browser session lasts at most.
 SESSION_SECONDS = 14 * 86400.0
+#: Seconds a signed-in browser session lasts unused.
+IDLE_SECONDS = 2 * 86400.0
 #: Passwords shorter than this are refused.
 MIN_PASSWORD = 8
 
@@ -75,14 +82,16 @@ def viewer_of(request: Request, accounts: Accounts) -> Viewer:
             raise HTTPException(401, "invalid or revoked API token")
         return Viewer(user, bearer=True)
     secret = request.cookies.get(COOKIE)
-    session = accounts.session(secret) if secret else None
+    session = accounts.session(secret, IDLE_SECONDS) if secret else None
     if session is None:
         return Viewer(None)
     return Viewer(session.user, session, secret)
 
 
-def set_session_cookie(response: Response, request: Request, secret: str) -> None:
-    response.set_cookie(COOKIE, secret, max_age=int(SESSION_SECONDS), httponly=True,
+def set_session_cookie(response: Response, request: Request, secret: str,
+                       seconds: float) -> None:
+    """The session's cookie, kept by the browser as long as the session lasts."""
+    response.set_cookie(COOKIE, secret, max_age=int(seconds), httponly=True,
                         samesite="lax", secure=request.url.scheme == "https", path="/")
 
 
@@ -94,30 +103,54 @@ def check_csrf(viewer: Viewer, submitted: object) -> None:
                                  "page and try again")
 
 
-class RateLimit:
-    """At most ``count`` events per ``seconds`` for each key (an account, an
-    address); kept in memory, per server process."""
+def too_many(limit: Limit, clock: float) -> HTTPException:
+    """The 429 of a used-up ``limit``, with Retry-After: when its window ends."""
+    wait = limit.retry_after(clock)
+    return HTTPException(429, f"too many attempts: try again in {wait} seconds",
+                         headers={"Retry-After": str(wait)})
 
-    def __init__(self, count: int, seconds: float) -> None:
-        self.count, self.seconds = count, seconds
-        self._events: dict[str, deque[float]] = defaultdict(deque)
 
-    def _recent(self, key: str) -> deque[float]:
-        events = self._events[key]
-        while events and events[0] < time.monotonic() - self.seconds:
-            events.popleft()
-        return events
+#: Seconds a client asked to wait when too many passwords are being hashed.
+BUSY_RETRY = 5
 
-    def blocked(self, *keys: str) -> bool:
-        """Whether any key has used up its events."""
-        return any(len(self._recent(key)) >= self.count for key in keys)
 
-    def add(self, *keys: str) -> None:
-        for key in keys:
-            self._recent(key).append(time.monotonic())
+@dataclass
+class Hashers:
+    """Hashing and verifying passwords (argon2, deliberately costly), at most
+    ``at_once`` at a time in the whole server, in worker threads: at most
+    ``waiting`` more requests wait for their turn, each at most ``wait``
+    seconds; beyond that 429 at once, so a flood of password posts neither
+    takes every core nor queues without bound."""
 
-    def refuse_if_blocked(self, *keys: str) -> None:
-        """429 (with Retry-After) if any key has used up its events."""
-        if self.blocked(*keys):
-            raise HTTPException(429, "too many attempts: wait a minute and try again",
-                                headers={"Retry-After": str(int(self.seconds))})
+    at_once: int = 2
+    waiting: int = 8
+    wait: float = 5.0
+    _limiter: anyio.CapacityLimiter | None = field(default=None, init=False, repr=False)
+    _queued: int = field(default=0, init=False, repr=False)
+
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` (a hash or a verification) in a worker thread when its
+        turn comes; 429 if it would wait too long."""
+        if self._limiter is None:  # made in the event loop
+            self._limiter = anyio.CapacityLimiter(self.at_once)
+        if self._queued >= self.at_once + self.waiting:
+            raise self.busy()
+        self._queued += 1
+        try:
+            acquired = False
+            with anyio.move_on_after(self.wait):
+                await self._limiter.acquire()
+                acquired = True
+            if not acquired:
+                raise self.busy()
+            try:
+                return await anyio.to_thread.run_sync(work, *args)
+            finally:
+                self._limiter.release()
+        finally:
+            self._queued -= 1
+
+    @staticmethod
+    def busy() -> HTTPException:
+        return HTTPException(429, "the server is busy checking passwords: try again in a "
+                                  "moment", headers={"Retry-After": str(BUSY_RETRY)})

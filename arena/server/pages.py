@@ -9,6 +9,8 @@ their blocking work through ``run_in_threadpool``.
 
 from __future__ import annotations
 
+import time
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
@@ -35,6 +37,7 @@ from arena.server.auth import (
     hash_password,
     password_matches,
     set_session_cookie,
+    too_many,
 )
 from arena.server.common import (
     TEMPLATES,
@@ -49,6 +52,7 @@ from arena.server.submissions import UploadRefused
 from arena.server.views import PAGE_ROWS, history_chart
 from arena.store.accounts import PASSWORD, AccountError, User
 from arena.store.database import CHECK_KIND
+from arena.store.limits import Limit
 from reports.render import latest_checks
 from reports.replay import TEMPLATES as REPORT_TEMPLATES
 
@@ -219,7 +223,7 @@ def _with_session(request: Request, who: Viewer, name: str, **context: Any) -> R
     secret = accounts.open_session(None, SIGNED_OUT_SECONDS)
     fresh = Viewer(None, accounts.session(secret), secret)
     response = render(request, fresh, name, **context)
-    set_session_cookie(response, request, secret)
+    set_session_cookie(response, request, secret, SIGNED_OUT_SECONDS)
     return response
 
 
@@ -234,7 +238,7 @@ def _signed_in(request: Request, who: Viewer, user: User, to: str = "/account") 
         accounts.close_session(who.secret)
     secret = accounts.open_session(user.id, SESSION_SECONDS)
     response = RedirectResponse(to, 303)
-    set_session_cookie(response, request, secret)
+    set_session_cookie(response, request, secret, SESSION_SECONDS)
     return response
 
 
@@ -242,22 +246,45 @@ def _address(request: Request) -> str:
     return f"address:{request.client.host if request.client else '?'}"
 
 
+async def take(request: Request, *events: tuple[Limit, str]) -> None:
+    """Count one event of each (limit, subject) in the database, before the work
+    it limits; 429 (nothing counted) if any limit is used up."""
+    refused = await run_in_threadpool(server_of(request).accounts.limits.take, *events)
+    if refused is not None:
+        raise too_many(refused, time.time())
+
+
+async def verify(request: Request, account: str, user: User | None, password: str) -> bool:
+    """Whether ``password`` is ``user``'s, with a failed attempt counted for
+    ``account`` (and one of the address's password attempts) before it is
+    verified, so no number of concurrent guesses gets past the limit; a right
+    password (or none verified: the server was busy) is uncounted for the account."""
+    server = server_of(request)
+    counted = (server.settings.signin_limit, account)
+    await take(request, counted, (server.settings.password_limit, _address(request)))
+    try:
+        matches = await server.settings.hashers.run(
+            password_matches, user.password if user else None, password)
+    except HTTPException:  # too busy: nothing was verified
+        await run_in_threadpool(server.accounts.limits.give_back, *counted)
+        raise
+    if matches:
+        await run_in_threadpool(server.accounts.limits.give_back, *counted)
+    return user is not None and matches
+
+
 async def signin(request: Request) -> Response:
     form = await request.form()
     who = await run_in_threadpool(viewer, request, public=True)
     check_csrf(who, form.get("csrf"))
-    settings = server_of(request).settings
     name, password = str(form.get("name", ""))[:200], str(form.get("password", ""))
-    keys = (f"account:{name}", _address(request))
-    settings.signin_limit.refuse_if_blocked(keys[0])
-    settings.signin_address_limit.refuse_if_blocked(keys[1])
     user = await run_in_threadpool(server_of(request).accounts.user_named, name)
-    matches = await run_in_threadpool(password_matches, user.password if user else None,
-                                      password)
-    if user is None or not matches:
-        settings.signin_limit.add(keys[0])
-        settings.signin_address_limit.add(keys[1])
+    if not await verify(request, f"account:{name}", user, password):
         return render(request, who, "signin.html", 400, message="wrong name or password")
+    assert user is not None
+    if user.disabled:
+        return render(request, who, "signin.html", 403,
+                      message="this account is disabled: ask the organiser")
     return await run_in_threadpool(_signed_in, request, who, user)
 
 
@@ -275,18 +302,20 @@ async def signup(request: Request) -> Response:
     form = await request.form()
     who = await run_in_threadpool(viewer, request, public=True)
     check_csrf(who, form.get("csrf"))
-    server.settings.signin_address_limit.refuse_if_blocked(_address(request))
+    await take(request, (server.settings.signup_limit, _address(request)))
     name, password = str(form.get("name", "")), str(form.get("password", ""))
     problem = account_problem(name, password)
+    if problem is None and \
+            await run_in_threadpool(server.accounts.user_named, name) is not None:
+        problem = f"user {name!r} exists already"  # said before any hashing
     if problem is None:
-        hashed = await run_in_threadpool(hash_password, password)
+        hashed = await server.settings.hashers.run(hash_password, password)
         try:
-            user = await run_in_threadpool(server.accounts.add_user, name)
+            user = await run_in_threadpool(partial(server.accounts.add_user, name,
+                                                   password=hashed))
         except AccountError as exc:
             problem = str(exc)
         else:
-            await run_in_threadpool(server.accounts.set_password, user.id, hashed)
-            server.settings.signin_address_limit.add(_address(request))
             return await run_in_threadpool(_signed_in, request, who, user)
     return render(request, who, "signup.html", 400, message=problem,
                   min_password=MIN_PASSWORD)
@@ -314,13 +343,17 @@ async def set_password(request: Request) -> Response:
     form = await request.form()
     who = await run_in_threadpool(viewer, request, public=True)
     check_csrf(who, form.get("csrf"))
+    server = server_of(request)
+    await take(request, (server.settings.password_limit, _address(request)))
     token, password = request.path_params["token"], str(form.get("password", ""))
+    if await run_in_threadpool(server.accounts.token_user, token, PASSWORD) is None:
+        raise HTTPException(404, "this link is unknown or was used already")
     if len(password) < MIN_PASSWORD:
         return render(request, who, "password.html", 400, token=token,
                       min_password=MIN_PASSWORD,
                       message=f"a password has at least {MIN_PASSWORD} characters")
-    hashed = await run_in_threadpool(hash_password, password)
-    user = await run_in_threadpool(server_of(request).accounts.use_password_link, token, hashed)
+    hashed = await server.settings.hashers.run(hash_password, password)
+    user = await run_in_threadpool(server.accounts.use_password_link, token, hashed)
     if user is None:
         raise HTTPException(404, "this link is unknown or was used already")
     return await run_in_threadpool(_signed_in, request, who, user)
@@ -346,15 +379,54 @@ def _signed_in_viewer(request: Request) -> Viewer:
     return who
 
 
-def account(request: Request, new_token: str | None = None) -> Response:
+def account(request: Request, new_token: str | None = None, *, status: int = 200,
+            message: str | None = None, notice: str | None = None) -> Response:
     who = viewer(request)
     if who.user is None:
         return RedirectResponse("/signin", 303)
     accounts = server_of(request).accounts
-    return render(request, who, "account.html", live=True, active="account",
+    return render(request, who, "account.html", status, live=True, active="account",
                   owned=accounts.owned(who.user.id), new_token=new_token,
                   submissions=accounts.submissions(user_id=who.user.id),
-                  tokens=accounts.tokens(who.user.id))
+                  tokens=accounts.tokens(who.user.id), message=message, notice=notice,
+                  min_password=MIN_PASSWORD)
+
+
+async def change_password(request: Request) -> Response:
+    """The account page's password change: the old password verified as a
+    sign-in is (and limited so), the new one stored, the user's other sessions
+    ended."""
+    form = await request.form()
+    who = await run_in_threadpool(_signed_in_viewer, request)
+    check_csrf(who, form.get("csrf"))
+    assert who.user is not None
+    old, new = str(form.get("old", "")), str(form.get("new", ""))
+    if len(new) < MIN_PASSWORD:
+        return await run_in_threadpool(partial(
+            account, request, status=400,
+            message=f"a password has at least {MIN_PASSWORD} characters"))
+    if not await verify(request, f"account:{who.user.name}", who.user, old):
+        return await run_in_threadpool(partial(account, request, status=400,
+                                               message="wrong password"))
+    accounts = server_of(request).accounts
+    hashed = await server_of(request).settings.hashers.run(hash_password, new)
+    await run_in_threadpool(accounts.set_password, who.user.id, hashed)
+    await run_in_threadpool(accounts.end_sessions, who.user.id, who.secret)
+    return await run_in_threadpool(partial(
+        account, request, notice="Your password was changed; your other sessions "
+                                 "were signed out."))
+
+
+async def signout_everywhere(request: Request) -> Response:
+    """End every session of the user, this one too (their API tokens stay)."""
+    form = await request.form()
+    who = await run_in_threadpool(_signed_in_viewer, request)
+    check_csrf(who, form.get("csrf"))
+    assert who.user is not None
+    await run_in_threadpool(server_of(request).accounts.end_sessions, who.user.id)
+    response = RedirectResponse("/signin", 303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
 
 
 async def new_token(request: Request) -> Response:
@@ -394,11 +466,8 @@ async def accept_upload(request: Request, who: Viewer, field: object, limit: int
     submission's id), or with ``to`` None the submission as JSON (202)."""
     server = server_of(request)
     assert who.user is not None
-    keys = (f"account:{who.user.id}", _address(request))
-    server.settings.upload_limit.refuse_if_blocked(keys[0])
-    server.settings.upload_address_limit.refuse_if_blocked(keys[1])
-    server.settings.upload_limit.add(keys[0])
-    server.settings.upload_address_limit.add(keys[1])
+    await take(request, (server.settings.upload_limit, f"account:{who.user.id}"),
+               (server.settings.upload_address_limit, _address(request)))
     data, filename = await read_archive(field, limit)
     try:
         submission = await run_in_threadpool(server.queue.accept, who.user, data, filename)
@@ -453,6 +522,8 @@ def routes() -> list[Route]:
         Route("/signout", signout, methods=["POST"]),
         Route("/account", account),
         Route("/account/tokens", new_token, methods=["POST"]),
+        Route("/account/password", change_password, methods=["POST"]),
+        Route("/account/signout-everywhere", signout_everywhere, methods=["POST"]),
         Route("/account/tokens/{token_id:int}/revoke", revoke_token, methods=["POST"]),
         Route("/upload", upload, methods=["POST"]),
         Route("/submissions/{submission_id:int}", submission),

@@ -8,25 +8,34 @@ from dataclasses import dataclass, field
 import anyio
 from jinja2 import Environment
 
-from arena.server.auth import RateLimit
+from arena.server.auth import Hashers
 from arena.server.submissions import SubmissionQueue
 from arena.server.views import Views
 from arena.store.accounts import Accounts
+from arena.store.limits import Limit
 
 
 @dataclass
 class Settings:
     """How the server runs: ``private`` (sign-in needed to see anything),
-    ``open_signup`` (anyone may register), the rate limits."""
+    ``open_signup`` (anyone may register), the rate limits (counted in the
+    database, in fixed windows) and how many passwords are hashed at once."""
 
     private: bool = False
     open_signup: bool = False
-    #: Failed sign-ins per account, and per address, per minute.
-    signin_limit: RateLimit = field(default_factory=lambda: RateLimit(5, 60.0))
-    signin_address_limit: RateLimit = field(default_factory=lambda: RateLimit(20, 60.0))
+    #: Failed sign-ins (and password changes) per account per minute, each
+    #: counted before its password is verified; a right password uncounts it.
+    signin_limit: Limit = field(default_factory=lambda: Limit("signin-account", 5, 60.0))
+    #: Password attempts (sign-in, password link, password change) per address
+    #: per minute.
+    password_limit: Limit = field(default_factory=lambda: Limit("password-address", 30, 60.0))
+    #: Sign-up attempts per address per hour.
+    signup_limit: Limit = field(default_factory=lambda: Limit("signup-address", 20, 3600.0))
     #: Uploads per account, and per address, per hour.
-    upload_limit: RateLimit = field(default_factory=lambda: RateLimit(30, 3600.0))
-    upload_address_limit: RateLimit = field(default_factory=lambda: RateLimit(60, 3600.0))
+    upload_limit: Limit = field(default_factory=lambda: Limit("upload-account", 30, 3600.0))
+    upload_address_limit: Limit = field(default_factory=lambda: Limit("upload-address", 60, 3600.0))
+    #: argon2 computations at once (server-wide), more waiting, seconds each waits.
+    hashers: Hashers = field(default_factory=lambda: Hashers(at_once=2, waiting=8, wait=5.0))
 
 
 @dataclass

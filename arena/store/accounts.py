@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from arena.store.database import Store
 from arena.store.engine import StorageError, now
+from arena.store.limits import Counters
 from arena.store.schema import (
     BotRow,
     GameRow,
@@ -35,6 +36,8 @@ from arena.store.schema import (
 
 #: Token kinds: a bearer token for the API, a one-time link to set a password.
 API, PASSWORD = "api", "password"
+#: A session's last use is written at most this often (seconds): not a write per request.
+SEEN_EVERY = 60.0
 #: A submission's statuses, in order; the last two are final.
 STATUSES = ("queued", "building", "checking", "passed", "failed")
 FINAL = frozenset({"passed", "failed"})
@@ -46,12 +49,14 @@ class AccountError(Exception):
 
 @dataclass(frozen=True)
 class User:
-    """An account; ``password`` is its argon2 hash (None: not set yet)."""
+    """An account; ``password`` is its argon2 hash (None: not set yet); a
+    ``disabled`` one cannot sign in or use a token."""
 
     id: int
     name: str
     admin: bool
     password: str | None = None
+    disabled: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,7 @@ def digest(secret: str) -> str:
 
 
 def _user(row: UserRow) -> User:
-    return User(row.id, row.name, row.admin, row.password)
+    return User(row.id, row.name, row.admin, row.password, row.disabled)
 
 
 def _submission(row: SubmissionRow) -> Submission:
@@ -103,21 +108,25 @@ def _submission(row: SubmissionRow) -> Submission:
 
 
 class Accounts:
-    """The accounts kept in ``store``'s database (writes retried while it is locked)."""
+    """The accounts kept in ``store``'s database (writes retried while it is locked),
+    and its rate counters (``limits``)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.limits = Counters(store)
 
     def _read(self) -> Session:
         return Session(self.store.engine)
 
     # -- users ------------------------------------------------------------------------
-    def add_user(self, name: str, *, admin: bool = False) -> User:
-        """A new user; AccountError if the name is taken."""
+    def add_user(self, name: str, *, admin: bool = False, password: str | None = None
+                 ) -> User:
+        """A new user (``password``: its argon2 hash, if set); AccountError if the
+        name is taken."""
         def work(session: Session) -> User:
             if session.scalar(select(UserRow.id).where(UserRow.name == name)) is not None:
                 raise AccountError(f"user {name!r} exists already")
-            row = UserRow(name=name, admin=admin)
+            row = UserRow(name=name, admin=admin, password=password, disabled=False)
             session.add(row)
             session.flush()
             return _user(row)
@@ -139,6 +148,19 @@ class Accounts:
         self.store._write(lambda session: session.execute(
             update(UserRow).where(UserRow.id == user_id).values(password=hashed)))
 
+    def set_disabled(self, user_id: int, disabled: bool) -> None:
+        """Disable a user (their sessions ended, every token and password link
+        revoked; their bots kept), or enable them again (nothing else restored)."""
+        def work(session: Session) -> None:
+            session.execute(update(UserRow).where(UserRow.id == user_id)
+                            .values(disabled=disabled))
+            if disabled:
+                session.execute(delete(SessionRow).where(SessionRow.user_id == user_id))
+                session.execute(update(TokenRow).where(TokenRow.user_id == user_id)
+                                .values(revoked=True))
+
+        self.store._write(work)
+
     # -- tokens -----------------------------------------------------------------------
     def issue_token(self, user_id: int, kind: str = API, label: str = "") -> str:
         """A new secret of ``kind`` for the user; only its digest is stored.  In hex,
@@ -151,12 +173,13 @@ class Accounts:
         return secret
 
     def token_user(self, secret: str, kind: str = API) -> User | None:
-        """The user an unrevoked token of ``kind`` belongs to, else None."""
+        """The user an unrevoked token of ``kind`` belongs to, unless disabled; else None."""
         with self._read() as session:
             row = session.execute(
                 select(UserRow).join(TokenRow, TokenRow.user_id == UserRow.id).where(
                     TokenRow.digest == digest(secret), TokenRow.kind == kind,
-                    TokenRow.revoked.is_(False))).scalar_one_or_none()
+                    TokenRow.revoked.is_(False), UserRow.disabled.is_(False))
+            ).scalar_one_or_none()
             return None if row is None else _user(row)
 
     def use_password_link(self, secret: str, hashed: str) -> User | None:
@@ -170,10 +193,27 @@ class Accounts:
                 return None
             token.revoked = True
             user = session.get(UserRow, token.user_id)
-            if user is None:
+            if user is None or user.disabled:
                 return None
             user.password = hashed
             return _user(user)
+
+        return self.store._write(work)
+
+    def password_link(self, user_id: int) -> str:
+        """A new one-time password link's secret for the user; their older unused
+        links are revoked."""
+        self.store._write(lambda session: session.execute(update(TokenRow).where(
+            TokenRow.user_id == user_id, TokenRow.kind == PASSWORD).values(revoked=True)))
+        return self.issue_token(user_id, PASSWORD)
+
+    def revoke_tokens(self, user_id: int) -> int:
+        """Revoke every API token of the user; how many were still valid."""
+        def work(session: Session) -> int:
+            done = session.execute(update(TokenRow).where(
+                TokenRow.user_id == user_id, TokenRow.kind == API,
+                TokenRow.revoked.is_(False)).values(revoked=True))
+            return int(getattr(done, "rowcount", 0))
 
         return self.store._write(work)
 
@@ -204,23 +244,46 @@ class Accounts:
         def work(session: Session) -> None:
             session.execute(delete(SessionRow).where(SessionRow.expires < clock))
             session.add(SessionRow(digest=digest(secret), user_id=user_id,
-                                   csrf=secrets.token_urlsafe(32), expires=clock + seconds))
+                                   csrf=secrets.token_urlsafe(32), expires=clock + seconds,
+                                   seen=clock))
 
         self.store._write(work)
         return secret
 
-    def session(self, secret: str) -> BrowserSession | None:
-        """The unexpired session whose cookie is ``secret``, else None."""
+    def session(self, secret: str, idle: float | None = None) -> BrowserSession | None:
+        """The session whose cookie is ``secret``, unless it expired, its user is
+        disabled or (signed in) it was not used for ``idle`` seconds; else None.
+        Its last use is written at most every :data:`SEEN_EVERY` seconds."""
+        clock = time.time()
         with self._read() as session:
             row = session.get(SessionRow, digest(secret))
-            if row is None or row.expires < time.time():
+            if row is None or row.expires < clock:
                 return None
-            user = session.get(UserRow, row.user_id) if row.user_id is not None else None
-            return BrowserSession(None if user is None else _user(user), row.csrf)
+            if row.user_id is None:
+                return BrowserSession(None, row.csrf)
+            user = session.get(UserRow, row.user_id)
+            if user is None or user.disabled or (
+                    idle is not None and row.seen is not None and row.seen < clock - idle):
+                return None
+            found, seen = BrowserSession(_user(user), row.csrf), row.seen
+        if seen is None or seen < clock - SEEN_EVERY:
+            self.store._write(lambda session: session.execute(update(SessionRow).where(
+                SessionRow.digest == digest(secret)).values(seen=clock)))
+        return found
 
     def close_session(self, secret: str) -> None:
         self.store._write(lambda session: session.execute(
             delete(SessionRow).where(SessionRow.digest == digest(secret))))
+
+    def end_sessions(self, user_id: int, keep: str | None = None) -> int:
+        """End every session of the user but the one whose cookie is ``keep``; how many."""
+        def work(session: Session) -> int:
+            query = delete(SessionRow).where(SessionRow.user_id == user_id)
+            if keep is not None:
+                query = query.where(SessionRow.digest != digest(keep))
+            return int(getattr(session.execute(query), "rowcount", 0))
+
+        return self.store._write(work)
 
     # -- owners ---------------------------------------------------------------------------
     def owner(self, base: str) -> int | None:
