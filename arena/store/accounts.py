@@ -396,11 +396,11 @@ class Accounts:
         queued = session.execute(select(SubmissionRow.id, SubmissionRow.user_id,
                                         SubmissionRow.base).where(
             SubmissionRow.status == "queued").order_by(SubmissionRow.id)).all()
-        running = {row.user_id: int(row.count) for row in session.execute(
-            select(SubmissionRow.user_id, func.count(SubmissionRow.id).label("count"))
+        running = {user_id: int(count) for user_id, count in session.execute(
+            select(SubmissionRow.user_id, func.count(SubmissionRow.id))
             .where(SubmissionRow.status.in_(RUNNING)).group_by(SubmissionRow.user_id))}
-        served = {row.user_id: row.latest for row in session.execute(
-            select(SubmissionRow.user_id, func.max(SubmissionRow.updated).label("latest"))
+        served = {user_id: latest for user_id, latest in session.execute(
+            select(SubmissionRow.user_id, func.max(SubmissionRow.updated))
             .where(SubmissionRow.status != "queued").group_by(SubmissionRow.user_id))}
         busy = frozenset(session.scalars(select(SubmissionRow.base).where(
             SubmissionRow.status.in_(RUNNING))))
