@@ -117,15 +117,24 @@ def test_an_endless_build_does_not_hold_another_users_upload(tmp_path: Path) -> 
 
 
 def test_a_check_over_its_limit_is_stopped_and_fails(tmp_path: Path) -> None:
+    """The check's games take longer than --check-time: stopped, its bots killed,
+    the submission failed with one line (its version stays stored, unchecked)."""
     db = f"sqlite:///{tmp_path / 'check-limit.db'}"
     ann, _ = user_add(db, "ann")
+    toml = MANIFEST.format(name="slowstart", author="x").replace(
+        'command = "python bot.py"', 'command = "python bot.py slowstart-7421"')
     with running_server(db, "--check-time", "3", "--check-games", "4") as base:
-        reply = upload(base, ann, archive_of("slowstart", SLOW_START_PY))
+        reply = upload(base, ann, tar_gz({"bot.toml": toml, "bot.py": SLOW_START_PY}))
         assert reply.status_code == 202, reply.text
+        assert wait_status(base, ann, reply.json()["id"], ("checking", "passed", "failed"),
+                           seconds=60)["status"] == "checking"
+        assert eventually(lambda: processes_with("slowstart-7421"), bool), "no bot started"
         done = wait_status(base, ann, reply.json()["id"], seconds=120)
         assert done["status"] == "failed", done
-        assert "check took longer than 3 s" in str(done["message"]), done
+        assert done["message"] == "the check took longer than 3 s", done
         assert done["label"] == "slowstart@1", done
+        assert eventually(lambda: processes_with("slowstart-7421"), lambda found: not found,
+                          seconds=20) == [], "the check's bots outlived its limit"
 
 
 # -- (b) round-robin by user, (c) the queue cap, (d) queue position and progress -----------
@@ -179,7 +188,7 @@ def test_the_next_check_is_chosen_round_robin_by_user(tmp_path: Path) -> None:
         while body["status"] not in ("passed", "failed") and time.monotonic() < deadline:
             body = submission(base, bob, bob_id).json()
             if body["status"] == "checking":
-                seen.append(len(body["progress"]))  # type: ignore[arg-type]
+                seen.append(len(body["progress"]))
             time.sleep(0.2)
         assert body["status"] == "passed", body
         assert any(0 < count < 4 for count in seen), seen
@@ -206,6 +215,12 @@ def test_the_next_check_is_chosen_round_robin_by_user(tmp_path: Path) -> None:
 def queue_of(accounts: Accounts, user: int, count: int) -> list[int]:
     return [accounts.add_submission(user, f"bot{user}-{i}", "b.tar.gz").id
             for i in range(count)]
+
+
+def status_of(accounts: Accounts, submission_id: int) -> str:
+    found = accounts.submission(submission_id)
+    assert found is not None
+    return found.status
 
 
 def test_two_checkers_never_take_the_same_submission(tmp_path: Path) -> None:
@@ -251,7 +266,7 @@ def test_the_fair_order_goes_round_robin_by_user(tmp_path: Path) -> None:
     ann, bob, cy = (accounts.add_user(name).id for name in ("ann", "bob", "cy"))
     a1, a2, a3 = queue_of(accounts, ann, 3)
     assert accounts.queue_order() == [a1, a2, a3]
-    assert accounts.claim_next(1) is not None and accounts.submission(a1).status == "building"
+    assert accounts.claim_next(1) is not None and status_of(accounts, a1) == "building"
     (b1,) = queue_of(accounts, bob, 1)
     c1, c2 = queue_of(accounts, cy, 2)
     # ann has one running: bob's and cy's first go before her second; then in turn
@@ -263,7 +278,7 @@ def test_the_fair_order_goes_round_robin_by_user(tmp_path: Path) -> None:
     taken = accounts.claim_next(1)
     assert taken is not None and taken.id == b1
     assert accounts.claim_next(1) is not None  # c1
-    assert accounts.submission(c1).status == "building"
+    assert status_of(accounts, c1) == "building"
     taken = accounts.claim_next(1)
     assert taken is not None and taken.id == a2
     assert accounts.claim_next(1) is None  # cy's second waits for her first
