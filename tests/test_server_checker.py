@@ -8,12 +8,16 @@ real bots; the claim and the fair order also directly on a real database."""
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
+from arena.bots.versions import BotError, build
+from arena.runner.sandbox import resolve
 from arena.store.accounts import Accounts
 from arena.store.database import Store
 from tests.server import (
@@ -135,6 +139,21 @@ def test_a_check_over_its_limit_is_stopped_and_fails(tmp_path: Path) -> None:
         assert done["label"] == "slowstart@1", done
         assert eventually(lambda: processes_with("slowstart-7421"), lambda found: not found,
                           seconds=20) == [], "the check's bots outlived its limit"
+
+
+@pytest.mark.parametrize("kind", ["none", "bwrap"])
+def test_a_build_over_its_limit_is_killed_with_every_process_of_it(tmp_path: Path,
+                                                                   kind: str) -> None:
+    """The build and what it started in the background: none outlives the limit,
+    in the real sandbox too."""
+    if kind == "bwrap" and shutil.which("bwrap") is None:
+        pytest.skip("no bubblewrap here")
+    began = time.monotonic()
+    with pytest.raises(BotError, match=r"took longer than 2 s$"):
+        build(tmp_path, "sh -c 'sleep 100041 & sleep 100042'", resolve(kind), "x@1", 2)
+    assert time.monotonic() - began < 30
+    assert eventually(lambda: processes_with("100041") + processes_with("100042"),
+                      lambda found: not found, seconds=10) == []
 
 
 # -- (b) round-robin by user, (c) the queue cap, (d) queue position and progress -----------
