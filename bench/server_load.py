@@ -13,7 +13,8 @@ Then ``--rounds`` rounds, each taking turns (interleaved):
 * server: ``arena serve --ladder five`` (its ladder an ``arena ladder`` child
   process continuing the database's ladder) with ``--clients`` concurrent
   clients browsing the leaderboard, bot pages, game lists and replays for
-  ``--seconds``, plus ``--uploads`` uploads spread over the first half:
+  ``--seconds``, plus ``--uploads`` uploads spread over the first half (each by
+  a user of its own, as a user may have only a few queued at once):
   requests per second, p50/p99 latency per page kind, errors (goal 0), and the
   ladder's games per second (goal: at most 20% below the baseline's); p99 of
   cached pages goal < 250 ms.
@@ -266,7 +267,7 @@ class Load:
         self.times["upload"].append(time.perf_counter() - began)
         self.errors["upload"] += not ok
 
-    async def run(self, args: argparse.Namespace, token: str, round_number: int,
+    async def run(self, args: argparse.Namespace, tokens: list[str], round_number: int,
                   meter: Meter) -> tuple[Window, float]:
         """The warm-up (the clients browsing already), then the measured window:
         its figures and wall seconds.  The bench's own work (the archives, the
@@ -282,7 +283,8 @@ class Load:
             self.measuring = True
             await trio.to_thread.run_sync(meter.start)
             began = time.monotonic()
-            for i, (name, archive) in enumerate(zip(names, archives, strict=True)):
+            for i, (token, name, archive) in enumerate(zip(tokens, names, archives,
+                                                           strict=True)):
                 nursery.start_soon(self.upload_at, began + args.seconds / 2 * i /
                                    max(1, args.uploads), token, name, archive)
             await trio.sleep(args.seconds)
@@ -303,7 +305,7 @@ def pages(base: str) -> dict[str, list[str]]:
             "replay": [f"/games/{i}" for i in ids], "api": ["/api/leaderboard"]}
 
 
-def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
+def served_round(url: str, folder: Path, args: argparse.Namespace, tokens: list[str],
                  round_number: int) -> tuple[Window, Load, float]:
     """One server round: the ladder's games/s, the load, its wall seconds."""
     server, base = start_arena(["serve", "--db", url, "--port", "0", "--sandbox",
@@ -314,7 +316,7 @@ def served_round(url: str, folder: Path, args: argparse.Namespace, token: str,
     try:
         time.sleep(1.0)
         load = Load(base, pages(base), args.think)
-        window, seconds = trio.run(load.run, args, token, round_number,
+        window, seconds = trio.run(load.run, args, tokens, round_number,
                                    Meter(url, server.pid))  # the server's CPU
         return window, load, seconds
     finally:
@@ -338,8 +340,8 @@ def baseline_round(url: str, args: argparse.Namespace) -> Window:
         stop(ladder)
 
 
-def set_up(url: str, folder: Path, sandbox: str) -> str:
-    """Three checked bots; a user's token for the uploads."""
+def set_up(url: str, folder: Path, sandbox: str, uploads: int) -> list[str]:
+    """Three checked bots; the tokens of a user for each of a round's uploads."""
     token, _ = user_add(url, "bench")
     server, base = start_arena(["serve", "--db", url, "--port", "0", "--sandbox", sandbox,
                                 "--check-games", "2", "--bot-store", str(folder / "bots")])
@@ -353,7 +355,7 @@ def set_up(url: str, folder: Path, sandbox: str) -> str:
             assert status["status"] == "passed", status
     finally:
         stop(server)
-    return token
+    return [user_add(url, f"uploader{i}")[0] for i in range(uploads)]
 
 
 def upload_statuses(url: str, round_number: int, uploads: int) -> str:
@@ -412,7 +414,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         url = f"sqlite:///{folder / 'arena.db'}"
-        token = set_up(url, folder, args.sandbox)
+        tokens = set_up(url, folder, args.sandbox, args.uploads)
         print(f"{args.clients} clients (think {args.think:g} s), {args.uploads} uploads, "
               f"{args.seconds:g} s per round, {os.cpu_count()} CPUs, sandbox {args.sandbox}, "
               f"ladder {args.ladder_flags}{' ' + args.serve_flags if args.serve_flags else ''}"
@@ -420,7 +422,7 @@ def main() -> None:
               f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
         for number in range(args.rounds):
             alone = baseline_round(url, args)
-            served, load, seconds = served_round(url, folder, args, token, number)
+            served, load, seconds = served_round(url, folder, args, tokens, number)
             ratio = served.games / alone.games if alone.games else float("nan")
             print(f"round {number + 1}: ladder alone {alone.games:.2f} games/s, beside the "
                   f"server {served.games:.2f} games/s (ratio {ratio:.2f}, goal >= {GOAL_LADDER})")

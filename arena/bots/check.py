@@ -21,7 +21,8 @@ in its config (``check``); no leaderboard or rating counts these games.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -48,6 +49,13 @@ OPPONENT_MODULE = "random_bot"
 OVERSIZED_WORDS = ("larger than", "exceeds the limit", "nested deeper")
 #: Lines of a fault's stderr tail shown in the plain-words report (JSON has all).
 TAIL_LINES = 5
+
+#: Told of each check game as it finishes (see :func:`game_progress`).
+OnGame = Callable[[dict[str, Any]], None]
+
+
+class CheckTooLong(Exception):
+    """The check's games took longer than its limit (its bots were stopped)."""
 
 
 @dataclass
@@ -156,7 +164,8 @@ class CheckReport:
 def check_bot(spec: BotSpec, games: Sequence[str], *, control: TimeControl | None = None,
               sandbox: Sandbox | None = None, games_per_type: int | None = None,
               parallel: int = 1, seed: int = 1, options: dict[str, Any] | None = None,
-              store: Store | None = None) -> CheckReport:
+              store: Store | None = None, on_game: OnGame | None = None,
+              seconds: float | None = None) -> CheckReport:
     """Check ``spec`` in each of ``games`` (see the module's docstring).
 
     ``games_per_type``: games per game, a multiple of its table size (default
@@ -164,7 +173,10 @@ def check_bot(spec: BotSpec, games: Sequence[str], *, control: TimeControl | Non
     ``parallel`` seat rotations play at once.  Raises ConfigError or GameError
     for a game, option or number it cannot play, before any bot starts.  With
     ``store``, each game's check is stored once all are played (an interrupted
-    check stores nothing)."""
+    check stores nothing).  ``on_game(entry)`` (in a worker thread, so it may
+    block) is told of each game as it finishes (:func:`game_progress`).  The
+    games of all ``games`` may take ``seconds`` together (None: no limit): then
+    they are cancelled, their bots killed, and CheckTooLong is raised."""
     control = control or TimeControl()
     if sandbox is None:  # the store's database is never shown to a bot
         sandbox = resolve("auto", hidden=store.private_paths()) if store else default_sandbox()
@@ -172,7 +184,11 @@ def check_bot(spec: BotSpec, games: Sequence[str], *, control: TimeControl | Non
              for game in games]
     for plan in plans:
         plan.validate()
-    played = trio.run(_play, plans, sandbox, parallel)
+    try:
+        played = trio.run(_play, plans, sandbox, parallel, on_game,
+                          math.inf if seconds is None else seconds)
+    except trio.TooSlowError:
+        raise CheckTooLong(f"the check took longer than {seconds:g} s") from None
     report = CheckReport(spec.name, spec.command, control.to_dict(), sandbox.describe())
     for plan, (results, runs) in zip(plans, played, strict=True):
         check = summarize(plan, results, runs, sandbox)
@@ -202,13 +218,27 @@ def check_plan(spec: BotSpec, game: str, control: TimeControl, sandbox: Sandbox,
 Played = tuple[dict[int, GameResult], list[BotRun]]
 
 
-async def _play(plans: Sequence[Plan], sandbox: Sandbox, parallel: int) -> list[Played]:
-    """Every plan's games, plan after plan."""
-    return [await _play_one(plan, sandbox, parallel) for plan in plans]
+async def _play(plans: Sequence[Plan], sandbox: Sandbox, parallel: int,
+                on_game: OnGame | None, seconds: float) -> list[Played]:
+    """Every plan's games, plan after plan, within ``seconds`` (else TooSlowError,
+    once the cancelled games' bots are killed)."""
+    with trio.fail_after(seconds):
+        return [await _play_one(plan, sandbox, parallel, on_game) for plan in plans]
 
 
-async def _play_one(plan: Plan, sandbox: Sandbox, parallel: int) -> Played:
-    """A plan's games by number, and the runs of the checked bot's processes."""
+def game_progress(plan: Plan, number: int, result: GameResult) -> dict[str, Any]:
+    """One finished check game as a submission's progress shows it: the game, its
+    number, the checked bot's seat, score and place, and its faults' kinds."""
+    seat = result.bots.index(plan.bots[0].name)
+    return {"game": plan.game, "number": number, "seat": seat,
+            "score": result.scores[seat], "place": result.places[seat],
+            "faults": [f.kind for f in result.faults if f.seat == seat]}
+
+
+async def _play_one(plan: Plan, sandbox: Sandbox, parallel: int,
+                    on_game: OnGame | None = None) -> Played:
+    """A plan's games by number, and the runs of the checked bot's processes;
+    ``on_game`` told of each as it finishes."""
     results: dict[int, GameResult] = {}
     entrants: list[Entrant] = []
 
@@ -217,6 +247,8 @@ async def _play_one(plan: Plan, sandbox: Sandbox, parallel: int) -> Played:
 
     async def on_result(_table: int, number: int, result: GameResult) -> None:
         results[number] = result
+        if on_game is not None:
+            await trio.to_thread.run_sync(on_game, game_progress(plan, number, result))
 
     await play_streams(plan, plan.chains(), plan.deal_seeds(), sandbox, parallel, on_result,
                        on_entrants=keep)

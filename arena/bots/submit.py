@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bots.check import check_bot
-from arena.bots.versions import BotError, add_bot, spec_of
+from arena.bots.check import CheckTooLong, OnGame, check_bot
+from arena.bots.versions import BUILD_SECONDS, BotError, add_bot, spec_of
 from arena.runner.client import TimeControl
 from arena.runner.sandbox import Sandbox
 from arena.store.database import Store
@@ -43,14 +43,21 @@ class Builder:
     control: TimeControl | None = None
     #: Games per game in the check (None: check-bot's default).
     games_per_type: int | None = None
+    #: Seconds the build may take, and the check's games all together (None: no limit).
+    build_seconds: float = BUILD_SECONDS
+    check_seconds: float | None = None
 
-    def run(self, source: Path, on_status: Callable[[str], None]) -> Outcome:
+    def run(self, source: Path, on_status: Callable[[str], None],
+            on_game: OnGame | None = None) -> Outcome:
         """Store, build and check the bot in ``source``; ``on_status("building")``
-        and ``on_status("checking")`` as it gets there.  Never raises for a bad
-        bot: a failure is an :class:`Outcome` that did not pass."""
+        and ``on_status("checking")`` as it gets there, ``on_game(entry)`` as each
+        check game finishes (see :func:`~arena.bots.check.check_bot`).  Never
+        raises for a bad bot: a failure, a build or check over its limit too
+        (killed), is an :class:`Outcome` that did not pass."""
         on_status("building")
         try:
-            added = add_bot(self.store, source, self.bot_store, self.sandbox)
+            added = add_bot(self.store, source, self.bot_store, self.sandbox,
+                            build_seconds=self.build_seconds)
         except BotError as exc:
             return Outcome(None, False, str(exc))
         version = added.version
@@ -58,7 +65,10 @@ class Builder:
         try:
             report = check_bot(spec_of(version), list(version.games or ()),
                                control=self.control, sandbox=self.sandbox,
-                               games_per_type=self.games_per_type, store=self.store)
+                               games_per_type=self.games_per_type, store=self.store,
+                               on_game=on_game, seconds=self.check_seconds)
+        except CheckTooLong as exc:
+            return Outcome(version.label, False, str(exc))
         except Exception as exc:  # a game or option the check cannot play
             return Outcome(version.label, False, f"check failed to run: {exc}")
         reasons = [f"{c.game}: {reason}" for c in report.checks for reason in c.reasons]

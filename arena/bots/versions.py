@@ -59,7 +59,8 @@ REFERENCE = re.compile(r"([A-Za-z0-9_.\-]+)(?:@([A-Za-z0-9_.\-]+))?")
 #: Neither fingerprinted nor stored.
 SKIPPED_DIRS = frozenset({".git", "__pycache__"})
 SKIPPED_SUFFIXES = (".pyc",)
-#: Wall-clock seconds a build may take.
+#: Wall-clock seconds a build may take (``arena bot add``; the server's checker
+#: passes its own, shorter ``--build-time``).
 BUILD_SECONDS = 600.0
 
 
@@ -206,11 +207,13 @@ class Added:
 
 
 def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
-            check: Callable[[str, list[str]], None] | None = None) -> Added:
+            check: Callable[[str, list[str]], None] | None = None,
+            build_seconds: float = BUILD_SECONDS) -> Added:
     """Store the bot in ``source`` as a version: its manifest checked, a copy made
     in ``bot_store/NAME/VERSION/``, built there in ``sandbox`` (the copy writable
-    only during the build), then made read-only.  ``check(label, argv)`` may
-    refuse the command (argv made absolute in the copy) after the build.
+    only during the build, which may take ``build_seconds``), then made
+    read-only.  ``check(label, argv)`` may refuse the command (argv made absolute
+    in the copy) after the build.
     Nothing is stored when any step fails (BotError)."""
     manifest = read_manifest(source)
     content = fingerprint(source)
@@ -231,7 +234,7 @@ def add_bot(store: Store, source: Path, bot_store: Path, sandbox: Sandbox,
     _copy(source, target)
     try:
         if manifest.build:
-            build(target, manifest.build, sandbox, label)
+            build(target, manifest.build, sandbox, label, build_seconds)
             _refuse_escaping_links(target, label)
         if check is not None:
             check(label, in_directory(shlex.split(manifest.command), str(target)))
@@ -289,9 +292,12 @@ def _remove(target: Path) -> None:
     shutil.rmtree(target, ignore_errors=True)
 
 
-def build(directory: Path, command: str, sandbox: Sandbox, label: str) -> None:
+def build(directory: Path, command: str, sandbox: Sandbox, label: str,
+          seconds: float = BUILD_SECONDS) -> None:
     """Run a bot's build command in its directory, in ``sandbox`` with its limits,
-    the directory writable; BotError with the build's last stderr line if it fails."""
+    the directory writable; BotError with the build's last stderr line if it fails.
+    A build still running after ``seconds`` is killed, with every process of its
+    session (BotError: it took too long)."""
     argv = _split(command, f"bot {label}: build")
     if sandbox.kind == "bwrap" and os.geteuid() == 0:
         _own_tree(directory, NOBODY)  # the sandbox's user writes the build's files
@@ -305,11 +311,11 @@ def build(directory: Path, command: str, sandbox: Sandbox, label: str) -> None:
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, start_new_session=True) as process:
             try:
-                _, err = process.communicate(timeout=BUILD_SECONDS)
+                _, err = process.communicate(timeout=seconds)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 raise BotError(f"bot {label}: build {command!r} took longer than "
-                               f"{BUILD_SECONDS:g} s") from None
+                               f"{seconds:g} s") from None
     except OSError as exc:
         raise BotError(f"bot {label}: cannot run build {command!r}: {exc}") from None
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import shutil
 import signal
 import subprocess
@@ -53,6 +54,20 @@ CHECK_NICE = 10
 SWITCH_SECONDS = 0.0005
 #: Seconds ``arena submit --wait`` polls a submission's status at most.
 WAIT_SECONDS = 1800.0
+#: Seconds an upload's build may take, and its check's games together, by default
+#: (``--build-time``, ``--check-time``): an upload's author waits for them, and
+#: every other upload of theirs behind them.
+BUILD_TIME, CHECK_TIME = 120.0, 300.0
+#: Seconds either of them may be set to at most.
+MAX_TIME = 3600.0
+#: Checks run at once at most (``--checkers``).
+MAX_CHECKERS = 64
+
+
+def default_checkers() -> int:
+    """How many checks run at once by default: half the cores, at least two (a
+    check's referee and bots take about a core; the pages and ladders the rest)."""
+    return max(2, (os.cpu_count() or 1) // 2)
 
 
 def add_serve(sub: Subparsers) -> None:
@@ -86,21 +101,23 @@ def add_serve(sub: Subparsers) -> None:
                           "the SQLite database; required for another database)")
     srv.add_argument("--check-games", type=int, default=None, metavar="N",
                      help="games per game in an upload's check (default: check-bot's)")
+    add_checker_flags(srv)
     add_sandbox_flags(srv)
     add_parallel_flags(srv)  # the ladders' tables: in their processes, or on Dask workers
     srv.set_defaults(run=cmd_serve)
 
     checks = sub.add_parser("check-uploads", help="build and check a server's queued "
                                                   "uploads (arena serve runs it)",
-                            description="Builds and checks the database's queued uploads "
-                                        "one at a time, oldest first, until stopped; "
-                                        "'arena serve' runs it in a child process.")
+                            description="Builds and checks the database's queued uploads, "
+                                        "several at once, round-robin by user, until "
+                                        "stopped; 'arena serve' runs it in a child process.")
     checks.add_argument("--db", default=DEFAULT_URL,
                         help=f"database URL (default {DEFAULT_URL})")
     checks.add_argument("--bot-store", metavar="DIR", required=True,
                         help="where versions are stored (uploads wait in DIR-uploads)")
     checks.add_argument("--check-games", type=int, default=None, metavar="N",
                         help="games per game in a check (default: check-bot's)")
+    add_checker_flags(checks)
     add_sandbox_flags(checks)
     checks.set_defaults(run=cmd_check_uploads)
 
@@ -116,6 +133,29 @@ def add_serve(sub: Subparsers) -> None:
     submit.set_defaults(run=cmd_submit)
 
 
+def add_checker_flags(parser: argparse.ArgumentParser) -> None:
+    """``--checkers``, ``--build-time`` and ``--check-time``: how the uploads' checker
+    checks (docs/server.md, Submitting a bot)."""
+    parser.add_argument("--checkers", type=int, default=default_checkers(), metavar="N",
+                        help=f"uploads checked at once, 1 to {MAX_CHECKERS} (default "
+                             f"{default_checkers()}: half the cores, at least 2)")
+    parser.add_argument("--build-time", type=float, default=BUILD_TIME, metavar="SECONDS",
+                        help=f"an upload's build is killed after this long (default "
+                             f"{BUILD_TIME:g})")
+    parser.add_argument("--check-time", type=float, default=CHECK_TIME, metavar="SECONDS",
+                        help=f"an upload's check games are stopped after this long, all "
+                             f"together (default {CHECK_TIME:g})")
+
+
+def checker_flags(args: argparse.Namespace) -> None:
+    """UserError, in one line, for a checker flag out of its range."""
+    if not 1 <= args.checkers <= MAX_CHECKERS:
+        raise UserError(f"--checkers must be from 1 to {MAX_CHECKERS}, not {args.checkers}")
+    for flag, value in (("--build-time", args.build_time), ("--check-time", args.check_time)):
+        if not 1 <= value <= MAX_TIME:
+            raise UserError(f"{flag} must be from 1 to {MAX_TIME:g} seconds, not {value:g}")
+
+
 # -- arena serve -----------------------------------------------------------------------
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -129,6 +169,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if unknown:
         raise UserError(f"unknown game {unknown[0]!r} (games: {', '.join(game_names())})")
     check_games_flag(args)
+    checker_flags(args)
     if not 0 <= args.ladder_nice <= 19:
         raise UserError(f"--ladder-nice must be from 0 to 19, not {args.ladder_nice}")
     if args.ladder:
@@ -190,11 +231,12 @@ def uploads_folder(bot_store: Path) -> Path:
 
 
 def check_uploads_argv(args: argparse.Namespace, bot_store: Path) -> list[str]:
-    """``arena check-uploads`` with the server's database, bot store, check and
-    sandbox flags."""
+    """``arena check-uploads`` with the server's database, bot store, checker,
+    check and sandbox flags."""
     return own_module_argv(
         "arena", "check-uploads", "--db", args.db, "--bot-store", str(bot_store),
-        "--sandbox", args.sandbox,
+        "--sandbox", args.sandbox, "--checkers", str(args.checkers),
+        f"--build-time={args.build_time!r}", f"--check-time={args.check_time!r}",
         *(["--check-games", str(args.check_games)] if args.check_games else []),
         *(f"--limit={limit}" for limit in args.limit),
         *(f"--pass-env={name}" for name in args.pass_env))
@@ -206,12 +248,15 @@ def cmd_check_uploads(args: argparse.Namespace) -> int:
     from arena.server.submissions import Checker
 
     check_games_flag(args)
+    checker_flags(args)
     sandbox = sandbox_of(args, args.db)
     store = open_store(args.db)
     bot_store = Path(args.bot_store).resolve()
     Checker(Accounts(store), Builder(store, bot_store, sandbox,
-                                     games_per_type=args.check_games),
-            uploads_folder(bot_store)).run()
+                                     games_per_type=args.check_games,
+                                     build_seconds=args.build_time,
+                                     check_seconds=args.check_time),
+            uploads_folder(bot_store), args.checkers).run()
     return 0
 
 

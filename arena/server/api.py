@@ -96,20 +96,26 @@ def bot(request: Request) -> Response:
         {"label": v.label, "version": v.version, "author": v.author, "games": v.games,
          "retired": v.retired} for v in versions]}
     if who.may_manage(owner_id):
-        body["submissions"] = [submission_json(s) for s in accounts.submissions(bases=[base])]
+        places = accounts.queue_positions()
+        body["submissions"] = [submission_json(s, places.get(s.id))
+                               for s in accounts.submissions(bases=[base])]
     return JSONResponse(body)
 
 
-def submission_json(found: Submission) -> dict[str, Any]:
+def submission_json(found: Submission, queue_position: int | None) -> dict[str, Any]:
+    """A submission as the API shows it: its place in the checkers' queue (None
+    unless queued), its check's games so far, its report once checked."""
     return {"id": found.id, "bot": found.base, "filename": found.filename,
             "status": found.status, "label": found.label, "message": found.message,
+            "queue_position": queue_position, "progress": found.progress or [],
             "report": found.report}
 
 
 def submission(request: Request) -> Response:
     who = viewer(request)
+    found = own_submission(request, who, request.path_params["submission_id"])
     return JSONResponse(submission_json(
-        own_submission(request, who, request.path_params["submission_id"])))
+        found, server_of(request).accounts.queue_positions().get(found.id)))
 
 
 async def submit(request: Request) -> Response:

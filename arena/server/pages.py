@@ -482,7 +482,16 @@ async def accept_upload(request: Request, who: Viewer, field: object, limit: int
 def submission(request: Request) -> Response:
     who = viewer(request)
     found = own_submission(request, who, request.path_params["submission_id"])
-    return render(request, who, "submission.html", live=True, active="account", sub=found)
+    position = server_of(request).accounts.queue_positions().get(found.id)
+    return render(request, who, "submission.html", live=True, active="account", sub=found,
+                  queue=None if position is None else f"{ordinal(position)} in the queue")
+
+
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st."""
+    suffix = "th" if number % 100 in (11, 12, 13) else \
+        {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 async def retire(request: Request) -> Response:

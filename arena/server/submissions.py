@@ -1,9 +1,14 @@
 """Uploads: an archive accepted (unpacked within limits, its bot name claimed for
 the uploader) and stored as queued, in the server's process
-(:class:`SubmissionQueue`); built and checked one at a time, oldest first, by
-:class:`Checker` in a process of its own (``arena check-uploads``, which ``arena
-serve`` starts beside it), so no build and no check's referee ever runs in the
-server's interpreter.
+(:class:`SubmissionQueue`); built and checked by :class:`Checker` in a process of
+its own (``arena check-uploads``, which ``arena serve`` starts beside it), so no
+build and no check's referee ever runs in the server's interpreter.
+
+The checker checks several submissions at once, each taken in the fair order of
+:func:`arena.store.accounts.fair_order` (round-robin by user), each build and
+check within its own time limit: one user's slow or endless uploads delay
+another's by at most their turn.  A user may have :data:`USER_QUEUE`
+submissions queued or being checked.
 
 An unpacked upload waits in ``uploads/<id>/`` until it is stored; submissions
 left building or checking by a checker that stopped are queued again when the
@@ -13,6 +18,8 @@ next one starts.
 from __future__ import annotations
 
 import shutil
+import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -27,6 +34,8 @@ from arena.store.accounts import Accounts, Submission, User
 
 #: Queued submissions beyond this many are refused (503).
 QUEUE_SIZE = 1000
+#: Submissions one user may have queued or being checked at once (more: 429).
+USER_QUEUE = 3
 #: Seconds the checker waits before it looks for a queued submission again.
 POLL_SECONDS = 0.5
 
@@ -50,8 +59,12 @@ class SubmissionQueue:
     def accept(self, user: User, data: bytes, filename: str) -> Submission:
         """Unpack an upload, claim its bot name for ``user`` (or check they own
         it) and store it as queued; blocking, in a worker thread.  UploadRefused
-        if it is not accepted (503 when :data:`QUEUE_SIZE` wait already); nothing
-        is kept then."""
+        if it is not accepted (429 when the user has :data:`USER_QUEUE` queued or
+        being checked, 503 when :data:`QUEUE_SIZE` wait already); nothing is kept
+        then."""
+        if self.accounts.unfinished_of(user.id) >= USER_QUEUE:
+            raise UploadRefused(f"you have {USER_QUEUE} uploads queued or being checked "
+                                f"already: upload again once one is done", 429)
         staging = self.folder / f"staging-{uuid.uuid4().hex}"
         try:
             _, manifest = unpack(data, filename, staging, self.limits)
@@ -65,13 +78,13 @@ class SubmissionQueue:
                 submission = self.accounts.add_submission(user.id, manifest.name, filename)
                 self.accounts.update_submission(submission.id, "failed",
                                                 message="the queue is full: upload again later")
+                self.accounts.release_name(manifest.name, user.id)
                 raise UploadRefused("the server's queue is full: try again later", 503)
             submission = self.accounts.add_submission(user.id, manifest.name, filename)
             staging.rename(contained(self.folder, str(submission.id)))
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return submission
-
 
     def taken(self, name: str, user: User) -> str:
         """Why ``user`` may not upload a bot named ``name``, in one line."""
@@ -86,27 +99,53 @@ class SubmissionQueue:
 
 @dataclass
 class Checker:
-    """Builds and checks the database's queued submissions, one at a time."""
+    """Builds and checks the database's queued submissions, ``checkers`` at once."""
 
     accounts: Accounts
     builder: Builder
     folder: Path
+    checkers: int = 1
+
+    @property
+    def per_user(self) -> int:
+        """Checks of one user running at once at most: half the checkers, at least
+        one, so that one user's endless builds leave the others half of them."""
+        return max(1, self.checkers // 2)
 
     def run(self) -> None:
         """Until stopped: queue again the submissions an earlier checker left
-        building or checking, then build and check the oldest queued one, or wait
-        :data:`POLL_SECONDS` if there is none."""
+        building or checking (once), then check in ``checkers`` threads
+        (:meth:`work`).  Stopping (KeyboardInterrupt here, or a signal that ends
+        the process) waits for no build or check: the threads are daemons and
+        end with the process, and with them their builds' and bots' processes
+        (their parent-death signal); the next checker queues those again."""
         self.accounts.requeue_unfinished()
+        threads = [threading.Thread(target=self.work, name=f"checker-{number}", daemon=True)
+                   for number in range(1, self.checkers + 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def work(self) -> None:
+        """One checker, for ever: claim the next submission in the fair order
+        (:meth:`~arena.store.accounts.Accounts.claim_next`) and check it, or wait
+        :data:`POLL_SECONDS` if there is none for it."""
         while True:
-            found = self.accounts.oldest_queued()
-            if found is None:
-                time.sleep(POLL_SECONDS)
-            else:
-                self.process(found.id)
+            try:
+                found = self.accounts.claim_next(self.per_user)
+                if found is not None:
+                    self.process(found.id)
+                    continue
+            except Exception as exc:  # a database error: say so, and try again
+                print(f"arena: {threading.current_thread().name}: {exc}", file=sys.stderr,
+                      flush=True)
+            time.sleep(POLL_SECONDS)
 
     def process(self, submission_id: int) -> None:
-        """Build and check one submission, its status stored as it goes; a failed
-        one gives up its claim on a bot name that has no version stored."""
+        """Build and check one claimed submission, its status and each check game
+        as it finishes stored as it goes; a failed one gives up its claim on a bot
+        name that has no version stored."""
         source = contained(self.folder, str(submission_id))
         try:
             directory = bot_directory(source)
@@ -115,8 +154,10 @@ class Checker:
             shutil.rmtree(source, ignore_errors=True)
             return
         try:
-            outcome = self.builder.run(directory, lambda status: self.accounts.update_submission(
-                submission_id, status))
+            outcome = self.builder.run(
+                directory,
+                lambda status: self.accounts.update_submission(submission_id, status),
+                lambda entry: self.accounts.add_progress(submission_id, entry))
             self.finish(submission_id, "passed" if outcome.passed else "failed",
                         label=outcome.label, message=self.scrubbed(outcome.message, source),
                         report=outcome.report)

@@ -41,6 +41,8 @@ SEEN_EVERY = 60.0
 #: A submission's statuses, in order; the last two are final.
 STATUSES = ("queued", "building", "checking", "passed", "failed")
 FINAL = frozenset({"passed", "failed"})
+#: The statuses of a submission a checker has taken.
+RUNNING = ("building", "checking")
 
 
 class AccountError(Exception):
@@ -91,6 +93,8 @@ class Submission:
     report: dict[str, Any] | None
     created: datetime
     updated: datetime
+    #: The check's games as they finished (:meth:`Accounts.add_progress`).
+    progress: list[dict[str, Any]] | None = None
 
 
 def digest(secret: str) -> str:
@@ -104,7 +108,58 @@ def _user(row: UserRow) -> User:
 
 def _submission(row: SubmissionRow) -> Submission:
     return Submission(row.id, row.user_id, row.base, row.filename, row.status, row.label,
-                      row.message, row.report, row.created, row.updated)
+                      row.message, row.report, row.created, row.updated, row.progress)
+
+
+@dataclass(frozen=True)
+class Queue:
+    """The queue as the checkers see it at one moment."""
+
+    #: The queued submissions' ids in :func:`fair_order`.
+    order: list[int]
+    #: Checks running (building or checking), by user id.
+    running: dict[int, int]
+    #: The bot names being checked.
+    busy: frozenset[str]
+    #: Each queued submission's user id and bot name.
+    queued: dict[int, tuple[int, str]]
+
+    def next(self, per_user: int) -> int | None:
+        """The first in the order whose user has fewer than ``per_user`` checks
+        running and whose bot name is not being checked (two versions of one
+        name built at once would both take its next number), if any."""
+        for submission_id in self.order:
+            user_id, base = self.queued[submission_id]
+            if self.running.get(user_id, 0) < per_user and base not in self.busy:
+                return submission_id
+        return None
+
+
+def fair_order(queued: Sequence[tuple[int, int]], running: dict[int, int],
+               served: dict[int, datetime]) -> list[int]:
+    """The queued submissions, ``(id, user id)`` oldest first, in the order the
+    checkers take them: round-robin by user.  The next one is the oldest queued
+    of the user with the fewest checks ``running`` now, then the one whose
+    latest check was ``served`` (taken or ended) longest ago, never first; then
+    the oldest.  A user's turn counts as running and served last from then on.
+
+    Fewest running alone is not round-robin: with one checker nobody has one
+    running when the next is chosen, and a user who queued many would go on."""
+    waiting: dict[int, list[int]] = {}
+    for submission_id, user_id in queued:
+        waiting.setdefault(user_id, []).append(submission_id)
+    counts = {user_id: running.get(user_id, 0) for user_id in waiting}
+    # served longest ago first; never served before all; a turn taken here after all
+    turns = {user_id: (1, served[user_id].timestamp()) if user_id in served else (0, 0.0)
+             for user_id in waiting}
+    order: list[int] = []
+    for turn in range(len(queued)):
+        user_id = min((u for u in waiting if waiting[u]),
+                      key=lambda u: (counts[u], turns[u], waiting[u][0]))
+        order.append(waiting[user_id].pop(0))
+        counts[user_id] += 1
+        turns[user_id] = (2, float(turn))
+    return order
 
 
 class Accounts:
@@ -349,9 +404,10 @@ class Accounts:
 
     # -- what changed ------------------------------------------------------------------------
     def activity(self) -> tuple[int, ...]:
-        """Changes whenever a game, tournament status, bot version or submission
-        status is stored: (latest game id, games, tournaments, finished ones,
-        versions, retired ones, submissions, finished ones)."""
+        """Changes whenever a game, tournament status, bot version, submission
+        status or check game of a submission (:meth:`add_progress`) is stored:
+        (latest game id, games, tournaments, finished ones, versions, retired ones,
+        submissions, their statuses' sum, their latest change in microseconds)."""
         with self._read() as session:
             games = session.execute(select(func.max(GameRow.id), func.count(GameRow.id))).one()
             tournaments = session.execute(select(
@@ -364,9 +420,12 @@ class Accounts:
                 func.sum(case((SubmissionRow.status == "queued", 1),
                               (SubmissionRow.status == "building", 2),
                               (SubmissionRow.status == "checking", 3),
-                              (SubmissionRow.status == "passed", 4), else_=5)))).one()
-            return tuple(int(value or 0) for value in (*games, *tournaments, *bots,
-                                                       *submissions))
+                              (SubmissionRow.status == "passed", 4), else_=5)),
+                func.max(SubmissionRow.updated))).one()
+            changed = submissions[2]
+            return tuple(int(value or 0) for value in (
+                *games, *tournaments, *bots, *submissions[:2],
+                changed.timestamp() * 1_000_000 if changed is not None else 0))
 
     # -- submissions ------------------------------------------------------------------------
     def add_submission(self, user_id: int, base: str, filename: str) -> Submission:
@@ -401,18 +460,80 @@ class Accounts:
             return int(session.scalar(select(func.count(SubmissionRow.id)).where(
                 SubmissionRow.status == "queued")) or 0)
 
-    def oldest_queued(self) -> Submission | None:
-        """The queued submission that waited longest, if any."""
+    def unfinished_of(self, user_id: int) -> int:
+        """How many of the user's submissions are queued or being checked."""
         with self._read() as session:
-            row = session.scalars(select(SubmissionRow).where(
-                SubmissionRow.status == "queued").order_by(SubmissionRow.id).limit(1)).first()
-            return None if row is None else _submission(row)
+            return int(session.scalar(select(func.count(SubmissionRow.id)).where(
+                SubmissionRow.user_id == user_id,
+                SubmissionRow.status.not_in(list(FINAL)))) or 0)
+
+    def _queue(self, session: Session) -> Queue:
+        """The queue as the checkers see it now (one read transaction)."""
+        queued = session.execute(select(SubmissionRow.id, SubmissionRow.user_id,
+                                        SubmissionRow.base).where(
+            SubmissionRow.status == "queued").order_by(SubmissionRow.id)).all()
+        running = {user_id: int(count) for user_id, count in session.execute(
+            select(SubmissionRow.user_id, func.count(SubmissionRow.id))
+            .where(SubmissionRow.status.in_(RUNNING)).group_by(SubmissionRow.user_id))}
+        served = {user_id: latest for user_id, latest in session.execute(
+            select(SubmissionRow.user_id, func.max(SubmissionRow.updated))
+            .where(SubmissionRow.status != "queued").group_by(SubmissionRow.user_id))}
+        busy = frozenset(session.scalars(select(SubmissionRow.base).where(
+            SubmissionRow.status.in_(RUNNING))))
+        return Queue(fair_order([(row.id, row.user_id) for row in queued], running, served),
+                     running, busy, {row.id: (row.user_id, row.base) for row in queued})
+
+    def queue_order(self) -> list[int]:
+        """The queued submissions' ids in the order the checkers take them
+        (:func:`fair_order`)."""
+        with self._read() as session:
+            return self._queue(session).order
+
+    def queue_positions(self) -> dict[int, int]:
+        """Each queued submission's place in :meth:`queue_order`, from 1."""
+        return {submission_id: place for place, submission_id in
+                enumerate(self.queue_order(), 1)}
+
+    def claim(self, submission_id: int) -> bool:
+        """Take a queued submission for a check: it is *building* now, its
+        progress cleared.  False if it is not queued (another checker took it):
+        one conditional update, so two checkers never take the same one."""
+        def work(session: Session) -> bool:
+            done = session.execute(update(SubmissionRow).where(
+                SubmissionRow.id == submission_id, SubmissionRow.status == "queued")
+                .values(status="building", progress=None, updated=now()))
+            return getattr(done, "rowcount", 0) == 1
+
+        return self.store._write(work)
+
+    def claim_next(self, per_user: int) -> Submission | None:
+        """Claim the first queued submission in :meth:`queue_order` whose user has
+        fewer than ``per_user`` checks running and whose bot name is not being
+        checked (its next version waits for it), if any."""
+        while True:
+            with self._read() as session:
+                chosen = self._queue(session).next(per_user)
+            if chosen is None:
+                return None
+            if self.claim(chosen):
+                return self.submission(chosen)
+            # taken by another checker meanwhile: choose again
+
+    def add_progress(self, submission_id: int, entry: dict[str, Any]) -> None:
+        """Append one finished check game (a small dict) to a submission's progress."""
+        def work(session: Session) -> None:
+            row = session.get(SubmissionRow, submission_id)
+            if row is not None:
+                row.progress = [*(row.progress or []), entry]
+                row.updated = now()
+
+        self.store._write(work)
 
     def requeue_unfinished(self) -> None:
         """Queue again the submissions left building or checking (by a checker
         that stopped)."""
         self.store._write(lambda session: session.execute(
-            update(SubmissionRow).where(SubmissionRow.status.in_(["building", "checking"]))
+            update(SubmissionRow).where(SubmissionRow.status.in_(RUNNING))
             .values(status="queued", updated=now())))
 
     def submission(self, submission_id: int) -> Submission | None:
