@@ -131,6 +131,9 @@ def running_server(db: str, *flags: str, bot_store: Path | None = None,
     assert base is not None
     try:
         yield base
+    except BaseException:  # what the server said, beside the failure
+        sys.stderr.write(f"arena serve's log:\n{log_of(process)}")
+        raise
     finally:
         stop(process)
 

@@ -142,6 +142,14 @@ def every_route(site: Site) -> list[Case]:
     cases.append(Case(("POST", "/signout"), leaving.post(
         f"{base}/signout", timeout=60, allow_redirects=False,
         data={"csrf": csrf_of(leaving.get(f"{base}/account", timeout=60).text)}), PRIVATE))
+    other = sign_in(base, "root", PASSWORD)  # refused, both: the site's sessions stay
+    form = csrf_of(other.get(f"{base}/account", timeout=60).text)
+    cases.append(Case(("POST", "/account/password"), other.post(
+        f"{base}/account/password", timeout=60, allow_redirects=False,
+        data={"csrf": form, "old": "wrong", "new": "y" * 20}), PRIVATE))
+    cases.append(Case(("POST", "/account/signout-everywhere"), other.post(
+        f"{base}/account/signout-everywhere", timeout=60, allow_redirects=False,
+        data={"csrf": "wrong"}), PRIVATE))
 
     account = ann.get(f"{base}/account", timeout=60)
     cases.append(Case(("GET", "/account"), account, PRIVATE))
