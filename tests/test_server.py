@@ -189,10 +189,12 @@ def test_a_password_link_works_once_and_signing_in_makes_a_new_session(site: Sit
     # session fixation: a cookie planted before sign-in is not signed in after it
     browser = requests.Session()
     planted = browser.get(f"{site.base}/signin", timeout=60)
-    before = browser.cookies["arena_session"]
+    assert "arena_session" not in browser.cookies  # a form token only: no session yet
+    before = "planted-by-an-attacker"
+    browser.cookies.set("arena_session", before, domain="127.0.0.1", path="/")
     signed = browser.post(f"{site.base}/signin", timeout=60, data={
         "csrf": csrf_of(planted.text), "name": "ann", "password": PASSWORD})
-    assert signed.url.endswith("/account")
+    assert signed.url.endswith("/account"), signed.text
     after = browser.cookies["arena_session"]
     assert after != before
     victim = requests.get(f"{site.base}/account", cookies={"arena_session": before},

@@ -1,11 +1,13 @@
 """What else an attacker tried against ``arena serve`` (issue 27's "extend the
 abuse tests"): bodies larger than any form, declared or chunked without end, to
-the pages anyone reaches and to the upload; the server still serves meanwhile.
-A real server process on 127.0.0.1, real HTTP."""
+the pages anyone reaches and to the upload (the server still serves meanwhile);
+the sign-in and sign-up pages fetched in a flood, each of which wrote a session
+row to the database.  A real server process on 127.0.0.1, real HTTP."""
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +16,7 @@ import pytest
 import requests
 
 from arena.server.bodies import FORM_BYTES
-from tests.server import running_server, user_add
+from tests.server import csrf_of, running_server, user_add
 
 #: More than any form or archive the server takes.
 FLOOD = 64 * 2**20
@@ -24,7 +26,7 @@ FLOOD = 64 * 2**20
 class Site:
     base: str
     token: str
-    pid_file: Path
+    folder: Path
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +112,29 @@ def owns_port(pid: str, port: int) -> bool:
                 f"socket:[{fields[9]}]" in sockets:
             return True
     return False
+
+
+def sessions_stored(site: Site) -> int:
+    with sqlite3.connect(site.folder / "arena.db") as connection:
+        return int(connection.execute("SELECT count(*) FROM sessions").fetchone()[0])
+
+
+def test_strangers_forms_write_nothing_to_the_database(site: Site) -> None:
+    before = sessions_stored(site)
+    for _ in range(50):
+        for path in ("/signin", "/signup"):
+            assert requests.get(site.base + path, timeout=30).status_code == 200
+    assert sessions_stored(site) == before
+    # The form still carries a token that its post must send back: without it 403.
+    browser = requests.Session()
+    page = browser.get(site.base + "/signin", timeout=30)
+    token = csrf_of(page.text)
+    wrong = browser.post(site.base + "/signin", data={"csrf": token, "name": "ann",
+                                                      "password": "not hers"}, timeout=30)
+    assert wrong.status_code == 400, wrong.text
+    for forged in ({"csrf": token}, {"csrf": "0" * 64}, {}):
+        other = requests.post(site.base + "/signin", data={**forged, "name": "ann",
+                                                           "password": "x"},
+                              cookies={} if forged else browser.cookies, timeout=30)
+        assert other.status_code == 403, (forged, other.status_code)
+    assert sessions_stored(site) == before

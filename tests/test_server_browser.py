@@ -143,7 +143,8 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
               f"the check did not pass: {text(carol, 'main')}", SLOW)
         assert carol.execute_script("return window.notReloaded") is True
         no_console_errors(carol)
-        assert wait_status(base, opponent, reply.json()["id"])["status"] == "passed"
+        done = wait_status(base, opponent, reply.json()["id"])
+        assert done["status"] == "passed", done.get("message")
 
         carol.get(base)
         carol.execute_script("window.notReloaded = true")

@@ -12,6 +12,7 @@ fixed by an attacker before sign-in never becomes signed in.
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -29,6 +30,9 @@ from arena.store.limits import Limit
 T = TypeVar("T")
 
 COOKIE = "arena_session"
+#: A signed-out browser's form token (see :func:`set_form_cookie`), and its form.
+FORM_COOKIE = "arena_form"
+FORM_TOKEN = re.compile(r"[0-9a-f]{64}")
 #: Seconds a signed-in browser session lasts at most.
 SESSION_SECONDS = 14 * 86400.0
 #: Seconds a signed-in browser session lasts unused.
@@ -58,12 +62,20 @@ def password_matches(hashed: str | None, password: str) -> bool:
 @dataclass(frozen=True)
 class Viewer:
     """Who made a request: the user (None: nobody signed in), the browser session
-    (its cookie's secret and state) if any, and whether a bearer token said so."""
+    (its cookie's secret and state) if any, whether a bearer token said so, and
+    a signed-out browser's form token (:data:`FORM_COOKIE`)."""
 
     user: User | None
     session: BrowserSession | None = None
     secret: str | None = None
     bearer: bool = False
+    form_token: str | None = None
+
+    @property
+    def csrf(self) -> str:
+        """The token this viewer's forms carry and their posts must send back:
+        the session's, else the signed-out browser's form cookie ("": none)."""
+        return self.session.csrf if self.session else self.form_token or ""
 
     def may_manage(self, owner_id: int | None) -> bool:
         """Whether this viewer may act for the owner of a bot (the owner, an admin)."""
@@ -84,8 +96,20 @@ def viewer_of(request: Request, accounts: Accounts) -> Viewer:
     secret = request.cookies.get(COOKIE)
     session = accounts.session(secret, IDLE_SECONDS) if secret else None
     if session is None:
-        return Viewer(None)
+        token = request.cookies.get(FORM_COOKIE, "")
+        return Viewer(None, form_token=token if FORM_TOKEN.fullmatch(token) else None)
     return Viewer(session.user, session, secret)
+
+
+def set_form_cookie(response: Response, request: Request, token: str,
+                    seconds: float) -> None:
+    """A signed-out browser's form token (``secrets.token_hex(32)``) as its
+    cookie for ``seconds``.  Its forms (sign in, sign up, set a password) carry
+    the token and their posts must send it back (a double-submit token).  Nothing
+    is stored, so a flood of form pages writes nothing; another site can neither
+    read the cookie nor make a browser send a field that matches it."""
+    response.set_cookie(FORM_COOKIE, token, max_age=int(seconds), httponly=True,
+                        samesite="lax", secure=request.url.scheme == "https", path="/")
 
 
 def set_session_cookie(response: Response, request: Request, secret: str,
@@ -96,9 +120,9 @@ def set_session_cookie(response: Response, request: Request, secret: str,
 
 
 def check_csrf(viewer: Viewer, submitted: object) -> None:
-    """403 unless the form's ``csrf`` field is the viewer's session's token."""
-    if viewer.session is None or not isinstance(submitted, str) or \
-            not hmac.compare_digest(submitted.encode(), viewer.session.csrf.encode()):
+    """403 unless the form's ``csrf`` field is the viewer's token (:attr:`Viewer.csrf`)."""
+    if not viewer.csrf or not isinstance(submitted, str) or \
+            not hmac.compare_digest(submitted.encode(), viewer.csrf.encode()):
         raise HTTPException(403, "the form's CSRF token is missing or wrong: reload the "
                                  "page and try again")
 

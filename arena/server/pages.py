@@ -9,7 +9,9 @@ their blocking work through ``run_in_threadpool``.
 
 from __future__ import annotations
 
+import secrets
 import time
+from dataclasses import replace
 from functools import partial
 from typing import Any
 from urllib.parse import urlencode
@@ -36,6 +38,7 @@ from arena.server.auth import (
     check_csrf,
     hash_password,
     password_matches,
+    set_form_cookie,
     set_session_cookie,
     too_many,
 )
@@ -63,7 +66,7 @@ STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
 LIVE_JS = "live.js"
 #: Static files are the same for everyone: kept, and asked again each time.
 STATIC_HEADERS = {"Cache-Control": "no-cache"}
-#: Seconds a signed-out session (a form's CSRF token) lasts.
+#: Seconds a signed-out browser's form token (its cookie) lasts.
 SIGNED_OUT_SECONDS = 3600.0
 #: Faults with their stderr shown on an owner's bot page.
 FAULTS_SHOWN = 20
@@ -76,7 +79,7 @@ def render(request: Request, who: Viewer, name: str, status: int = 200, *,
     stamp = server.views.snapshot().stamp_text if live else None
     page = server.templates.get_template(name).render(
         viewer=who, open_signup=server.settings.open_signup, stamp=stamp,
-        csrf=who.session.csrf if who.session else "", **context)
+        csrf=who.csrf, **context)
     return HTMLResponse(page, status)
 
 
@@ -215,16 +218,15 @@ def seat_view(request: Request) -> Response:
 # -- signing in, up and out ----------------------------------------------------------------
 
 def _with_session(request: Request, who: Viewer, name: str, **context: Any) -> Response:
-    """A form page; opens a signed-out session first if the browser has none, so
-    the form has a CSRF token."""
-    if who.session is not None:
+    """A form page; a browser with neither a session nor a form token gets a new
+    form token (:func:`~arena.server.auth.set_form_cookie`: nothing is stored), so
+    that the form carries one."""
+    if who.csrf:
         return render(request, who, name, **context)
-    accounts = server_of(request).accounts
-    secret = accounts.open_session(None, SIGNED_OUT_SECONDS)
-    fresh = Viewer(None, accounts.session(secret), secret)
-    response = render(request, fresh, name, **context)
-    set_session_cookie(response, request, secret, SIGNED_OUT_SECONDS)
-    return response
+    token = secrets.token_hex(32)
+    page = render(request, replace(who, form_token=token), name, **context)
+    set_form_cookie(page, request, token, SIGNED_OUT_SECONDS)
+    return page
 
 
 def signin_page(request: Request) -> Response:
