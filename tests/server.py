@@ -43,6 +43,19 @@ def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=timeout, check=False)
 
 
+def played_database(folder: Path, games: int = 2) -> str:
+    """A SQLite database in ``folder`` (its URL) holding a finished tournament of
+    ``games`` games of five between the organiser's bots ``org1`` and ``org2``
+    (random bots, no sandbox)."""
+    db = f"sqlite:///{folder / 'arena.db'}"
+    random_bot = f"{sys.executable} -m sample_bots.random_bot"
+    played = arena("tournament", "-g", "five", "-k", "2", "-n", str(games), "--sandbox",
+                   "none", "-j", "1", "-b", f"org1={random_bot}", "-b", f"org2={random_bot}",
+                   "--db", db)
+    assert played.returncode == 0, played.stderr
+    return db
+
+
 def make_bot(folder: Path, name: str, author: str = "Ada") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bot.toml").write_text(MANIFEST.format(name=name, author=author))

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import stat
-import sys
 import tarfile
 import time
 import urllib.parse
@@ -36,6 +35,7 @@ from tests.server import (
     eventually,
     log_of,
     make_bot,
+    played_database,
     running_server,
     set_password,
     sign_in,
@@ -46,7 +46,6 @@ from tests.server import (
     wait_status,
 )
 
-RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 PASSWORD = "correct horse battery"
 
 
@@ -70,10 +69,7 @@ class Site:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp("server")
-    db = f"sqlite:///{folder / 'arena.db'}"
-    played = arena("tournament", "-g", "five", "-k", "2", "-n", "4", "--sandbox", "none",
-                   "-j", "1", "-b", f"org1={RANDOM}", "-b", f"org2={RANDOM}", "--db", db)
-    assert played.returncode == 0, played.stderr
+    db = played_database(folder, 4)
     tokens, links = {}, {}
     for name, flags in (("ann", ()), ("bob", ()), ("root", ("--admin",)), ("eve", ())):
         tokens[name], links[name] = user_add(db, name, *flags)

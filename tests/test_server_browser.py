@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +23,7 @@ import requests
 
 from tests.chromium import chromium
 from tests.pg import new_database, postgres_server
-from tests.server import arena, bot_archive, running_server, user_add, wait_status
+from tests.server import bot_archive, played_database, running_server, user_add, wait_status
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -197,7 +196,6 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
             assert status == 404, suffix
 
 
-RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 #: Another site's page: it defines the global a seat script calls, loads the seat
 #: view by <script src> (the old URL and the new) and frames the account page.
 ATTACKER = """<!doctype html>
@@ -241,10 +239,7 @@ def test_another_site_cannot_read_a_seat_view_or_frame_the_account_page(
     its SameSite=Lax cookie goes along) gets none of it."""
     from selenium.webdriver.common.by import By
 
-    db = f"sqlite:///{tmp_path / 'arena.db'}"
-    played = arena("tournament", "-g", "five", "-k", "2", "-n", "2", "--sandbox", "none",
-                   "-j", "1", "-b", f"org1={RANDOM}", "-b", f"org2={RANDOM}", "--db", db)
-    assert played.returncode == 0, played.stderr
+    db = played_database(tmp_path)
     _, link = user_add(db, "root", "--admin")
     with running_server(db) as base, chromium() as root:
         game = requests.get(f"{base}/api/games", timeout=60).json()["games"][0]["id"]

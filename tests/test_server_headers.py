@@ -7,7 +7,6 @@ seat's view is JSON for its owner (or an admin) only, never a script."""
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -18,16 +17,15 @@ from arena.server import api, pages
 from arena.store.replays import unpack
 from tests.replay_page import page_facts
 from tests.server import (
-    arena,
     bot_archive,
     csrf_of,
+    played_database,
     running_server,
     set_password,
     sign_in,
     user_add,
 )
 
-RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 PASSWORD = "correct horse battery"
 
 #: What every response carries (docs/server.md, "Headers").
@@ -68,10 +66,7 @@ class Case:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp("headers")
-    db = f"sqlite:///{folder / 'arena.db'}"
-    played = arena("tournament", "-g", "five", "-k", "2", "-n", "2", "--sandbox", "none",
-                   "-j", "1", "-b", f"org1={RANDOM}", "-b", f"org2={RANDOM}", "--db", db)
-    assert played.returncode == 0, played.stderr
+    db = played_database(folder)
     tokens, links = {}, {}
     for name, flags in (("ann", ()), ("root", ("--admin",)), ("eve", ())):
         tokens[name], links[name] = user_add(db, name, *flags)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import os
 import stat
-import sys
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from tests.server import (
     arena,
     bot_archive,
     log_of,
+    played_database,
     running_server,
     start_arena,
     stop,
@@ -40,7 +40,6 @@ from tests.server import (
 )
 from tests.test_sandbox import bot_script
 
-RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 #: What a planted package does when imported: leaves this file in the working directory.
 PLANTED = "import os\nopen(os.path.join(os.getcwd(), 'PLANTED'), 'a').write(str(os.getpid()))\n"
 
@@ -63,10 +62,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """A server whose working directory is its database's folder, as an organiser
     runs it (``arena serve`` there, the bot store beside the database)."""
     folder = tmp_path_factory.mktemp("paths")
-    db = f"sqlite:///{folder / 'arena.db'}"
-    played = arena("tournament", "-g", "five", "-k", "2", "-n", "2", "--sandbox", "none",
-                   "-j", "1", "-b", f"org1={RANDOM}", "-b", f"org2={RANDOM}", "--db", db)
-    assert played.returncode == 0, played.stderr
+    db = played_database(folder)
     tokens = {name: user_add(db, name)[0] for name in ("ann", "bob")}
     with running_server(db, "--check-games", "2", cwd=folder) as base:
         yield Site(base, folder, db, tokens)

@@ -372,3 +372,36 @@ def test_a_record_round_trips_through_the_new_and_the_old_bytes(game: str) -> No
     assert new[:1] == PACKED_MSGPACK and old[:1] == b"\x78"
     assert GameRecord.unpack(new) == record == GameRecord.unpack(old)
     assert gc.isenabled()  # unpack pauses the garbage collector, and only while it runs
+
+
+def test_bots_registered_by_two_stores_at_once_are_stored_once(url: str) -> None:
+    """Two checks of an upload server register the same opponents at once: on
+    PostgreSQL the second insert of a name failed the check (a unique key)."""
+    import threading
+
+    stores = [Store(url) for _ in range(2)]
+    names = [f"opponent{i}" for i in range(40)]
+    start, failures = threading.Barrier(2), []
+
+    def register(store: Store) -> None:
+        start.wait()
+        try:
+            for name in names:
+                store.register_bots([(name, "python -m sample_bots.random_bot")])
+        except Exception as exc:  # the failure is the finding
+            failures.append(exc)
+
+    threads = [threading.Thread(target=register, args=(store,)) for store in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        counts = connection.execute(text(
+            "SELECT name, count(*) FROM bots GROUP BY name")).all()
+    engine.dispose()
+    assert sorted(counts) == [(name, 1) for name in sorted(names)]
+    for store in stores:
+        store.close()

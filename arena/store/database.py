@@ -233,9 +233,9 @@ class Store:
         own (base name = label); a registered label is left as it is, since a
         version never changes (versions come from :meth:`add_bot_version`)."""
         def work(session: Session) -> None:
-            for name, command in bots:
-                if session.scalar(select(BotRow.id).where(BotRow.name == name)) is None:
-                    session.add(BotRow(name=name, base=name, command=command))
+            connection = session.connection()
+            for name, command in bots:  # race-safe: two checks register one opponent
+                insert_new(connection, BOTS, {"name": name, "base": name, "command": command})
 
         self._write(work)
 
