@@ -320,14 +320,15 @@ def test_a_progress_entry_changes_the_live_stamp(tmp_path: Path) -> None:
     assert found is not None and [e["number"] for e in found.progress or []] == [1]
 
 
-def test_checker_flags_are_validated_in_one_line(tmp_path: Path) -> None:
-    from tests.server import arena
+def test_checker_flags_are_validated_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_bots import run
 
     db = f"sqlite:///{tmp_path / 'flags.db'}"
     for flags, said in ((["--checkers", "0"], "--checkers must be from 1 to 64"),
                         (["--checkers", "65"], "--checkers must be from 1 to 64"),
                         (["--build-time", "0"], "--build-time must be"),
                         (["--check-time", "-1"], "--check-time must be")):
-        proc = arena("serve", "--db", db, "--port", "0", *flags, timeout=60)
-        assert proc.returncode != 0 and said in proc.stderr, proc.stderr
-        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        status, _, err = run(capsys, "serve", "--db", db, "--port", "0", *flags)
+        assert status != 0 and said in err, err
+        assert len(err.strip().splitlines()) == 1, err
