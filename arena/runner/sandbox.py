@@ -247,6 +247,11 @@ class Sandbox:
     #: Bots run this much nicer than the arena (0 to 19), e.g. a server's checks,
     #: so the server's pages come first.
     nice: int = 0
+    #: Each bubblewrap-confined process reads a private copy of its own files
+    #: (:class:`BotFiles`); False binds them read-only at the same place
+    #: instead, their page cache shared with later processes (a baseline for
+    #: ``bench/bot_copy_cost.py`` and the tests' controls).
+    private_copy: bool = True
 
     def describe(self) -> str:
         """What protects the other players from a bot, in one line."""
@@ -343,7 +348,7 @@ class Sandbox:
             shared = list(files.shared)
             # After the private /tmp, so a program kept under /tmp stays visible.
             out += _program_mounts(shared, hidden, made)
-            out += files.copy_options()
+            out += files.copy_options() if self.private_copy else files.bind_options(hidden)
             argv = files.inside(argv)
             cwd = BOT_DIR if directory is not None else BWRAP_HOME
         # Once: bubblewrap warns on stderr ("Only the last --chdir ...") when given twice.
@@ -557,6 +562,16 @@ class BotFiles:
             else:
                 out.append(FileCopy(entry.dest, source=entry.source, mode=entry.mode))
         return [*out, "--remount-ro", BOT_DIR]
+
+    def bind_options(self, hidden: Hidden) -> list[str | FileCopy]:
+        """bwrap options binding the files read-only where the copies would be,
+        uncopied (a folder holding something hidden is copied all the same)."""
+        out: list[str | FileCopy] = []
+        for host, inside in self.own:
+            if os.path.isdir(host) and hidden.inside(host):
+                return self.copy_options()
+            out += ["--ro-bind", host, inside]
+        return out
 
     def inside(self, argv: Sequence[str]) -> list[str]:
         """``argv`` with every path of the bot's own files as the bot sees it."""
