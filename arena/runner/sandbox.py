@@ -544,9 +544,11 @@ class BotFiles:
             own = [(directory, BOT_DIR)]
         else:
             own = _adhoc_own(argv, shared, hidden, by_path=by_path)
+        # A stored version lies in the bot store, which is hidden: it is all the bot's.
+        within = hidden if directory is None else Hidden((), frozenset())
         entries: list[CopyEntry] = []
         for host, inside in own:
-            entries += _entries(host, inside, hidden)
+            entries += _entries(host, inside, within)
         return cls(tuple(shared), tuple(own), tuple(entries))
 
     def copy_options(self) -> list[str | FileCopy]:

@@ -1,8 +1,9 @@
 """A covert bot (issue 28, finding b): ``move`` moves machine-wide kernel
 counters (page faults and memory, context switches, negative dentries, files
 created and removed); ``read`` prints, as one JSON line on stderr, every
-/proc and /sys file that shows such counters (its content, or why not)."""
+/proc and /sys file that shows such counters (its digest, or why not)."""
 
+import hashlib
 import json
 import os
 import sys
@@ -21,13 +22,19 @@ FILES = [
 
 
 def read() -> None:
+    """Each file as its digest and first line (the whole would overflow the
+    stderr tail the arena keeps), and the CPU lines of /proc/stat."""
     seen = {}
     for path in FILES:
         try:
-            with open(path) as file:
-                seen[path] = file.read()
+            with open(path, "rb") as file:
+                data = file.read()
+            seen[path] = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
+                          "head": data.decode(errors="replace").partition("\n")[0]}
         except OSError as exc:
-            seen[path] = f"refused: {exc.__class__.__name__}"
+            seen[path] = {"refused": exc.__class__.__name__}
+    with open("/proc/stat") as file:
+        seen["cpu lines"] = sum(line[:3] == "cpu" and line[3:4].isdigit() for line in file)
     print(json.dumps(seen), file=sys.stderr, flush=True)
 
 
