@@ -5,11 +5,14 @@ Two kinds, chosen once per run by :func:`resolve` (``--sandbox auto|bwrap|none``
 
 ``bwrap``
     bubblewrap gives every bot process its own user, PID, network, IPC and UTS
-    namespaces; the system directories and the bot's own program files
-    read-only; a private, empty, writable ``/tmp`` (its ``$HOME`` and working
-    directory, a size-capped tmpfs that disappears with the process); nothing
-    else of the host: not the organiser's working directory, not the
-    database, not other bots' files or processes.  ``--die-with-parent`` kills
+    namespaces; the system directories and its program's installation
+    read-only; a private read-only copy of the bot's own files at ``/bot``
+    (:class:`BotFiles`), made for each process, so that nothing it does to
+    their page cache reaches a later process; ``/proc`` without the machine's
+    counters (:mod:`arena.runner.procfs`); a private, empty, writable ``/tmp``
+    (its ``$HOME`` and working directory, a size-capped tmpfs that disappears
+    with the process); nothing else of the host: not the organiser's working
+    directory, not the database, not other bots' files or processes.  ``--die-with-parent`` kills
     the bot when the arena dies, even by SIGKILL, and killing bwrap tears down
     the whole PID namespace, so no child (setsid, double fork) survives.
     When the arena runs as root the bot runs as ``nobody`` inside its own user
@@ -257,7 +260,9 @@ class Sandbox:
         """What protects the other players from a bot, in one line."""
         if self.kind == "bwrap":
             where = ("bubblewrap sandbox (own user, PID, network, IPC and UTS namespaces; "
-                     "read-only system and program files; private /tmp; no view of the "
+                     "read-only system files; a private read-only copy of the bot's own "
+                     "files for each process" + ("" if self.private_copy else " (NOT made)")
+                     + "; no machine-wide counters in /proc; private /tmp; no view of the "
                      "organiser's files, the database or other processes)")
         else:
             where = ("NO sandbox (bots run as the organiser's user: they can read the "
@@ -568,7 +573,8 @@ class BotFiles:
     def bind_options(self, hidden: Hidden) -> list[str | FileCopy]:
         """bwrap options binding the files read-only where the copies would be,
         uncopied (a folder holding something hidden is copied all the same)."""
-        out: list[str | FileCopy] = []
+        # Made world-traversable first: bwrap would copy the mode of the source's parent.
+        out: list[str | FileCopy] = ["--perms", "0755", "--dir", BOT_DIR] if self.own else []
         for host, inside in self.own:
             if os.path.isdir(host) and hidden.inside(host):
                 return self.copy_options()
