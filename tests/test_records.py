@@ -143,7 +143,8 @@ def test_fault_kinds_and_labels_live_with_the_fault_classes() -> None:
     for cls in faults.FAULT_CLASSES:
         assert issubclass(cls, faults.BotFault)
         assert faults.FAULT_LABELS[cls.kind] == cls.label
-    assert faults.FAULT_KINDS == ("timeout", "crash", "illegal_action", "protocol_error")
+    assert faults.FAULT_KINDS == ("timeout", "crash", "memory", "illegal_action",
+                                  "protocol_error")
     assert render.FAULT_LABELS is faults.FAULT_LABELS
 
 

@@ -459,7 +459,8 @@ def test_writes_outside_its_directory_leave_no_trace(tmp_path: Path, open_dir: P
     mark = marker()
     home = str(Path.home())
     bots = {ZOO_NAME: zoo("write_outside.py", f"token={token}", f"dir={tmp_path}",
-                          f"dir={open_dir}", f"dir={home}", mark),
+                          f"dir={open_dir}", f"dir={home}", f"dir={ZOO}", f"dir={REPO}",
+                          mark),
             "random": RANDOM, "random2": RANDOM}
     with removing_tokens(tmp_path, token, open_dir):
         run = run_tournament(tmp_path, bots, [mark])
@@ -467,7 +468,7 @@ def test_writes_outside_its_directory_leave_no_trace(tmp_path: Path, open_dir: P
     assert not leaked, f"the bot wrote outside its sandbox: {leaked}"
     never_faults(run)
     logs = run.all_stderr(ZOO_NAME)
-    for folder in (str(ZOO), str(tmp_path), str(open_dir), home):
+    for folder in (str(ZOO), str(REPO), str(tmp_path), str(open_dir), home):
         assert f"WRITE REFUSED {folder}/zoo-token-{token}" in logs, logs[-3000:]
 
 
@@ -536,23 +537,25 @@ runpy.run_module("sample_bots.random_bot", run_name="__main__")
 
 
 def test_an_honest_bot_runs_from_its_own_folder(tmp_path: Path, open_dir: Path) -> None:
-    """``python bot.py weights.bin`` in the bot's folder, where the default
-    ``arena.db`` lies too (the run's --db is elsewhere): its helper module and
-    data file (any suffix) are there; the database files, the bot store beside
-    it and the default report folder are not."""
-    folder = open_dir
+    """``python mybot/bot.py mybot/weights.bin`` where the default ``arena.db``
+    lies (the run's --db is elsewhere): its helper module and data file (any
+    suffix) are beside it in its copy; the database files, the bot store beside
+    it and the default report folder are not.  (From inside ``mybot/``, it
+    would get only the files it names: tests/test_side_channels.py.)"""
+    folder = open_dir / "mybot"
+    folder.mkdir()
     (folder / "bot.py").write_text(HONEST_BOT)
     (folder / "helper.py").write_text("WORD = 'helped'\n")
     (folder / "weights.bin").write_text("weights")
-    Store(f"sqlite:///{folder / 'arena.db'}").close()
+    Store(f"sqlite:///{open_dir / 'arena.db'}").close()
     for private in ("arena-bots/other/1", "arena-report"):  # other bots' files, a report
-        (folder / private).mkdir(parents=True)
-        (folder / private / "secret.txt").write_text("secret")
-    for path in folder.iterdir():
+        (open_dir / private).mkdir(parents=True)
+        (open_dir / private / "secret.txt").write_text("secret")
+    for path in [*open_dir.iterdir(), *folder.iterdir()]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     mark = marker()
-    bots = {"mine": f"python bot.py weights.bin {mark}", "random": RANDOM}
-    run = run_tournament(tmp_path, bots, [mark], cwd=folder)
+    bots = {"mine": f"python mybot/bot.py mybot/weights.bin {mark}", "random": RANDOM}
+    run = run_tournament(tmp_path, bots, [mark], cwd=open_dir)
     assert not run.faults("mine"), run.describe()
     logs = run.all_stderr("mine")
     assert "HELPER OK helped" in logs and "WEIGHTS OK weights" in logs, logs[-3000:]

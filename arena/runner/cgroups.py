@@ -82,6 +82,23 @@ class BotGroup:
                 return int(line.split()[1]) / 1e6
         return 0.0
 
+    def out_of_memory(self) -> bool:
+        """Whether the kernel killed a process of the group at its memory limit:
+        ``oom_kill`` of ``memory.events`` (v2) or ``memory.oom_control`` (v1);
+        on a v1 kernel without that count (before 4.13), whether the limit was
+        ever hit (``memory.failcnt``).  False once the group is removed."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            lines = Path(self.dirs[0], name).read_text().splitlines()
+            counts = dict(line.split(maxsplit=1) for line in lines if " " in line)
+            if "oom_kill" in counts:
+                return int(counts["oom_kill"]) > 0
+            if self.version == 1:
+                return int(Path(self.dirs[0], "memory.failcnt").read_text()) > 0
+        except (OSError, ValueError):
+            pass
+        return False
+
     def pids(self) -> list[int]:
         found: set[int] = set()
         for folder in self.dirs:

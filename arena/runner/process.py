@@ -38,7 +38,7 @@ from typing import Protocol
 import trio
 
 from arena.runner.sandbox import MARKER_VAR, Launch, Sandbox, SandboxError, resolve
-from arena.store.faults import CrashFault
+from arena.store.faults import CrashFault, MemoryFault
 
 STDERR_TAIL_BYTES = 4096
 READ_CHUNK = 65536
@@ -275,6 +275,8 @@ class BotProcess:
         self._clocks_generation = -1
         self._stats = _StatReader()
         self._closed = False
+        #: Whether its cgroup saw an out-of-memory kill (known once closed).
+        self.out_of_memory = False
         # The bot's cgroup's CPU counter, kept open (None: no cgroup).
         self._cgroup_cpu: int | None = None
         if launch.cgroup is not None:
@@ -344,6 +346,15 @@ class BotProcess:
             with contextlib.suppress(ValueError):
                 return f"killed by signal {signal.Signals(code - 128).name}"
         return f"exited with code {code}"
+
+    def memory_fault(self) -> MemoryFault | None:
+        """The fault to record instead of the one seen (a crash, a timeout) when
+        the bot was killed at its memory limit; None otherwise.  Only a cgroup
+        tells: without one, a process killed at RLIMIT_DATA stays a crash."""
+        if not self.out_of_memory:
+            return None
+        return MemoryFault(f"killed at its memory limit of "
+                           f"{self.sandbox.limits.memory_mb} MiB")
 
     def cpu_seconds(self, refresh: bool = False) -> float:
         """CPU time used so far by the bot.  In its cgroup: every process that
@@ -518,6 +529,7 @@ class BotProcess:
                 os.close(self._cgroup_cpu)
                 self._cgroup_cpu = None
             group = self.launch.cgroup
+            self.out_of_memory = group is not None and group.out_of_memory()
             # Its killed processes take a moment to leave the group.
             with trio.move_on_after(5):
                 while group is not None and not group.remove():

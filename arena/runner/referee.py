@@ -80,6 +80,9 @@ class Entrant:
         #: Why a start ahead of the first game failed (see :func:`start_early`):
         #: raised once, by the next :meth:`ensure_started`.
         self.start_fault: BotFault | None = None
+        #: Set by :meth:`stop` when the process it stopped was killed at its
+        #: memory limit: the fault to record, whatever the bot seemed to do.
+        self.memory_fault: BotFault | None = None
 
     async def ensure_started(self) -> SeatClient:
         """A connected client: start, handshake and announce the match if needed."""
@@ -107,9 +110,11 @@ class Entrant:
     async def stop(self) -> str:
         """Kill the bot (if running); return the stderr tail it left."""
         tail = ""
+        self.memory_fault = None
         if self.process is not None:
             self._note_memory()
             await self.process.aclose()
+            self.memory_fault = self.process.memory_fault()
             tail = self.process.stderr.take()
         self.process = None
         self.client = None
@@ -157,6 +162,7 @@ class _Table:
         if entrant.client is not None:
             self.ignored[seat] += entrant.client.ignored
         tail = self.tails[seat] + await entrant.stop()
+        exc = entrant.memory_fault or exc
         self.tails[seat] = ""
         self.faulted.add(seat)
         # From the step being decided on, the arena plays this seat's default action.

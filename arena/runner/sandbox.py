@@ -5,11 +5,14 @@ Two kinds, chosen once per run by :func:`resolve` (``--sandbox auto|bwrap|none``
 
 ``bwrap``
     bubblewrap gives every bot process its own user, PID, network, IPC and UTS
-    namespaces; the system directories and the bot's own program files
-    read-only; a private, empty, writable ``/tmp`` (its ``$HOME`` and working
-    directory, a size-capped tmpfs that disappears with the process); nothing
-    else of the host: not the organiser's working directory, not the
-    database, not other bots' files or processes.  ``--die-with-parent`` kills
+    namespaces; the system directories and its program's installation
+    read-only; a private read-only copy of the bot's own files at ``/bot``
+    (:class:`BotFiles`), made for each process, so that nothing it does to
+    their page cache reaches a later process; ``/proc`` without the machine's
+    counters (:mod:`arena.runner.procfs`); a private, empty, writable ``/tmp``
+    (its ``$HOME`` and working directory, a size-capped tmpfs that disappears
+    with the process); nothing else of the host: not the organiser's working
+    directory, not the database, not other bots' files or processes.  ``--die-with-parent`` kills
     the bot when the arena dies, even by SIGKILL, and killing bwrap tears down
     the whole PID namespace, so no child (setsid, double fork) survives.
     When the arena runs as root the bot runs as ``nobody`` inside its own user
@@ -45,7 +48,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
-from arena.runner import cgroups, seccomp
+from arena.runner import cgroups, procfs, seccomp
 from arena.runner.cgroups import BotGroup, join_argv
 
 SandboxKind = Literal["bwrap", "none"]
@@ -58,6 +61,14 @@ BOT_ENV = {"PATH": BOT_PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
 MARKER_VAR = "FIVE_ARENA_BOT"
 #: Where the private directory is mounted inside bubblewrap.
 BWRAP_HOME = "/tmp"
+#: Where a bot's own files are copied inside bubblewrap, afresh for each process.
+BOT_DIR = "/bot"
+#: Skipped when a bot's folder is copied (as by the version fingerprint).
+SKIPPED_NAMES = frozenset({".git", "__pycache__"})
+#: An ad-hoc bot's folder larger than this is not copied: only the files its
+#: command names are (with a hint to give the bot a folder of its own).
+COPY_MAX_FILES = 2000
+COPY_MAX_BYTES = 256 << 20
 #: System directories mounted read-only inside bubblewrap (those that exist).
 SYSTEM_DIRS = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: Program names that mean "the arena's own Python" (so its packages are there).
@@ -120,6 +131,39 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class FileCopy:
+    """A file that bubblewrap writes into the sandbox, from a descriptor opened
+    when the bot starts: generated ``data`` bound read-only over ``dest``
+    (``--ro-bind-data``), or a copy of host file ``source`` (``--file``)."""
+
+    dest: str
+    data: bytes | None = None
+    source: str | None = None
+    mode: int = 0o444
+
+    def option(self) -> str:
+        return "--ro-bind-data" if self.data is not None else "--file"
+
+    def open(self) -> int:
+        """A descriptor holding the file's bytes (the caller closes it)."""
+        if self.data is not None:
+            return _memfd("bwrap-data", self.data)
+        assert self.source is not None
+        return os.open(self.source, os.O_RDONLY | os.O_CLOEXEC)
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+@dataclass(frozen=True)
 class Launch:
     """Everything :mod:`arena.runner.process` needs to start one confined bot.
 
@@ -136,9 +180,10 @@ class Launch:
     marker: str
     #: The bot's cgroup, made for it (the exec chain moves the bot into it).
     cgroup: BotGroup | None = None
-    #: bwrap's own options, NUL-separated: read from a descriptor (``--args``),
-    #: so ``/proc/1/cmdline`` inside shows none of them.
-    options: bytes = b""
+    #: bwrap's own options, passed NUL-separated through a descriptor
+    #: (``--args``), so ``/proc/1/cmdline`` inside shows none of them; a
+    #: :class:`FileCopy` becomes the options that write that file.
+    options: tuple[str | FileCopy, ...] = ()
     #: The bot's niceness (``nice -n``) above the arena's, 0: as the arena's.
     nice: int = 0
     #: The seccomp filter bubblewrap loads before it runs the bot (a BPF program).
@@ -150,13 +195,19 @@ class Launch:
         (``pass_fds``); they are closed when the block ends."""
         argv, fds = list(self.argv), []
         try:
-            for option, data in (("--seccomp", self.seccomp), ("--args", self.options)):
+            words: list[bytes] = []
+            for item in self.options:
+                if isinstance(item, FileCopy):
+                    fds.append(item.open())
+                    words += [b"--perms", b"%04o" % item.mode, item.option().encode(),
+                              str(fds[-1]).encode(), os.fsencode(item.dest)]
+                else:
+                    words.append(os.fsencode(item))
+            options = b"".join(word + b"\0" for word in words)
+            for option, data in (("--seccomp", self.seccomp), ("--args", options)):
                 if data:
-                    fd = os.memfd_create(f"bwrap{option}", os.MFD_CLOEXEC)
-                    fds.append(fd)
-                    os.write(fd, data)
-                    os.lseek(fd, 0, os.SEEK_SET)
-                    argv[1:1] = [option, str(fd)]
+                    fds.append(_memfd(f"bwrap{option}", data))
+                    argv[1:1] = [option, str(fds[-1])]
             if self.cgroup is not None:
                 argv = join_argv(self.cgroup, argv)
             if self.nice:
@@ -199,12 +250,19 @@ class Sandbox:
     #: Bots run this much nicer than the arena (0 to 19), e.g. a server's checks,
     #: so the server's pages come first.
     nice: int = 0
+    #: Each bubblewrap-confined process reads a private copy of its own files
+    #: (:class:`BotFiles`); False binds them read-only at the same place
+    #: instead, their page cache shared with later processes (a baseline for
+    #: ``bench/bot_copy_cost.py`` and the tests' controls).
+    private_copy: bool = True
 
     def describe(self) -> str:
         """What protects the other players from a bot, in one line."""
         if self.kind == "bwrap":
             where = ("bubblewrap sandbox (own user, PID, network, IPC and UTS namespaces; "
-                     "read-only system and program files; private /tmp; no view of the "
+                     "read-only system files; a private read-only copy of the bot's own "
+                     "files for each process" + ("" if self.private_copy else " (NOT made)")
+                     + "; no machine-wide counters in /proc; private /tmp; no view of the "
                      "organiser's files, the database or other processes)")
         else:
             where = ("NO sandbox (bots run as the organiser's user: they can read the "
@@ -230,6 +288,7 @@ class Sandbox:
         of the starting process (inherited), not its fd 1, so that only the bot
         holds it (under bubblewrap its own processes keep fds 0-2 open).
         The caller must :meth:`Launch.release` the result."""
+        by_path = os.sep in argv[0] if argv else False
         if directory is not None:
             directory = os.path.realpath(directory)
             argv = in_directory(argv, directory)
@@ -241,10 +300,10 @@ class Sandbox:
         try:
             if self.kind == "bwrap":
                 env.update(HOME=BWRAP_HOME, TMPDIR=BWRAP_HOME)
-                options, chain = self._bwrap_argv(argv, env, directory, writable, stdout_fd)
-                data = b"".join(os.fsencode(word) + b"\0" for word in options)
-                return Launch(["bwrap", *chain], env, "/", None, marker, group, data,
-                              self.nice, _seccomp_program())
+                options, chain = self._bwrap_argv(argv, env, directory, writable, stdout_fd,
+                                                  by_path)
+                return Launch(["bwrap", *chain], env, "/", None, marker, group,
+                              tuple(options), self.nice, _seccomp_program())
             scratch = _make_scratch(scratch_root)
             env.update(HOME=scratch, TMPDIR=scratch)
             processes = self.limits.processes + _processes_of_user()
@@ -269,30 +328,39 @@ class Sandbox:
             raise SandboxError(str(exc)) from None
 
     def _bwrap_argv(self, argv: list[str], env: Mapping[str, str], directory: str | None,
-                    writable: bool, stdout_fd: int | None) -> tuple[list[str], list[str]]:
+                    writable: bool, stdout_fd: int | None, by_path: bool
+                    ) -> tuple[list[str | FileCopy], list[str]]:
         """bwrap's options, and the exec chain after them."""
-        out = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-               "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+        out: list[str | FileCopy] = [
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
         for key, value in env.items():
             out += ["--setenv", key, value]
         out += _system_mounts()
-        out += ["--proc", "/proc", "--dev", "/dev",
+        out += ["--proc", "/proc", *_proc_masks(self.limits.memory_mb), "--dev", "/dev",
                 "--size", str(self.limits.file_size_mb << 20), "--perms", "1777",
                 "--tmpfs", BWRAP_HOME]
-        # After the private /tmp, so a program kept under /tmp stays visible.
-        paths = program_paths(argv, directory)
         hidden = Hidden.of(self.hidden)
         made: set[str] = set()
-        out += _program_mounts(paths, hidden, made)
-        if directory is not None:
-            # Last, so that it is exactly what the bot may (or, building, must) write.
-            out += [*_ancestor_dirs(directory, made), "--bind" if writable else "--ro-bind",
-                    directory, directory]
+        if writable and directory is not None:
+            # A build writes its version: the stored directory itself, where it is.
+            shared = program_paths(argv, directory)
+            out += _program_mounts(shared, hidden, made)
+            out += [*_ancestor_dirs(directory, made), "--bind", directory, directory]
+            cwd = directory
+        else:
+            files = BotFiles.of(argv, directory, hidden, by_path=by_path)
+            shared = list(files.shared)
+            # After the private /tmp, so a program kept under /tmp stays visible.
+            out += _program_mounts(shared, hidden, made)
+            out += files.copy_options() if self.private_copy else files.bind_options(hidden)
+            argv = files.inside(argv)
+            cwd = BOT_DIR if directory is not None else BWRAP_HOME
         # Once: bubblewrap warns on stderr ("Only the last --chdir ...") when given twice.
-        out += ["--chdir", directory if directory is not None else BWRAP_HOME]
+        out += ["--chdir", cwd]
         chain = [*_redirect(stdout_fd), *argv]
         if os.geteuid() == 0:
-            _check_world_readable(paths)
+            _check_world_readable(shared)
             # The kernel exempts root from RLIMIT_NPROC: become nobody, in a user
             # namespace of its own, before the limits are set.
             out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
@@ -302,6 +370,17 @@ class Sandbox:
                          "--", *chain]
         out += ["--unshare-user", "--disable-userns"]
         return out, ["prlimit", *self.limits.prlimit_args(), "--", *chain]
+
+
+def _proc_masks(memory_mb: int) -> list[str | FileCopy]:
+    """bwrap options covering /proc's machine-wide counters (:mod:`procfs`)."""
+    out: list[str | FileCopy] = []
+    for mask in procfs.masks(memory_mb):
+        if mask.data is None:
+            out += ["--perms", "0555", "--tmpfs", mask.path, "--remount-ro", mask.path]
+        else:
+            out.append(FileCopy(mask.path, data=mask.data))
+    return out
 
 
 def _seccomp_program() -> bytes:
@@ -440,6 +519,199 @@ def program_paths(argv: Sequence[str], directory: str | None = None) -> list[str
     named = [os.path.realpath(word) for word in named_files(argv)]
     paths += [p for p in named if directory is None or _contains(directory, p)]
     return paths
+
+
+@dataclass(frozen=True)
+class BotFiles:
+    """What a bot process reads, split in two.  ``shared``: host paths bound
+    read-only where they are (the arena's Python installation, a program found
+    on PATH); ``own``: the bot's own files, as (host path, path under
+    :data:`BOT_DIR`), copied into a private read-only tmpfs for each process,
+    so that the pages one process evicts or warms belong to files no later
+    process reads, and no host path of them shows in its mount table."""
+
+    shared: tuple[str, ...]
+    own: tuple[tuple[str, str], ...]
+    #: The files to copy, as they are written (found once per folder and run).
+    entries: tuple[CopyEntry, ...] = ()
+
+    @classmethod
+    def of(cls, argv: Sequence[str], directory: str | None, hidden: Hidden, *,
+           by_path: bool) -> BotFiles:
+        """The files of resolved ``argv``: a stored bot's (``directory``) are its
+        directory; an ad-hoc bot's are its program when given by path and each
+        existing file its command names, each with its folder unless that
+        folder holds the organiser's working directory or is too large
+        (:data:`COPY_MAX_FILES`, :data:`COPY_MAX_BYTES`): then the named files
+        alone, and a hint on stderr, once per command."""
+        shared = _shared_paths(argv, by_path=by_path and directory is None)
+        if directory is not None:
+            own = [(directory, BOT_DIR)]
+        else:
+            own = _adhoc_own(argv, shared, hidden, by_path=by_path)
+        # A stored version lies in the bot store, which is hidden: it is all the bot's.
+        within = hidden if directory is None else Hidden((), frozenset())
+        entries: list[CopyEntry] = []
+        for host, inside in own:
+            entries += _entries(host, inside, within)
+        return cls(tuple(shared), tuple(own), tuple(entries))
+
+    def copy_options(self) -> list[str | FileCopy]:
+        """bwrap options writing the copies, then making them read-only."""
+        if not self.own:
+            return []
+        out: list[str | FileCopy] = ["--perms", "0755", "--tmpfs", BOT_DIR]
+        for entry in self.entries:
+            if entry.link is not None:
+                out += ["--symlink", entry.link, entry.dest]
+            elif entry.source is None:
+                out += ["--perms", "0755", "--dir", entry.dest]
+            else:
+                out.append(FileCopy(entry.dest, source=entry.source, mode=entry.mode))
+        return [*out, "--remount-ro", BOT_DIR]
+
+    def bind_options(self, hidden: Hidden) -> list[str | FileCopy]:
+        """bwrap options binding the files read-only where the copies would be,
+        uncopied (a folder holding something hidden is copied all the same)."""
+        # Made world-traversable first: bwrap would copy the mode of the source's parent.
+        out: list[str | FileCopy] = ["--perms", "0755", "--dir", BOT_DIR] if self.own else []
+        for host, inside in self.own:
+            if os.path.isdir(host) and hidden.inside(host):
+                return self.copy_options()
+            out += ["--ro-bind", host, inside]
+        return out
+
+    def inside(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` with every path of the bot's own files as the bot sees it."""
+        def moved(word: str) -> str:
+            real = os.path.realpath(word) if os.path.isabs(word) else word
+            for host, inside in self.own:
+                if _contains(host, real):
+                    return inside + real[len(host):]
+            return word
+
+        return [moved(word) for word in argv]
+
+
+@dataclass(frozen=True)
+class CopyEntry:
+    """One item of a copy: a folder (``source`` and ``link`` None), a
+    symbolic link (``link``: its target, as written) or a file (``source``)."""
+
+    dest: str
+    source: str | None = None
+    link: str | None = None
+    mode: int = 0o444
+
+
+def _shared_paths(argv: Sequence[str], *, by_path: bool) -> list[str]:
+    """Host paths every process of the bot reads where they are: the arena's
+    Python (its installation, a ``-m`` package), or a program found on PATH
+    (not given ``by_path``) outside the system directories."""
+    program = os.path.realpath(argv[0])
+    if os.path.realpath(sys.executable) == program or argv[0] == sys.executable:
+        paths = list(python_installation())
+        if "-m" in argv[:-1]:
+            paths += module_paths(argv[argv.index("-m") + 1])
+        return paths
+    return [] if by_path or under_system(program) else [program]
+
+
+def _adhoc_own(argv: Sequence[str], shared: Sequence[str], hidden: Hidden, *,
+               by_path: bool) -> list[tuple[str, str]]:
+    """An ad-hoc bot's own files or folders, each with its path under BOT_DIR."""
+    cwd = os.path.realpath(os.getcwd())
+    program = os.path.realpath(argv[0])
+    candidates = [program] if by_path else []
+    candidates += [os.path.realpath(word) for word in named_files(argv)]
+    items: list[str] = []
+    alone: list[str] = []
+    for path in candidates:
+        if (under_system(path) or hidden.covers(path) or not os.path.exists(path)
+                or any(_contains(p, path) for p in shared)):
+            continue
+        folder = os.path.dirname(path) if os.path.isfile(path) else path
+        if _contains(folder, cwd) or _too_large(folder, hidden):
+            if folder != path:  # a named folder of that kind is not shown at all
+                items.append(path)
+                alone.append(path)
+        else:
+            items.append(folder)
+    if alone:
+        _hint(argv, alone)
+    own: list[tuple[str, str]] = []
+    taken: set[str] = set()
+    for path in sorted(set(items), key=len):
+        if any(_contains(done, path) for done, _ in own):
+            continue
+        name = os.path.basename(path) or "root"
+        inside, n = f"{BOT_DIR}/{name}", 1
+        while inside in taken:
+            n += 1
+            inside = f"{BOT_DIR}/{name}-{n}"
+        taken.add(inside)
+        own.append((path, inside))
+    return own
+
+
+_HINTED: set[tuple[str, ...]] = set()
+
+
+def _hint(argv: Sequence[str], alone: Sequence[str]) -> None:
+    """Say once per command that its bot sees only the files it names."""
+    if tuple(argv) in _HINTED:
+        return
+    _HINTED.add(tuple(argv))
+    names = ", ".join(os.path.basename(p) for p in alone)
+    print(f"arena: note: bot {os.path.basename(argv[0])} {names}: its folder holds the "
+          f"working directory (or is too large), so it sees only {names}; give the bot a "
+          f"folder of its own (python mybot/bot.py) if it needs more", file=sys.stderr)
+
+
+def _too_large(folder: str, hidden: Hidden) -> bool:
+    files, size = 0, 0
+    for entry in _entries(folder, BOT_DIR, hidden):
+        if entry.source is not None:
+            files += 1
+            size += os.path.getsize(entry.source)
+            if files > COPY_MAX_FILES or size > COPY_MAX_BYTES:
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=256)
+def _entries(host: str, inside: str, hidden: Hidden) -> tuple[CopyEntry, ...]:
+    """What copying ``host`` (a file or folder) to ``inside`` writes: its
+    folders, files and symbolic links, less hidden ones, :data:`SKIPPED_NAMES`
+    and special files.  Found once per run (a stored version never changes)."""
+    if os.path.isfile(host):
+        return (CopyEntry(inside, host, mode=_mode(host)),)
+    out = [CopyEntry(inside)] if inside != BOT_DIR else []
+    for root, dirs, names in os.walk(host):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_NAMES)
+        where = inside + root[len(host):]
+        for name in dirs:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                out.append(CopyEntry(f"{where}/{name}", link=os.readlink(path)))
+            elif not hidden.covers(path):
+                out.append(CopyEntry(f"{where}/{name}"))
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))
+                   and not hidden.covers(os.path.join(root, d))]
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            if name in SKIPPED_NAMES or hidden.covers(path):
+                continue
+            if os.path.islink(path):
+                out.append(CopyEntry(f"{where}/{name}", link=os.readlink(path)))
+            elif os.path.isfile(path):
+                out.append(CopyEntry(f"{where}/{name}", path, mode=_mode(path)))
+    return tuple(out)
+
+
+def _mode(path: str) -> int:
+    """Read-only, executable where the original is."""
+    return 0o555 if os.stat(path).st_mode & stat.S_IXUSR else 0o444
 
 
 @functools.cache

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from arena.runner import cgroups, seccomp
+from arena.runner import cgroups, procfs, seccomp
 from arena.runner.sandbox import Limits, Sandbox, SandboxError, bwrap_problem, resolve
 
 PROBE = r"""
@@ -61,6 +61,7 @@ print(json.dumps({
     "env": sorted(os.environ),
     "limits": limits,
     "side_channels": {"fadvise": refused(evict), "preadv2 RWF_NOWAIT": refused(probe_cache)},
+    "counters": {name: open("/proc/" + name).read() for name in ("vmstat", "meminfo")},
 }))
 """
 
@@ -126,10 +127,21 @@ def checks(sandbox: Sandbox) -> list[Check]:
               "namespaces, io_uring: the list below)", all(seen["side_channels"].values()),
               ", ".join(f"{name} {'refused' if no else 'ALLOWED'}"
                         for name, no in seen["side_channels"].items())),
+        Check("machine-wide counters hidden (/proc/vmstat, meminfo, ...: docs/bots.md)",
+              _counters_hidden(seen["counters"], limits.memory_mb),
+              "vmstat empty, meminfo the bot's limit"
+              if _counters_hidden(seen["counters"], limits.memory_mb)
+              else "the machine's counters are shown"),
         Check("cgroup per bot (memory with shared memory and /tmp, processes, CPU time)",
               sandbox.cgroup and cgroups.host() is not None,
               _cgroup_detail(sandbox)),
     ]
+
+
+def _counters_hidden(counters: dict[str, str], memory_mb: int) -> bool:
+    """Whether /proc showed no machine-wide counter (see :mod:`procfs`)."""
+    total = procfs.meminfo(memory_mb).splitlines()[0]
+    return not counters["vmstat"] and counters["meminfo"].startswith(total)
 
 
 def _cgroup_detail(sandbox: Sandbox) -> str:

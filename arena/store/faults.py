@@ -35,6 +35,13 @@ class CrashFault(BotFault):
     label = "Crash"
 
 
+class MemoryFault(BotFault):
+    """The bot was killed at its memory limit (its cgroup's out-of-memory kill)."""
+
+    kind = "memory"
+    label = "Memory"
+
+
 class IllegalActionFault(BotFault):
     """The bot answered with an index that is not one of the legal actions."""
 
@@ -50,8 +57,8 @@ class ProtocolFault(BotFault):
 
 
 #: The standard faults, in the order reports list them.
-FAULT_CLASSES: tuple[type[BotFault], ...] = (TimeoutFault, CrashFault, IllegalActionFault,
-                                             ProtocolFault)
+FAULT_CLASSES: tuple[type[BotFault], ...] = (TimeoutFault, CrashFault, MemoryFault,
+                                             IllegalActionFault, ProtocolFault)
 FAULT_KINDS = tuple(cls.kind for cls in FAULT_CLASSES)
 #: Column headings and short names of fault kinds (``kind`` itself for others).
 FAULT_LABELS = {cls.kind: cls.label for cls in FAULT_CLASSES}

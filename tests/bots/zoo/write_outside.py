@@ -1,6 +1,6 @@
 """Zoo: before answering hello, tries to create a file ``zoo-token-TOKEN`` in
 every directory it might reach outside its own: /tmp, /var/tmp, /dev/shm, its
-script's directory, the repository root, /, its working directory, $HOME, and
+script's directory (as it sees it), /, its working directory, $HOME, and
 each ``dir=PATH`` given (the test's tmp dir, the organiser's $HOME).  One
 stderr line per attempt: ``WRITE OK path`` or ``WRITE REFUSED path: error``.
 Then it plays legally.
@@ -20,7 +20,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def targets() -> list[str]:
-    found = ["/tmp", "/var/tmp", "/dev/shm", str(HERE), str(HERE.parents[2]), "/",
+    # Under bubblewrap HERE is its private copy (/bot/zoo): its host folder and the
+    # repository are dir= arguments.
+    found = ["/tmp", "/var/tmp", "/dev/shm", str(HERE), "/",
              os.getcwd(), os.environ.get("HOME", "/nonexistent-home"), *DIRS]
     return list(dict.fromkeys(found))
 
