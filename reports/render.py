@@ -38,6 +38,7 @@ from markupsafe import Markup, escape
 
 from arena.stats.match_stats import MatchSummary, summarize
 from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
+from arena.stats.rotation_learning import LEVEL as LEARNING_LEVEL
 from arena.stats.rotation_learning import Learning
 from arena.store.database import Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
@@ -738,6 +739,7 @@ def _group(games: Iterable[StoredGame], key: Any) -> dict[Any, list[StoredGame]]
 def _environment() -> Environment:
     """The templates' environment with the globals the report's pages use."""
     env = environment()
-    env.globals.update(provisional_games=PROVISIONAL_GAMES, time_sample_games=TIME_SAMPLE_GAMES,
-                       time_sample_moves=TIME_SAMPLE_MOVES, seating_shown=SEATING_SHOWN)
+    env.globals.update(provisional_games=PROVISIONAL_GAMES, learning_level=LEARNING_LEVEL,
+                       time_sample_games=TIME_SAMPLE_GAMES, time_sample_moves=TIME_SAMPLE_MOVES,
+                       seating_shown=SEATING_SHOWN)
     return env
