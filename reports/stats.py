@@ -177,8 +177,9 @@ def learning_observations(games: Sequence[StoredGame], blocks: Mapping[int, int]
             continue
         position = play_position(seed, k, rotation)
         unit = (game.tournament_id, game.table, first)
-        out += [Observation(bot, unit, position, place_points(place, k))
-                for bot, place in zip(game.seats, game.places, strict=True)]
+        out += [Observation(bot, unit, position, place_points(place, k), (seat, k))
+                for seat, (bot, place) in enumerate(zip(game.seats, game.places,
+                                                        strict=True))]
     return out
 
 

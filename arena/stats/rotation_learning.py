@@ -7,14 +7,16 @@ Every bot of a table plays each deal once per seat rotation, and the order in wh
 block's rotations play is drawn at random (:func:`arena.formats.deals.rotation_order`),
 once per block of deals: a stream plays the whole block in one rotation.  So the
 unit is a bot's *block*: its mean points in each rotation over the block's deals
-(:class:`Unit`).  Its *advantage* is the mean of the rotations played later minus
-the first-played one.  The seat and the deal cancel: in a block the bot sits every
-seat once on the same deals, and which seat comes first is drawn.  Without
-learning, the play order is independent of the points, so every rotation is
-equally likely to be the first: the p-value is that of the summed advantage
-among those redraws (Monte Carlo with a fixed seed, or the normal approximation
-with the redraws' exact mean and variance when the units are many).  One-sided:
-only scoring better later is suspect.
+(:class:`Unit`), each game's points less the bot's mean in that seat over all its
+games (a seat worth more or less is the biggest noise otherwise; the mean is the
+same whatever the order, so the test stays exact).  Its *advantage* is the mean of
+the rotations played later minus the first-played one.  The seat and the deal
+cancel: in a block the bot sits every seat once on the same deals, and which seat
+comes first is drawn.  Without learning, the play order is independent of the
+points, so every rotation is equally likely to be the first: the p-value is that
+of the summed advantage among those redraws (Monte Carlo with a fixed seed, or
+the normal approximation with the redraws' exact mean and variance when the
+units are many).  One-sided: only scoring better later is suspect.
 
 Pure: numpy only, no I/O.
 """
@@ -41,17 +43,20 @@ SEED = 28
 @dataclass(frozen=True)
 class Observation:
     """A bot's points in one game: ``unit`` names its block (tournament, table,
-    block), ``position`` when its rotation played in the block (0 first)."""
+    block), ``position`` when its rotation played in the block (0 first),
+    ``seat`` its seat (with anything else whose mean to take out, e.g. the table size)."""
 
     bot: str
     unit: Hashable
     position: int
     points: float
+    seat: Hashable = 0
 
 
 @dataclass(frozen=True)
 class Unit:
-    """A bot's block: its mean points per rotation, the first-played one first."""
+    """A bot's block: its mean points per rotation (less its seat's mean), the
+    first-played one first."""
 
     points: tuple[float, ...]
 
@@ -80,12 +85,18 @@ def place_points(place: int, seats: int) -> float:
 
 
 def units(observations: Iterable[Observation]) -> dict[str, list[Unit]]:
-    """Each bot's units: its observations grouped by block and rotation, kept when
-    the block has its first-played rotation and a later one."""
+    """Each bot's units: its observations less its mean in their seat, grouped by
+    block and rotation, kept when the block has its first-played rotation and a
+    later one."""
+    observations = list(observations)
+    seats: dict[tuple[str, Hashable], list[float]] = defaultdict(list)
+    for o in observations:
+        seats[o.bot, o.seat].append(o.points)
+    means = {key: sum(points) / len(points) for key, points in seats.items()}
     grouped: dict[tuple[str, Hashable], dict[int, list[float]]] = defaultdict(
         lambda: defaultdict(list))
     for o in observations:
-        grouped[o.bot, o.unit][o.position].append(o.points)
+        grouped[o.bot, o.unit][o.position].append(o.points - means[o.bot, o.seat])
     out: dict[str, list[Unit]] = defaultdict(list)
     for (bot, _), by_position in grouped.items():
         if 0 in by_position and len(by_position) >= 2:
