@@ -4,12 +4,13 @@ deal: ``rotation_cheat_bot.py DIR``, for ``--sandbox none`` only.
 It plays as the sample heuristic (:mod:`sample_bots.five_heuristic`) but for its
 first turn of a game, when it ends the hand if it believes it holds the lower
 total; and it opens a channel on purpose: at its first decision of every game
-it appends to ``DIR/records.jsonl`` the hand it was dealt and the deal's first
-face-up card (the bottom of the discard pile, or the card the opponent took).
-At a table of two, a later rotation of a deal deals it the hand its opponent
-held in an earlier one, so a record with
-the same first face-up card and a hand disjoint from its own (the latest such)
-is its opponent's starting hand.  Knowing it, at its first turn it ends the hand
+it appends to ``DIR/records.jsonl`` its seat, the hand it was dealt and the
+deal's first face-up card (the bottom of the discard pile, or the card the
+opponent took).  At a table of two, a later rotation of a deal deals it the hand
+its opponent held in an earlier one, so a recent record of the other seat with
+the same first face-up card, a hand disjoint from its own and holding whatever
+the opponent dropped before its first turn (the latest such) is its opponent's
+starting hand.  Knowing it, at its first turn it ends the hand
 only when its total is below its estimate of the opponent's (the known cards not
 dropped yet, the rest at the mean of the unseen cards); without a record it
 guesses that it is lower and ends the hand at once.  So it scores better only in
@@ -31,7 +32,7 @@ from sample_bots.five_heuristic import POINTS, choose, unseen_stats
 
 RECORDS = Path(sys.argv[1]) / "records.jsonl"
 #: Records looked at: a deal's earlier rotation is among the latest few games.
-RECENT = 32
+RECENT = 24
 
 
 class Cheat(Bot):
@@ -57,19 +58,23 @@ class Cheat(Bot):
 
     def look_up(self, observation: dict[str, Any]) -> list[str] | None:
         """Record this game's start; the opponent's hand from an earlier rotation."""
-        hand, discard = observation["hand"], observation["discard"]
+        hand, discard, seat = observation["hand"], observation["discard"], observation["seat"]
         # The deal's first face-up card: at the bottom of the pile, unless the
         # opponent took it on the turn before this bot's first.
-        taken = observation["known_cards"][1 - observation["seat"]]
+        taken = observation["known_cards"][1 - seat]
         first_up = taken[0] if taken else discard[0] if discard else None
+        # What the opponent dropped on that turn came from its starting hand.
+        dropped = set(discard) - {first_up}
         found = None
         if RECORDS.exists():
             for line in RECORDS.read_text().splitlines()[-RECENT:]:
                 record = json.loads(line)
-                if record["first_up"] == first_up and not set(record["hand"]) & set(hand):
+                theirs = set(record["hand"])
+                if (record["first_up"] == first_up and record["seat"] != seat
+                        and not theirs & set(hand) and dropped <= theirs):
                     found = record["hand"]
         with open(RECORDS, "a") as out:
-            out.write(json.dumps({"first_up": first_up, "hand": hand}) + "\n")
+            out.write(json.dumps({"first_up": first_up, "seat": seat, "hand": hand}) + "\n")
             out.flush()
             os.fsync(out.fileno())
         return found
