@@ -14,14 +14,18 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.formats.deals import play_position
-from arena.formats.schedule import drawn_block
 from arena.games import game_class
 from arena.games.base import OptionError, OptionSpec
 from arena.stats.match_stats import los_decisive
 from arena.stats.pools import PoolKey, pools, ratable_games
 from arena.stats.ratings import RatedPool, Rating, rate_pool
-from arena.stats.rotation_learning import Learning, Observation, place_points, rotation_learning
+from arena.stats.rotation_learning import (
+    Learning,
+    Observation,
+    place_points,
+    play_position,
+    rotation_learning,
+)
 from arena.store.database import Store, StoredGame, counted_games
 from arena.store.faults import FAULT_KINDS
 from arena.store.records import move_time_percentiles, seat_move_times
@@ -152,16 +156,21 @@ def tally(games: Iterable[StoredGame]) -> Tallies:
 
 def order_blocks(tournaments: Iterable[Mapping[str, Any]]) -> dict[int, int]:
     """Deals per block of each stored tournament (:meth:`Store.tournament`) whose
-    rotation order is drawn (:func:`arena.formats.schedule.drawn_block`)."""
-    blocks = {t["id"]: drawn_block(t["kind"], t["config"]) for t in tournaments}
-    return {tid: block for tid, block in blocks.items() if block is not None}
+    blocks play their rotations in a drawn order: its configuration says so
+    (``"rotation_order": {"block": 8}``); one stored before says nothing."""
+    blocks = {}
+    for tournament in tournaments:
+        order = (tournament.get("config") or {}).get("rotation_order")
+        if isinstance(order, dict) and isinstance(order.get("block"), int):
+            blocks[tournament["id"]] = order["block"]
+    return blocks
 
 
 def learning_observations(games: Sequence[StoredGame], blocks: Mapping[int, int]
                           ) -> list[Observation]:
     """Every bot's place points in each game with a result of a tournament in
     ``blocks``, with its block and play position, derived from the stored seed of
-    the block's first deal (:func:`arena.formats.deals.play_position`)."""
+    the block's first deal (:func:`arena.stats.rotation_learning.play_position`)."""
     first_seeds = {(g.tournament_id, g.table, g.number // len(g.seats)): g.seed
                    for g in games if g.tournament_id in blocks}
     out = []

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 import trio
 
-from arena.formats.deals import deal_seed, rotation_order, secret_key
+from arena.formats.deals import deal_seed, secret_key
 from arena.formats.schedule import DEAL_BLOCK
 from arena.runner.plan import Plan, create_tournament, new_secret
 from arena.runner.process import BotSpec
 from arena.runner.tournament import run_tournament
-from arena.stats.rotation_learning import LEVEL, Observation, rotation_learning
+from arena.stats.rotation_learning import LEVEL, Observation, rotation_learning, rotation_order
 from arena.store.database import Store
 from reports.render import render_report
 from reports.stats import learning, order_blocks

@@ -17,10 +17,11 @@ two tables then hold the same cards at once.  A ladder has one secret per
 *period* of :data:`LADDER_PERIOD` tables (:func:`period_of`), each revealed once its
 tables are played.
 
-The order in which a block's seat rotations play (:func:`rotation_order`) is drawn
-from the seed of the block's first deal, so it is as secret as the deals while they
-are sealed, anyone recomputes it once the secret is revealed, and stored games
-give it back with no other record (:mod:`arena.stats.rotation_learning` tests it).
+The order in which a block's seat rotations play is drawn from the seed of the
+block's first deal (:func:`arena.stats.rotation_learning.rotation_order`, next to
+the test that relies on it), so it is as secret as the deals while they are
+sealed, anyone recomputes it once the secret is revealed, and stored games give
+it back with no other record.
 Pure: no I/O, no clock.
 """
 
@@ -73,21 +74,6 @@ def deal_seed(key: bytes, table: int, deal: int) -> int:
     ``"deal:TABLE:DEAL"``)."""
     digest = hmac.new(key, f"deal:{table}:{deal}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
-
-
-def rotation_order(seed: int, k: int) -> tuple[int, ...]:
-    """The order in which the ``k`` seat rotations of a block play, drawn from
-    ``seed``, the deal seed of the block's first deal: the rotations sorted by
-    SHA-256 of ``"rotation-order:SEED:ROTATION"`` (a uniformly drawn permutation)."""
-    def rank(rotation: int) -> bytes:
-        return hashlib.sha256(f"rotation-order:{seed}:{rotation}".encode()).digest()
-
-    return tuple(sorted(range(k), key=rank))
-
-
-def play_position(seed: int, k: int, rotation: int) -> int:
-    """When ``rotation`` of a block whose first deal has ``seed`` plays: 0 first."""
-    return rotation_order(seed, k).index(rotation)
 
 
 def schedule_seed(key: bytes) -> int:

@@ -18,7 +18,7 @@ Pure and deterministic from its seed: no I/O, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -165,15 +165,6 @@ def deal_block(kind: str) -> int:
     """Deals per block of a tournament of this kind: :data:`MATCH_BLOCK` for a
     match, else :data:`DEAL_BLOCK`."""
     return MATCH_BLOCK if kind == Match.kind else DEAL_BLOCK
-
-
-def drawn_block(kind: str, config: Mapping[str, Any] | None) -> int | None:
-    """Deals per block of a stored tournament whose blocks play their seat
-    rotations in a drawn order (:func:`arena.formats.deals.rotation_order`,
-    from the block's first deal); None for one stored before the order was drawn."""
-    if (config or {}).get("rotation_order") != "drawn":
-        return None
-    return deal_block(kind)
 
 
 def format_from_config(config: dict[str, Any] | None) -> Format:

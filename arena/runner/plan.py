@@ -20,7 +20,6 @@ from arena.formats.deals import (
     ListedDeals,
     commitment,
     known_key,
-    rotation_order,
     schedule_seed,
     secret_key,
 )
@@ -42,6 +41,7 @@ from arena.games.base import Game
 from arena.runner.client import TimeControl
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import Limits, Sandbox, resolve
+from arena.stats.rotation_learning import rotation_order
 from arena.store.database import Store
 
 if TYPE_CHECKING:
@@ -84,7 +84,8 @@ class Plan:
     #: ``random.Random(seed)`` (kept so such a tournament resumes on its deals).
     legacy_deals: bool = False
     #: The order of a block's seat rotations is drawn from its first deal
-    #: (:func:`~arena.formats.deals.rotation_order`); False: stored before it was,
+    #: (:func:`~arena.stats.rotation_learning.rotation_order`; stored in the config
+    #: as ``"rotation_order": {"block": deals per block}``); False: stored before it was,
     #: played in rotation order (kept so such a tournament resumes as it began).
     drawn_order: bool = True
     #: The deal seeds of a ladder's table, given (never in the config): the table
@@ -210,7 +211,7 @@ class Plan:
         deals = {} if self.legacy_deals else {
             "deals": "known" if self.secret is None else "secret",
             "same_deals": self.same_deals}
-        order = {"rotation_order": "drawn"} if self.drawn_order else {}
+        order = {"rotation_order": {"block": self.block}} if self.drawn_order else {}
         return {"game": self.game, "options": self.options, "table_size": self.table_size,
                 "games_per_table": self.games_per_table, "seed": self.seed, **deals, **order,
                 "bots": [bot_config(b) for b in self.bots],
@@ -235,7 +236,7 @@ class Plan:
                    secret=secret if config.get("deals") == "secret" else None,
                    same_deals=bool(config.get("same_deals", False)),
                    legacy_deals="deals" not in config,
-                   drawn_order=config.get("rotation_order") == "drawn",
+                   drawn_order="rotation_order" in config,
                    bots=tuple(BotSpec(b["name"], b["command"], b.get("directory"))
                               for b in config["bots"]),
                    control=TimeControl(**time), sandbox=sandbox.get("choice", "auto"),

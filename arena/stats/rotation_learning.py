@@ -4,8 +4,9 @@ deal (its opponents' hands) from an earlier rotation to a later one, through a
 side channel, would.
 
 Every bot of a table plays each deal once per seat rotation, and the order in which a
-block's rotations play is drawn at random (:func:`arena.formats.deals.rotation_order`),
-once per block of deals: a stream plays the whole block in one rotation.  So the
+block's rotations play is drawn at random (:func:`rotation_order`, from the seed of
+the block's first deal), once per block of deals: a stream plays the whole block
+in one rotation.  So the
 unit is a bot's *block*: its mean points in each rotation over the block's deals
 (:class:`Unit`), each game's points less the bot's mean in that seat over all its
 games (a seat worth more or less is the biggest noise otherwise; the mean is the
@@ -23,6 +24,7 @@ Pure: numpy only, no I/O.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
@@ -38,6 +40,21 @@ REPLICATES = 10_000
 NORMAL_FROM = 400
 #: The Monte Carlo stream's seed (fixed: the same games always give the same p-value).
 SEED = 28
+
+
+def rotation_order(seed: int, k: int) -> tuple[int, ...]:
+    """The order in which the ``k`` seat rotations of a block play, drawn from
+    ``seed``, the deal seed of the block's first deal: the rotations sorted by
+    SHA-256 of ``"rotation-order:SEED:ROTATION"`` (a uniformly drawn permutation)."""
+    def rank(rotation: int) -> bytes:
+        return hashlib.sha256(f"rotation-order:{seed}:{rotation}".encode()).digest()
+
+    return tuple(sorted(range(k), key=rank))
+
+
+def play_position(seed: int, k: int, rotation: int) -> int:
+    """When ``rotation`` of a block whose first deal has ``seed`` plays: 0 first."""
+    return rotation_order(seed, k).index(rotation)
 
 
 @dataclass(frozen=True)
