@@ -22,6 +22,7 @@ from arena.stats.ratings import RatedPool, Rating, rate_pool
 from arena.stats.rotation_learning import (
     Learning,
     Observation,
+    order_block,
     place_points,
     play_position,
     rotation_learning,
@@ -156,14 +157,10 @@ def tally(games: Iterable[StoredGame]) -> Tallies:
 
 def order_blocks(tournaments: Iterable[Mapping[str, Any]]) -> dict[int, int]:
     """Deals per block of each stored tournament (:meth:`Store.tournament`) whose
-    blocks play their rotations in a drawn order: its configuration says so
-    (``"rotation_order": {"block": 8}``); one stored before says nothing."""
-    blocks = {}
-    for tournament in tournaments:
-        order = (tournament.get("config") or {}).get("rotation_order")
-        if isinstance(order, dict) and isinstance(order.get("block"), int):
-            blocks[tournament["id"]] = order["block"]
-    return blocks
+    blocks play their rotations in a drawn order
+    (:func:`arena.stats.rotation_learning.order_block`)."""
+    blocks = {t["id"]: order_block(t.get("config")) for t in tournaments}
+    return {tid: block for tid, block in blocks.items() if block is not None}
 
 
 def learning_observations(games: Sequence[StoredGame], blocks: Mapping[int, int]

@@ -41,7 +41,7 @@ from arena.games.base import Game
 from arena.runner.client import TimeControl
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import Limits, Sandbox, resolve
-from arena.stats.rotation_learning import rotation_order
+from arena.stats.rotation_learning import order_block, rotation_order
 from arena.store.database import Store
 
 if TYPE_CHECKING:
@@ -236,7 +236,7 @@ class Plan:
                    secret=secret if config.get("deals") == "secret" else None,
                    same_deals=bool(config.get("same_deals", False)),
                    legacy_deals="deals" not in config,
-                   drawn_order="rotation_order" in config,
+                   drawn_order=order_block(config) is not None,
                    bots=tuple(BotSpec(b["name"], b["command"], b.get("directory"))
                               for b in config["bots"]),
                    control=TimeControl(**time), sandbox=sandbox.get("choice", "auto"),

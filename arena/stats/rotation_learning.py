@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +50,15 @@ def rotation_order(seed: int, k: int) -> tuple[int, ...]:
         return hashlib.sha256(f"rotation-order:{seed}:{rotation}".encode()).digest()
 
     return tuple(sorted(range(k), key=rank))
+
+
+def order_block(config: Mapping[str, object] | None) -> int | None:
+    """Deals per block of a tournament whose configuration says its blocks play
+    their rotations in a drawn order (``"rotation_order": {"block": 8}``); None
+    for one stored before the order was drawn (played in the order 0, 1, ...)."""
+    order = (config or {}).get("rotation_order")
+    block = order.get("block") if isinstance(order, Mapping) else None
+    return block if isinstance(block, int) and block > 0 else None
 
 
 def play_position(seed: int, k: int, rotation: int) -> int:
