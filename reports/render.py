@@ -38,6 +38,8 @@ from markupsafe import Markup, escape
 
 from arena.stats.match_stats import MatchSummary, summarize
 from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
+from arena.stats.rotation_learning import LEVEL as LEARNING_LEVEL
+from arena.stats.rotation_learning import Learning
 from arena.store.database import Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
 from arena.store.sealed import shown_config
@@ -60,7 +62,9 @@ from reports.stats import (
     elo_over_time,
     fault_examples,
     fault_kinds,
+    learning,
     move_times,
+    order_blocks,
     rank_text,
     rate,
     sort_value,
@@ -102,6 +106,9 @@ class BoardRow:
     faults: tuple[int, ...]
     #: Likelihood that this bot is stronger than the next one listed.
     los_next: float | None
+    #: Its rotation-order test (:mod:`arena.stats.rotation_learning`), None without
+    #: a block whose rotations played in a drawn order.
+    learning: Learning | None = None
 
     @property
     def rank(self) -> str:
@@ -187,16 +194,27 @@ class Figures:
     """Tallies and ratings of game lists, each computed once (a tournament that is a whole
     pool reuses the pool's)."""
 
-    def __init__(self, bootstrap: int) -> None:
+    def __init__(self, bootstrap: int, blocks: Mapping[int, int] | None = None) -> None:
+        """``blocks``: deals per block of the tournaments whose rotation order is
+        drawn (:func:`reports.stats.order_blocks`), for the rotation-order test."""
         self.bootstrap = bootstrap
+        self.blocks = dict(blocks or {})
         self._done: dict[tuple[int, ...], tuple[Tallies, RatedPool]] = {}
         self._lines: dict[tuple[int, ...], dict[str, list[tuple[int, float]]]] = {}
+        self._learning: dict[tuple[int, ...], dict[str, Learning]] = {}
 
     def of(self, games: Sequence[StoredGame]) -> tuple[Tallies, RatedPool]:
         key = tuple(game.id for game in games)
         if key not in self._done:
             self._done[key] = (tally(games), rate(games, self.bootstrap))
         return self._done[key]
+
+    def learning(self, games: Sequence[StoredGame]) -> dict[str, Learning]:
+        """:func:`reports.stats.learning` of ``games``, computed once."""
+        key = tuple(game.id for game in games)
+        if key not in self._learning:
+            self._learning[key] = learning(games, self.blocks)
+        return self._learning[key]
 
     def over_time(self, games: Sequence[StoredGame]) -> dict[str, list[tuple[int, float]]]:
         """:func:`reports.stats.elo_over_time` of ``games``, computed once."""
@@ -252,7 +270,7 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
     versions = {bot["name"]: bot["reported"] for bot in registered}
     bases = {bot["name"]: bot["base"] for bot in registered}
     kinds = fault_kinds(games)
-    figures = Figures(bootstrap)
+    figures = Figures(bootstrap, order_blocks(tournaments))
     controls = {t["id"]: time_control(t["config"]) for t in tournaments}
     checks = latest_checks(tournaments)
     rated = [game for game in games if game.tournament_id not in checks.tournament_ids]
@@ -305,11 +323,12 @@ def board(games: Sequence[StoredGame], figures: Figures, versions: Mapping[str, 
     """Every bot of ``games``, rated ones best first, then the unrated ones by name."""
     tallies, rated = figures.of(games)
     ratings = rated.ratings
+    tests = figures.learning(games)
 
     def row(bot: str, rating: Rating | None, los_next: float | None) -> BoardRow:
         mine = tallies.bots.get(bot) or BotTally()
         return BoardRow(bot, versions.get(bot, ""), rating, mine,
-                        tuple(mine.faults[kind] for kind in kinds), los_next)
+                        tuple(mine.faults[kind] for kind in kinds), los_next, tests.get(bot))
 
     rows = [row(r.player, r, _finite(rated.los_matrix[i, i + 1]) if i + 1 < len(ratings)
                 else None) for i, r in enumerate(ratings)]
@@ -720,6 +739,7 @@ def _group(games: Iterable[StoredGame], key: Any) -> dict[Any, list[StoredGame]]
 def _environment() -> Environment:
     """The templates' environment with the globals the report's pages use."""
     env = environment()
-    env.globals.update(provisional_games=PROVISIONAL_GAMES, time_sample_games=TIME_SAMPLE_GAMES,
-                       time_sample_moves=TIME_SAMPLE_MOVES, seating_shown=SEATING_SHOWN)
+    env.globals.update(provisional_games=PROVISIONAL_GAMES, learning_level=LEARNING_LEVEL,
+                       time_sample_games=TIME_SAMPLE_GAMES, time_sample_moves=TIME_SAMPLE_MOVES,
+                       seating_shown=SEATING_SHOWN)
     return env

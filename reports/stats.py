@@ -19,7 +19,15 @@ from arena.games.base import OptionError, OptionSpec
 from arena.stats.match_stats import los_decisive
 from arena.stats.pools import PoolKey, pools, ratable_games
 from arena.stats.ratings import RatedPool, Rating, rate_pool
-from arena.store.database import Store, StoredGame
+from arena.stats.rotation_learning import (
+    Learning,
+    Observation,
+    order_block,
+    place_points,
+    play_position,
+    rotation_learning,
+)
+from arena.store.database import Store, StoredGame, counted_games
 from arena.store.faults import FAULT_KINDS
 from arena.store.records import move_time_percentiles, seat_move_times
 from reports.templating import slug as slug  # re-exported: one place for file-name parts
@@ -143,6 +151,48 @@ def tally(games: Iterable[StoredGame]) -> Tallies:
                 pairs[a, b].add(places[i], places[j])
                 pairs[b, a].add(places[j], places[i])
     return tallies
+
+
+# -- the rotation-order test -----------------------------------------------------------------
+
+def order_blocks(tournaments: Iterable[Mapping[str, Any]]) -> dict[int, int]:
+    """Deals per block of each stored tournament (:meth:`Store.tournament`) whose
+    blocks play their rotations in a drawn order
+    (:func:`arena.stats.rotation_learning.order_block`)."""
+    blocks = {t["id"]: order_block(t.get("config")) for t in tournaments}
+    return {tid: block for tid, block in blocks.items() if block is not None}
+
+
+def learning_observations(games: Sequence[StoredGame], blocks: Mapping[int, int]
+                          ) -> list[Observation]:
+    """Every bot's place points in each game with a result of a tournament in
+    ``blocks``, with its block and play position, derived from the stored seed of
+    the block's first deal (:func:`arena.stats.rotation_learning.play_position`)."""
+    first_seeds = {(g.tournament_id, g.table, g.number // len(g.seats)): g.seed
+                   for g in games if g.tournament_id in blocks}
+    out = []
+    for game in counted_games(games):
+        block = blocks.get(game.tournament_id)
+        k = len(game.seats)
+        if block is None or k < 2:
+            continue
+        deal, rotation = divmod(game.number, k)
+        first = deal - deal % block
+        seed = first_seeds.get((game.tournament_id, game.table, first))
+        if seed is None:
+            continue
+        position = play_position(seed, k, rotation)
+        unit = (game.tournament_id, game.table, first)
+        out += [Observation(bot, unit, position, place_points(place, k), (seat, k))
+                for seat, (bot, place) in enumerate(zip(game.seats, game.places,
+                                                        strict=True))]
+    return out
+
+
+def learning(games: Sequence[StoredGame], blocks: Mapping[int, int]) -> dict[str, Learning]:
+    """The rotation-order test of every bot of ``games``
+    (:func:`arena.stats.rotation_learning.rotation_learning`)."""
+    return rotation_learning(learning_observations(games, blocks))
 
 
 # -- pools: comparable games ---------------------------------------------------------------

@@ -151,8 +151,9 @@ def test_leaderboard_rates_every_bot_and_ranks_the_strong_one_first(
         arena: tuple[Store, dict[str, list[int]], Path]) -> None:
     _, _, out = arena
     header, *rows = table(out / "index.html", "board-five")
-    assert header[:7] == ["Rank", "Bot", "Elo [95%]", "LOS", "Games", "Avg place", "1st %"]
-    assert header[7:] == ["Timeout", "Crash", "Illegal", "Protocol"]
+    assert header[:8] == ["Rank", "Bot", "Elo [95%]", "LOS", "Games", "Avg place", "1st %",
+                          "Later"]
+    assert header[8:] == ["Timeout", "Crash", "Illegal", "Protocol"]
     assert rows[0][1] == "strong 1.0"  # with the version its handshake gave
     assert {row[1] for row in rows} == {f"{bot} 1.0" for bot in ("strong", "mid", "weak", XSS)}
     for row in rows:  # every bot has fewer than 20 games: provisional (?)

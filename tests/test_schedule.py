@@ -97,16 +97,17 @@ def test_streams_cover_every_game_once_with_one_deal_each() -> None:
 def test_blocks_split_each_rotation_and_chains_join_the_streams_of_a_deal() -> None:
     plan = plan_of(2, 2, 2 * (2 * DEAL_BLOCK + 3))  # one table, 2 rotations, 3 blocks
     streams = plan.streams()
+    # Each block's rotations in their drawn order (tests/test_rotation_order.py).
     assert [(s.block, s.rotation, len(s.games)) for s in streams] == [
-        (0, 0, DEAL_BLOCK), (0, 1, DEAL_BLOCK), (1, 0, DEAL_BLOCK), (1, 1, DEAL_BLOCK),
-        (2, 0, 3), (2, 1, 3)]
+        (b, r, n) for b, n in ((0, DEAL_BLOCK), (1, DEAL_BLOCK), (2, 3))
+        for r in plan.block_order(0, b * DEAL_BLOCK, 2)]
     assert sorted(g for s in streams for g in s.games) == list(range(plan.games_per_table))
     for stream in streams:
         deals = [plan.deal(g) for g in stream.games]
         assert deals == list(range(stream.block * DEAL_BLOCK, stream.block * DEAL_BLOCK
                                    + len(deals)))
         assert {g % 2 for g in stream.games} == {stream.rotation}
-    # One chain per block: its two rotations, in order.
+    # One chain per block: its two rotations, in their order.
     assert plan.chains() == [(streams[0], streams[1]), (streams[2], streams[3]),
                              (streams[4], streams[5])]
     assert [chain_name(c) for c in plan.chains()] == ["0/0", "0/1", "0/2"]
@@ -129,7 +130,8 @@ def test_chains_join_every_table_that_plays_the_same_deals() -> None:
     assert len(by_table) == 4 * 2 and all(len(c) == 3 for c in by_table)
     assert [(c[0].block, c[0].table) for c in by_table] == [(b, t) for b in (0, 1)
                                                               for t in range(4)]
-    assert all([s.rotation for s in c] == [0, 1, 2] for c in by_table)
+    assert all([s.rotation for s in c] == list(plan.block_order(
+        c[0].table, c[0].block * DEAL_BLOCK, 3)) for c in by_table)
     # A stacked deck: every game shares its first hand.
     stacked = dataclasses.replace(plan, options={**plan.options,
                                                  "deck": make_game(plan.game, 3).deck()})

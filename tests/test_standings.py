@@ -40,7 +40,7 @@ def test_a_tournament_prints_standings_as_it_goes_and_at_the_end(
     assert len(blocks) >= 2, run.stderr
     assert blocks[-1][0] == "tournament 1: furious-five, 24 games"
     assert blocks[-1][1].split() == ["rank", "bot", "Elo", "[95%]", "games", "score", "avg",
-                                     "place", "firsts", "faults"]
+                                     "place", "firsts", "faults", "later"]
     assert {row.split()[1] for row in blocks[-1][2:]} == {"a@1", "b@1", "g@1"}
 
     again = arena_here(capsys, "standings", "-t", "1", "--db", db)

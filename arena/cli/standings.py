@@ -8,9 +8,13 @@ bootstrap intervals and rank intervals, the place tallies and faults of
 (:func:`arena.runner.tournament.match_test` on the stored games), so the terminal
 and the HTML report never disagree.  Only the layout is made here::
 
-    rank  bot        Elo [95%]          games  score  avg place  firsts  faults
-    1     heur@1     +104 [+60, +150]      24  72.9%       1.29      17  -
-    2-3   random@1   -52 [-98, -8]         24  35.4%       1.71       7  1 timeout
+    rank  bot       Elo [95%]         games  score  avg place  firsts  faults     later
+    1     heur@1    +104 [+60, +150]     24  72.9%       1.29      17  -          +0.02 p=0.41
+    2-3   random@1  -52 [-98, -8]        24  35.4%       1.71       7  1 timeout  -0.05 p=0.77
+
+``later`` is the rotation-order test (:mod:`arena.stats.rotation_learning`): how
+much better a bot places in the seat rotations of a deal played after the first
+one, and its one-sided p-value; a flagged bot gets a ``!`` and a line below.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import json
 import math
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +34,7 @@ from arena.formats.schedule import Match
 from arena.runner.plan import Plan
 from arena.runner.tournament import match_test
 from arena.stats.match_stats import SequentialTest, summarize_pairs
+from arena.stats.rotation_learning import LEVEL, Learning
 from arena.store.database import DEFAULT_URL, Store, StoredGame
 
 #: Resamples behind the rating intervals of the standings (the report's default).
@@ -58,6 +63,8 @@ class Row:
     average_place: float | None
     firsts: int
     faults: dict[str, int]
+    #: The rotation-order test; None without a block played in a drawn order.
+    learning: Learning | None = None
 
 
 @dataclass(frozen=True)
@@ -73,12 +80,14 @@ class Standings:
     test: SequentialTest | None = None
 
 
-def standings(title: str, games: Sequence[StoredGame]) -> Standings:
-    """The report's leaderboard (:func:`reports.render.board`) of ``games``."""
+def standings(title: str, games: Sequence[StoredGame],
+              blocks: Mapping[int, int] | None = None) -> Standings:
+    """The report's leaderboard (:func:`reports.render.board`) of ``games``;
+    ``blocks``: :func:`reports.stats.order_blocks` of their tournaments."""
     from reports.render import Figures, board
     from reports.stats import fault_kinds
 
-    figures = Figures(BOOTSTRAP)
+    figures = Figures(BOOTSTRAP, blocks)
     kinds = fault_kinds(games)
     tallies, _ = figures.of(games)
     totals: dict[str, int] = defaultdict(int)
@@ -98,7 +107,8 @@ def standings(title: str, games: Sequence[StoredGame]) -> Standings:
             games=row.tally.games, score=points[row.bot] / total if total else None,
             average_place=row.tally.average_place if row.tally.games else None,
             firsts=row.tally.firsts,
-            faults={kind: n for kind, n in zip(kinds, row.faults, strict=True) if n}))
+            faults={kind: n for kind, n in zip(kinds, row.faults, strict=True) if n},
+            learning=row.learning))
     return Standings(title, len(games), tuple(rows))
 
 
@@ -109,9 +119,11 @@ def tournament_standings(store: Store, tournament_id: int) -> Standings:
     if stored is None:
         raise UserError(f"no tournament {tournament_id} in the database (see 'arena "
                         f"tournaments')")
+    from reports.stats import order_blocks
+
     games = list(store.games(tournament_id))
     title = f"{stored['kind']} {tournament_id}: {stored['game']}"
-    table = standings(title, games)
+    table = standings(title, games, order_blocks([stored]))
     if stored["kind"] != Match.kind:
         return table
     plan = Plan.from_stored(stored, store.deal_secret(tournament_id))
@@ -124,7 +136,7 @@ def pool_standings(store: Store, anchor: str | None) -> list[Standings]:
     """The report's pools of rated games (checks left out), each with its standings:
     every pool, or the one named ``anchor`` (as in the report: ``five``, ``five-2``)."""
     from reports.render import latest_checks, tournament_summary
-    from reports.stats import split_pools, time_control
+    from reports.stats import order_blocks, split_pools, time_control
 
     tournaments = [tournament_summary(t) for t in store.tournaments()]
     checks = latest_checks(tournaments).tournament_ids
@@ -136,7 +148,9 @@ def pool_standings(store: Store, anchor: str | None) -> list[Standings]:
         if not pools:
             known = ", ".join(p.anchor for p in split_pools(rated, controls)) or "none"
             raise UserError(f"no pool {anchor!r} (pools: {known})")
-    return [standings(f"pool {pool.anchor}: {pool.title}", pool.games) for pool in pools]
+    blocks = order_blocks(tournaments)
+    return [standings(f"pool {pool.anchor}: {pool.title}", pool.games, blocks)
+            for pool in pools]
 
 
 def _finite(value: float) -> float | None:
@@ -145,17 +159,42 @@ def _finite(value: float) -> float | None:
 
 # -- text and JSON ----------------------------------------------------------------------
 
-HEADER = ("rank", "bot", "Elo [95%]", "games", "score", "avg place", "firsts", "faults")
+HEADER = ("rank", "bot", "Elo [95%]", "games", "score", "avg place", "firsts", "faults",
+          "later")
+#: What the ``later`` column means (``arena standings --help``).
+LATER_HELP = ("'later' is the rotation-order test: how many more place points (0 last, "
+              "1 first) a bot makes in the seat rotations of a deal played after the "
+              "first-played one, and the one-sided p-value that it is chance; '!' and a "
+              f"line below flag p < {LEVEL:g}: the bot may carry what it saw of a deal "
+              "from an earlier rotation to a later one (docs/formats.md#rotation-order)")
+
+
+def later_text(learning: Learning | None) -> str:
+    """A rotation-order test in a cell: advantage and p-value, ``!`` if flagged."""
+    if learning is None or not learning.units:
+        return "-"
+    return (f"{learning.advantage:+.2f} p={learning.p_value:.2g}"
+            + (" !" if learning.flagged else ""))
+
+
+def flagged_lines(table: Standings) -> list[str]:
+    """A line per bot the rotation-order test flags."""
+    return [f"! {row.bot} places better in later-played rotations of its deals "
+            f"({row.learning.advantage:+.2f} points over {row.learning.units} blocks, "
+            f"p = {row.learning.p_value:.2g} < {LEVEL:g}): it may learn from earlier "
+            f"rotations of a deal (see docs/formats.md#rotation-order)"
+            for row in table.rows if row.learning is not None and row.learning.flagged]
 
 
 def lines(table: Standings) -> list[str]:
-    """The standings as aligned plain lines (a title, a header, a row per bot), then
-    a match's lines."""
+    """The standings as aligned plain lines (a title, a header, a row per bot), a
+    line per bot the rotation-order test flags, then a match's lines."""
     cells = [HEADER] + [(
         row.rank.replace("\u2013", "-"), row.bot, row.elo.replace("\u2013", "-"),
         str(row.games), "-" if row.score is None else f"{100 * row.score:.1f}%",
         "-" if row.average_place is None else f"{row.average_place:.2f}", str(row.firsts),
-        ", ".join(f"{n} {kind}" for kind, n in row.faults.items()) or "-")
+        ", ".join(f"{n} {kind}" for kind, n in row.faults.items()) or "-",
+        later_text(row.learning))
         for row in table.rows]
     widths = [max(len(cell[i]) for cell in cells) for i in range(len(HEADER))]
     right = {3, 4, 5, 6}
@@ -164,7 +203,7 @@ def lines(table: Standings) -> list[str]:
         text.append("  ".join(c.rjust(w) if i in right else c.ljust(w)
                               for i, (c, w) in enumerate(zip(cell, widths, strict=True))
                               ).rstrip())
-    return text + list(table.match)
+    return text + flagged_lines(table) + list(table.match)
 
 
 def as_json(table: Standings) -> dict[str, Any]:
@@ -175,7 +214,8 @@ def as_json(table: Standings) -> dict[str, Any]:
             "rank": row.rank.replace("\u2013", "-"), "bot": row.bot, "elo": row.estimate,
             "elo_lower": row.lower, "elo_upper": row.upper, "elo_text": row.elo,
             "games": row.games, "score": row.score, "average_place": row.average_place,
-            "firsts": row.firsts, "faults": row.faults} for row in table.rows]}
+            "firsts": row.firsts, "faults": row.faults,
+            "rotation_learning": learning_json(row.learning)} for row in table.rows]}
     if table.test is not None:
         test, bounds = table.test, table.test.sprt.bounds
         out["match"] = {"verdict": test.outcome, "llr": test.llr, "lower": bounds.lower,
@@ -183,6 +223,14 @@ def as_json(table: Standings) -> dict[str, Any]:
                         "elo1": test.sprt.elo1, "model": test.sprt.model,
                         "pairs": list(test.counted.counts()), "void_pairs": test.void}
     return out
+
+
+def learning_json(learning: Learning | None) -> dict[str, Any] | None:
+    """A rotation-order test as JSON: blocks, mean advantage, p-value, flagged, level."""
+    if learning is None:
+        return None
+    return {"blocks": learning.units, "advantage": learning.advantage,
+            "p_value": learning.p_value, "flagged": learning.flagged, "level": LEVEL}
 
 
 def match_verdict(plan: Plan, tournament_id: int, test: SequentialTest,
@@ -270,7 +318,7 @@ def add_standings(sub: Subparsers) -> None:
                                    "interval, bot, Elo with its 95% interval, games, score, "
                                    "average place, first places, faults; for a match its "
                                    "test. Without -t: every pool of rated games, as the "
-                                   "report's leaderboards.")
+                                   "report's leaderboards. " + LATER_HELP + ".")
     which = s.add_mutually_exclusive_group()
     which.add_argument("--tournament", "-t", type=int, metavar="ID",
                        help="one stored tournament, match or ladder")

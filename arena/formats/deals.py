@@ -15,7 +15,14 @@ Tables get their own deal seeds unless a tournament asks for the same deals at
 every table (``shared``): unsafe with untrusted bots, since copies of one bot at
 two tables then hold the same cards at once.  A ladder has one secret per
 *period* of :data:`LADDER_PERIOD` tables (:func:`period_of`), each revealed once its
-tables are played.  Pure: no I/O, no clock.
+tables are played.
+
+The order in which a block's seat rotations play is drawn from the seed of the
+block's first deal (:func:`arena.stats.rotation_learning.rotation_order`, next to
+the test that relies on it), so it is as secret as the deals while they are
+sealed, anyone recomputes it once the secret is revealed, and stored games give
+it back with no other record.
+Pure: no I/O, no clock.
 """
 
 from __future__ import annotations

@@ -161,6 +161,12 @@ class Ladder:
         return {"name": "ladder"}
 
 
+def deal_block(kind: str) -> int:
+    """Deals per block of a tournament of this kind: :data:`MATCH_BLOCK` for a
+    match, else :data:`DEAL_BLOCK`."""
+    return MATCH_BLOCK if kind == Match.kind else DEAL_BLOCK
+
+
 def format_from_config(config: dict[str, Any] | None) -> Format:
     """The format a stored tournament recorded (a round robin when it recorded none)."""
     config = config or {}
@@ -205,10 +211,20 @@ def seating(table: Sequence[int], rotation: int) -> list[int]:
     return [table[(seat + rotation) % k] for seat in range(k)]
 
 
+#: The order of a block's seat rotations: ``order(table, first_deal, k)``.
+RotationOrder = Callable[[int, int, int], Sequence[int]]
+
+
+def fixed_order(table: int, first_deal: int, k: int) -> Sequence[int]:
+    """Rotations 0, 1, ..., k-1: the order of tournaments stored before it was drawn."""
+    return range(k)
+
+
 def streams(tables: Sequence[Table], games_per_table: int,
-            block: int = DEAL_BLOCK) -> list[Stream]:
+            block: int = DEAL_BLOCK, order: RotationOrder = fixed_order) -> list[Stream]:
     """Every table's blocks of ``block`` deals, each block's seat rotations in
-    order, table by table.  Game ``g`` of a table plays deal ``g // k`` in
+    the ``order`` they play (given the table, the block's first deal and the
+    table size), table by table.  Game ``g`` of a table plays deal ``g // k`` in
     rotation ``g % k``; every stream plays each of its block's deals once."""
     out = []
     for number, table in enumerate(tables):
@@ -216,7 +232,7 @@ def streams(tables: Sequence[Table], games_per_table: int,
         deals = games_per_table // k
         for index, first in enumerate(range(0, deals, block)):
             last = min(first + block, deals)
-            for rotation in range(k):
+            for rotation in order(number, first, k):
                 out.append(Stream(number, rotation, tuple(seating(table, rotation)),
                                   tuple(d * k + rotation for d in range(first, last)), index))
     return out

@@ -32,7 +32,6 @@ import trio
 
 from arena.formats.deals import (
     LADDER_PERIOD,
-    ListedDeals,
     commitment,
     period_of,
     period_tables,
@@ -69,9 +68,11 @@ class Group:
     rotations: tuple[int, ...]
 
     def plan(self, ladder: Plan) -> Plan:
-        """The ladder's settings for this table alone (game ``r`` is rotation ``r``)."""
+        """The ladder's settings for this table alone (game ``r`` is rotation ``r``),
+        on its deal (which draws the order of its rotations)."""
         return dataclasses.replace(ladder, bots=self.bots,
-                                   fixed_tables=(tuple(range(len(self.bots))),))
+                                   fixed_tables=(tuple(range(len(self.bots))),),
+                                   listed_deals=(self.seed,))
 
 
 def create_ladder(store: Store, plan: Plan) -> int:
@@ -252,7 +253,7 @@ async def _play_here(plan: Plan, sandbox: Sandbox, save: Save, slots: trio.Capac
     """A group's missing rotations in this process, one after another, each on its
     own bot processes."""
     table = group.plan(plan)
-    await play_streams(table, _todo(table, group), ListedDeals((group.seed,)), sandbox, 1,
+    await play_streams(table, _todo(table, group), table.deal_seeds(), sandbox, 1,
                        _saver(save, group), slots=slots)
 
 
@@ -260,7 +261,7 @@ async def _play_on_cluster(client: Client, plan: Plan, hidden: tuple[str, ...], 
                            group: Group) -> None:
     """A group's missing rotations on the cluster's workers, one after another."""
     table = group.plan(plan)
-    await run_chains(client, table, _todo(table, group), ListedDeals((group.seed,)), hidden,
+    await run_chains(client, table, _todo(table, group), table.deal_seeds(), hidden,
                      _saver(save, group))
 
 

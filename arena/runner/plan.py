@@ -24,13 +24,12 @@ from arena.formats.deals import (
     secret_key,
 )
 from arena.formats.schedule import (
-    DEAL_BLOCK,
-    MATCH_BLOCK,
     Chain,
     Format,
-    Match,
     RoundRobin,
     Stream,
+    deal_block,
+    fixed_order,
     format_from_config,
     seating,
 )
@@ -42,6 +41,7 @@ from arena.games.base import Game
 from arena.runner.client import TimeControl
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import Limits, Sandbox, resolve
+from arena.stats.rotation_learning import order_block, rotation_order
 from arena.store.database import Store
 
 if TYPE_CHECKING:
@@ -83,6 +83,14 @@ class Plan:
     #: Stored before deals were keyed: the same deals at every table, drawn by
     #: ``random.Random(seed)`` (kept so such a tournament resumes on its deals).
     legacy_deals: bool = False
+    #: The order of a block's seat rotations is drawn from its first deal
+    #: (:func:`~arena.stats.rotation_learning.rotation_order`; stored in the config
+    #: as ``"rotation_order": {"block": deals per block}``); False: stored before it was,
+    #: played in rotation order (kept so such a tournament resumes as it began).
+    drawn_order: bool = True
+    #: The deal seeds of a ladder's table, given (never in the config): the table
+    #: plays these rather than its key's.
+    listed_deals: tuple[int, ...] | None = None
 
     def resolve_sandbox(self, hidden: Sequence[str] = ()) -> Sandbox:
         """The sandbox this run's bots get (SandboxError if it cannot run here)."""
@@ -145,6 +153,8 @@ class Plan:
     def deal_seeds(self) -> DealSeeds:
         """The one source of this plan's deal seeds: ``deal_seeds().seed(table, deal)``
         (see :mod:`arena.formats.deals`)."""
+        if self.listed_deals is not None:
+            return ListedDeals(self.listed_deals)
         if self.legacy_deals:
             rng = random.Random(self.seed)
             return ListedDeals(tuple(rng.getrandbits(62)
@@ -163,11 +173,18 @@ class Plan:
     def block(self) -> int:
         """Deals per block (:data:`~arena.formats.schedule.DEAL_BLOCK`; a match's
         :data:`~arena.formats.schedule.MATCH_BLOCK`)."""
-        return MATCH_BLOCK if isinstance(self.format, Match) else DEAL_BLOCK
+        return deal_block(self.format.kind)
 
     def streams(self) -> list[Stream]:
-        """Every table's blocks of deals, each in its seat rotations, table by table."""
-        return make_streams(self.tables(), self.games_per_table, self.block)
+        """Every table's blocks of deals, each in its seat rotations in the order
+        they play (:meth:`block_order`), table by table."""
+        return make_streams(self.tables(), self.games_per_table, self.block,
+                            self.block_order if self.drawn_order else fixed_order)
+
+    def block_order(self, table: int, first_deal: int, k: int) -> tuple[int, ...]:
+        """The order in which a table's block of deals starting at ``first_deal``
+        plays its ``k`` seat rotations: drawn from that deal's seed."""
+        return rotation_order(self.deal_seeds().seed(table, first_deal), k)
 
     def chains(self) -> list[Chain]:
         """Every stream, in chains of those that share a deal
@@ -194,8 +211,9 @@ class Plan:
         deals = {} if self.legacy_deals else {
             "deals": "known" if self.secret is None else "secret",
             "same_deals": self.same_deals}
+        order = {"rotation_order": {"block": self.block}} if self.drawn_order else {}
         return {"game": self.game, "options": self.options, "table_size": self.table_size,
-                "games_per_table": self.games_per_table, "seed": self.seed, **deals,
+                "games_per_table": self.games_per_table, "seed": self.seed, **deals, **order,
                 "bots": [bot_config(b) for b in self.bots],
                 "format": self.format.to_config(),
                 "time": self.control.to_dict(),
@@ -218,6 +236,7 @@ class Plan:
                    secret=secret if config.get("deals") == "secret" else None,
                    same_deals=bool(config.get("same_deals", False)),
                    legacy_deals="deals" not in config,
+                   drawn_order=order_block(config) is not None,
                    bots=tuple(BotSpec(b["name"], b["command"], b.get("directory"))
                               for b in config["bots"]),
                    control=TimeControl(**time), sandbox=sandbox.get("choice", "auto"),

@@ -26,7 +26,7 @@ from arena.store.replays import ReplayViews
 from arena.store.view_jobs import load_views
 from reports.charts import LineChart, line_chart
 from reports.render import BoardRow, Figures, Section, latest_checks, section
-from reports.stats import fault_kinds, rate, split_pools, time_control
+from reports.stats import fault_kinds, order_blocks, rate, split_pools, time_control
 
 #: Resamples behind each rating interval on the server's leaderboards.
 BOOTSTRAP = 100
@@ -203,7 +203,7 @@ class Views:
         registered = self.store.bots()
         versions = {bot["name"]: bot["reported"] for bot in registered}
         kinds = fault_kinds(games)
-        figures = Figures(BOOTSTRAP)
+        figures = Figures(BOOTSTRAP, order_blocks(tournaments.values()))
         pools = split_pools(rated, controls)
         sections = [section(pool, figures, kinds, versions) for pool in pools]
         return Snapshot(stamp, games, tournaments, sections, kinds,
