@@ -81,12 +81,12 @@ def test_cpu_clock_wall_backstop() -> None:
 def test_wall_clock_records_the_cpu_used_since_the_previous_reply() -> None:
     """With the wall clock, the CPU is read once a move, at its end: a bot that
     thinks between its moves (here 0.1 s of CPU after each reply, while its
-    opponent sleeps 1 s, time enough on a loaded machine) shows that CPU in its
+    opponent sleeps 2 s, time enough on a loaded machine) shows that CPU in its
     next move's figure.  Only CPU time is compared: a loaded machine stretches
     wall times, never a process's CPU time."""
     control = TimeControl(move=5, bank=5)
     result = trio.run(play_single_game, GAME, 3,
-                      [spender("ponder", 0.1), spender("sleep", 1.0)], control)
+                      [spender("ponder", 0.1), spender("sleep", 2.0)], control)
     assert result.faults == []
     times = seat0_times(result)
     assert len(times) >= 3

@@ -153,7 +153,7 @@ def test_leaderboard_rates_every_bot_and_ranks_the_strong_one_first(
     header, *rows = table(out / "index.html", "board-five")
     assert header[:8] == ["Rank", "Bot", "Elo [95%]", "LOS", "Games", "Avg place", "1st %",
                           "Later"]
-    assert header[8:] == ["Timeout", "Crash", "Illegal", "Protocol"]
+    assert header[8:] == ["Timeout", "Crash", "Memory", "Illegal", "Protocol"]
     assert rows[0][1] == "strong 1.0"  # with the version its handshake gave
     assert {row[1] for row in rows} == {f"{bot} 1.0" for bot in ("strong", "mid", "weak", XSS)}
     for row in rows:  # every bot has fewer than 20 games: provisional (?)

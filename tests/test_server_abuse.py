@@ -48,11 +48,12 @@ def chunks(total: int, size: int = 1 << 20, first: bytes = b"") -> Iterator[byte
 
 
 def post(url: str, **kw: object) -> requests.Response | None:
-    """The reply, or None if the server closed the connection before answering in
-    full (it may, once it has answered 413 and stops reading)."""
+    """The reply, or None if the server stopped reading before the client sent it
+    all (it may, once it has answered 413: then the client's send stalls, or the
+    server closes the connection)."""
     try:
-        return requests.post(url, timeout=60, **kw)  # type: ignore[arg-type]
-    except requests.ConnectionError:
+        return requests.post(url, timeout=(10, 10), **kw)  # type: ignore[arg-type]
+    except (requests.ConnectionError, requests.Timeout):
         return None
 
 
