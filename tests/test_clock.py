@@ -93,7 +93,13 @@ def test_wall_clock_records_the_cpu_used_since_the_previous_reply() -> None:
     assert times[0][1] < 50_000  # a process's first move: from its request on
     thought = [times[i][1] for i in after_thinking(result)]
     assert len(thought) >= 2, times
-    assert all(cpu_us >= 100_000 for cpu_us in thought), times
+    # The thinking shows in a move after it: the first after the opponent's sleep...
+    assert max(thought) >= 100_000, times
+    # ...and none is lost: every reply but the last two started 0.1 s of thinking
+    # that is in some later move's figure.  Which one is the scheduler's: when the
+    # bot moves twice in a row, two thinking threads and the one that replies share
+    # the interpreter lock, and the second reply may come only after they spun.
+    assert sum(cpu_us for _, cpu_us in times[1:]) >= 0.95 * 100_000 * (len(times) - 2), times
 
 
 def after_thinking(result: object) -> list[int]:
