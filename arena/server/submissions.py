@@ -40,6 +40,14 @@ USER_QUEUE = 3
 POLL_SECONDS = 0.5
 
 
+def without_folder(message: str, folder: Path, words: str) -> str:
+    """``message`` with the server's ``folder`` (as given or resolved) said as
+    ``words``, and the paths under it relative to it."""
+    for form in {str(folder), str(folder.resolve())}:
+        message = message.replace(form + "/", "").replace(form, words)
+    return message
+
+
 class UploadRefused(Exception):
     """An upload refused; the message says why in one line, ``status`` the HTTP status."""
 
@@ -69,8 +77,7 @@ class SubmissionQueue:
         try:
             _, manifest = unpack(data, filename, staging, self.limits)
         except BotError as exc:  # said of the archive, not of the server's folders
-            raise UploadRefused(str(exc).replace(f"{staging}/", "").replace(
-                str(staging), "the archive")) from None
+            raise UploadRefused(without_folder(str(exc), staging, "the archive")) from None
         try:
             if not self.accounts.claim_name(manifest.name, user.id) and not user.admin:
                 raise UploadRefused(self.taken(manifest.name, user), 403)
@@ -179,6 +186,5 @@ class Checker:
         upload", the bot store's "the bot store"."""
         for folder, words in ((source, "the upload"), (self.builder.bot_store, "the bot store"),
                               (self.folder, "the uploads")):
-            for form in {str(folder), str(folder.resolve())}:
-                message = message.replace(form + "/", "").replace(form, words)
+            message = without_folder(message, folder, words)
         return message
