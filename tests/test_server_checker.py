@@ -307,6 +307,20 @@ def test_the_fair_order_goes_round_robin_by_user(tmp_path: Path) -> None:
     assert accounts.queue_order() == [b1, c1, a2, c2, a3]
 
 
+def test_only_checks_whose_checker_stopped_renewing_are_queued_again(tmp_path: Path) -> None:
+    """Two servers on one database: a starting checker must not take over a check
+    the other is running (it renews its stamp), only one left behind."""
+    accounts = Accounts(Store(f"sqlite:///{tmp_path / 'renew.db'}"))
+    ann = accounts.add_user("ann").id
+    alive, dead = queue_of(accounts, ann, 2)
+    assert accounts.claim(alive) and accounts.claim(dead)
+    assert accounts.requeue_unfinished(5.0) == 0  # both fresh
+    time.sleep(1.5)
+    accounts.renew(alive)
+    assert accounts.requeue_unfinished(1.0) == 1
+    assert status_of(accounts, alive) == "building" and status_of(accounts, dead) == "queued"
+
+
 def test_a_progress_entry_changes_the_live_stamp(tmp_path: Path) -> None:
     accounts = Accounts(Store(f"sqlite:///{tmp_path / 'stamp.db'}"))
     ann = accounts.add_user("ann").id

@@ -9,6 +9,7 @@ Real ``arena serve`` processes on 127.0.0.1, real uploads built and checked."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import stat
 import zipfile
@@ -150,7 +151,7 @@ def test_a_restarted_server_imports_nothing_planted_in_its_working_directory(
             reply = site.upload("ann", bot_archive("planted-probe"))
             assert reply.status_code == 202, reply.text
             done = wait_status(base, site.tokens["ann"], reply.json()["id"])
-            assert done["status"] == "passed", done
+            assert done["status"] == "passed", (json.dumps(done), log_of(process))
             assert "ladder" in log_of(process)
         finally:
             stop(process)

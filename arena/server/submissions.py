@@ -38,6 +38,11 @@ QUEUE_SIZE = 1000
 USER_QUEUE = 3
 #: Seconds the checker waits before it looks for a queued submission again.
 POLL_SECONDS = 0.5
+#: Seconds between renewals of a running check's stamp by its checker.
+RENEW_SECONDS = 5.0
+#: A submission building or checking whose stamp is this many seconds old lost its
+#: checker (a stopped or killed server): any checker queues it again.
+ABANDONED_SECONDS = 30.0
 
 
 def without_folder(message: str, folder: Path, words: str) -> str:
@@ -120,13 +125,13 @@ class Checker:
         return max(1, self.checkers // 2)
 
     def run(self) -> None:
-        """Until stopped: queue again the submissions an earlier checker left
-        building or checking (once), then check in ``checkers`` threads
-        (:meth:`work`).  Stopping (KeyboardInterrupt here, or a signal that ends
-        the process) waits for no build or check: the threads are daemons and
-        end with the process, and with them their builds' and bots' processes
-        (their parent-death signal); the next checker queues those again."""
-        self.accounts.requeue_unfinished()
+        """Until stopped: check in ``checkers`` threads (:meth:`work`).  Stopping
+        (KeyboardInterrupt here, or a signal that ends the process) waits for no
+        build or check: the threads are daemons and end with the process, and with
+        them their builds' and bots' processes (their parent-death signal); their
+        submissions' stamps age, and after :data:`ABANDONED_SECONDS` any checker
+        queues them again (another server's checks on the same database, whose
+        stamps it renews, stay its own)."""
         threads = [threading.Thread(target=self.work, name=f"checker-{number}", daemon=True)
                    for number in range(1, self.checkers + 1)]
         for thread in threads:
@@ -136,14 +141,15 @@ class Checker:
 
     def work(self) -> None:
         """One checker, for ever: claim the next submission in the fair order
-        (:meth:`~arena.store.accounts.Accounts.claim_next`) and check it, or wait
-        :data:`POLL_SECONDS` if there is none for it."""
+        (:meth:`~arena.store.accounts.Accounts.claim_next`) and check it, or queue
+        again the abandoned ones and wait :data:`POLL_SECONDS`."""
         while True:
             try:
                 found = self.accounts.claim_next(self.per_user)
                 if found is not None:
                     self.process(found.id)
                     continue
+                self.accounts.requeue_unfinished(ABANDONED_SECONDS)
             except Exception as exc:  # a database error: say so, and try again
                 print(f"arena: {threading.current_thread().name}: {exc}", file=sys.stderr,
                       flush=True)
@@ -151,8 +157,29 @@ class Checker:
 
     def process(self, submission_id: int) -> None:
         """Build and check one claimed submission, its status and each check game
-        as it finishes stored as it goes; a failed one gives up its claim on a bot
-        name that has no version stored."""
+        as it finishes stored as it goes, its stamp renewed meanwhile; a failed one
+        gives up its claim on a bot name that has no version stored."""
+        done = threading.Event()
+        renewer = threading.Thread(target=self.renew, args=(submission_id, done),
+                                   name=f"{threading.current_thread().name}-renew", daemon=True)
+        renewer.start()
+        try:
+            self.check(submission_id)
+        finally:
+            done.set()
+            renewer.join()
+
+    def renew(self, submission_id: int, done: threading.Event) -> None:
+        """Renew the submission's stamp every :data:`RENEW_SECONDS` until ``done``."""
+        while not done.wait(RENEW_SECONDS):
+            try:
+                self.accounts.renew(submission_id)
+            except Exception as exc:  # a database error: the next renewal may do
+                print(f"arena: {threading.current_thread().name}: {exc}", file=sys.stderr,
+                      flush=True)
+
+    def check(self, submission_id: int) -> None:
+        """Build and check one claimed submission (:meth:`process`)."""
         source = contained(self.folder, str(submission_id))
         try:
             directory = bot_directory(source)

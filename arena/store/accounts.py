@@ -14,7 +14,7 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, delete, func, select, update
@@ -529,12 +529,27 @@ class Accounts:
 
         self.store._write(work)
 
-    def requeue_unfinished(self) -> None:
-        """Queue again the submissions left building or checking (by a checker
-        that stopped)."""
+    def requeue_unfinished(self, quiet_for: float = 0.0) -> int:
+        """Queue again the submissions left building or checking by a checker that
+        stopped: those whose stamp is older than ``quiet_for`` seconds (a running
+        checker renews it, :meth:`renew`, so another server's checks on the same
+        database stay theirs).  How many were queued again."""
+        stale = now() - timedelta(seconds=quiet_for)
+
+        def work(session: Session) -> int:
+            done = session.execute(update(SubmissionRow).where(
+                SubmissionRow.status.in_(RUNNING), SubmissionRow.updated <= stale)
+                .values(status="queued", updated=now()))
+            return int(getattr(done, "rowcount", 0) or 0)
+
+        return self.store._write(work)
+
+    def renew(self, submission_id: int) -> None:
+        """Renew the stamp of a submission being built or checked: its checker is alive."""
         self.store._write(lambda session: session.execute(
-            update(SubmissionRow).where(SubmissionRow.status.in_(RUNNING))
-            .values(status="queued", updated=now())))
+            update(SubmissionRow).where(SubmissionRow.id == submission_id,
+                                        SubmissionRow.status.in_(RUNNING))
+            .values(updated=now())))
 
     def submission(self, submission_id: int) -> Submission | None:
         with self._read() as session:
