@@ -181,19 +181,24 @@ def test_bootstrap_is_deterministic_for_a_seed() -> None:
     assert rate(MIXED, bootstrap=50, seed=11) != rate(MIXED, bootstrap=50, seed=12)
 
 
-def test_rare_player_interval_is_open_where_resamples_diverge() -> None:
+def test_rare_player_interval_comes_from_the_curvature_where_resamples_diverge() -> None:
     # "rare" won once and lost once: resamples without its loss rate it +inf, those
-    # without its win -inf, so the bootstrap cannot bound it on either side.
+    # without its win -inf, so the bootstrap cannot bound it on either side: the
+    # likelihood's curvature does, as it does with no resample at all.
     games = [*MIXED * 3, win("rare", "a"), win("b", "rare")]
     rare = next(r for r in rate(games, bootstrap=100, seed=2) if r.player == "rare")
-    assert rare.games == 2 and math.isfinite(rare.estimate)
-    assert (rare.lower, rare.upper) == (-math.inf, math.inf)
-    assert rare.bounded == "none" and rare.format() == f"{round(rare.estimate):+d} [-inf, +inf]"
+    curvature = next(r for r in rate(games, bootstrap=0) if r.player == "rare")
+    assert rare.games == 2 and math.isfinite(rare.estimate) and rare.bounded == "both"
+    assert (rare.lower, rare.upper) == pytest.approx((curvature.lower, curvature.upper))
+    assert rare.lower < rare.estimate - 300 and rare.upper > rare.estimate + 300
+    assert rare.format() == (f"{round(rare.estimate):+d} [{round(rare.lower):+d}, "
+                             f"{round(rare.upper):+d}] (few games)")
 
 
-def test_zero_bootstrap_collapses_interval() -> None:
+def test_zero_bootstrap_gives_the_curvature_interval() -> None:
     for r in rate(MIXED, bootstrap=0):
-        assert r.lower == r.estimate == r.upper
+        assert r.lower < r.estimate < r.upper
+        assert r.upper - r.estimate == pytest.approx(r.estimate - r.lower)
     assert math.isnan(rate_pool(MIXED, bootstrap=0).los("a", "b"))
 
 
@@ -218,7 +223,7 @@ def test_unbeaten_bot_gets_an_exact_one_sided_lower_bound() -> None:
     assert top.player == "top" and top.estimate == math.inf and top.upper == math.inf
     assert top.bounded == "lower"
     assert top.lower == pytest.approx(one_sided_bound(20), abs=1e-6)  # +278
-    assert top.format() == f"> +{round(one_sided_bound(20))}"
+    assert top.format() == f"> +{round(one_sided_bound(20))} (unbeaten)"
     assert (top.elo, top.low, top.high) == (top.lower,) * 3  # finite stand-ins
     assert all(r.estimate == 0 and r.bounded == "both" for r in rest)
     assert (top.rank_best, top.rank_worst) == (1, 1)
@@ -230,7 +235,7 @@ def test_winless_bot_gets_an_upper_bound_and_more_games_tighten_it() -> None:
     for bot, games in ((few, 3), (many, 40)):
         assert bot.player == "low" and bot.estimate == -math.inf and bot.bounded == "upper"
         assert bot.upper == pytest.approx(-one_sided_bound(games), abs=1e-6)
-        assert bot.format() == f"< {round(bot.upper):+d}"
+        assert bot.format() == f"< {round(bot.upper):+d} (winless{'; few games' * (games < 20)})"
     assert many.upper < -400 < few.upper
 
 
@@ -276,7 +281,8 @@ def test_no_games() -> None:
 def test_single_player_is_unrated() -> None:
     (solo,) = rate([[("solo", 1)]])
     assert math.isnan(solo.estimate) and solo.bounded == "none" and solo.games == 1
-    assert solo.format() == "unrated" and solo.elo == 0.0
+    assert solo.format() == "unrated (no opponent)" and solo.elo == 0.0
+    assert solo.kind == "unrated" and not solo.met
 
 
 def test_anchor_on_a_bot(rr5_games: list[Game]) -> None:
@@ -332,9 +338,14 @@ def test_provisional_below_the_threshold() -> None:
 def test_format() -> None:
     assert Rating("a", 123.4, 80.2, 169.6, 30).format() == "+123 [+80, +170]"
     assert Rating("a", -0.4, -50, 49.5, 30).format() == "+0 [-50, +50]"
-    assert Rating("a", math.inf, 600.2, math.inf, 30).format() == "> +600"
-    assert Rating("a", -math.inf, -math.inf, -450, 30).format() == "< -450"
-    assert Rating("a", 700, 550, math.inf, 30).format() == "+700 [+550, +inf]"
+    assert Rating("a", math.inf, 600.2, math.inf, 30).format() == "> +600 (unbeaten)"
+    assert Rating("a", -math.inf, -math.inf, -450, 3, provisional=True).format() == \
+        "< -450 (winless; few games)"
+    assert Rating("a", 700, 550, math.inf, 30).format() == "+700 [+550, no upper bound]"
+    assert Rating("a", 0.2, 0.0, 0.4, 30).format() == "+0.2 [+0.0, +0.4]"  # never zero-width
+    assert Rating("a", 0, 0, 0, 30, reference=True).format() == "+0 (reference)"
+    assert Rating("a", math.nan, -math.inf, math.inf, 8, group=2).format() == \
+        "not comparable (group 2)"
 
 
 def grouped(games: list[Game], copies: int, own_groups: bool = False) -> list[RatableGame]:

@@ -65,6 +65,11 @@ class Row:
     faults: dict[str, int]
     #: The rotation-order test; None without a block played in a drawn order.
     learning: Learning | None = None
+    #: :attr:`arena.stats.ratings.Rating.kind` (None: not rated), whether provisional,
+    #: and its connected group (0: the pool is one group).
+    elo_kind: str | None = None
+    provisional: bool = False
+    group: int = 0
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,8 @@ def standings(title: str, games: Sequence[StoredGame],
             average_place=row.tally.average_place if row.tally.games else None,
             firsts=row.tally.firsts,
             faults={kind: n for kind, n in zip(kinds, row.faults, strict=True) if n},
-            learning=row.learning))
+            learning=row.learning, elo_kind=rating.kind if rating else None,
+            provisional=row.provisional, group=rating.group if rating else 0))
     return Standings(title, len(games), tuple(rows))
 
 
@@ -169,6 +175,31 @@ LATER_HELP = ("'later' is the rotation-order test: how many more place points (0
               "from an earlier rotation to a later one (docs/formats.md#rotation-order)")
 
 
+#: What the ``Elo [95%]`` and ``score`` columns mean (``arena standings --help``).
+ELO_HELP = ("'Elo [95%]' is the maximum-likelihood Elo of every pair of bots at a table "
+            "(the better place wins the pair), centred on the pool's mean, with its 95% "
+            "interval; '> x (unbeaten)' / '< x (winless)': the bot scored every / no pair "
+            "against the rest, so its Elo has no finite estimate and only that 95% bound "
+            "exists; '(reference)': the bot the others are measured from; 'few games': "
+            "fewer than 20 rated games, provisional; 'group N': games never linked these "
+            "bots to the other groups, so ratings of different groups are not comparable; "
+            "'not comparable': no chain of results places the bot against its group "
+            "(docs/ratings.md). 'score' is the share of points in the pairs a bot played, "
+            "whoever its opponents were, so it can disagree with Elo: a bot that met weaker "
+            "opponents (a gauntlet, a ladder) scores more at the same Elo, and at tables of "
+            "3 or more a place counts against every other seat (second of three is a win "
+            "and a loss), not only first places")
+
+
+def group_lines(table: Standings) -> list[str]:
+    """A line when the rows fall into groups never linked by games."""
+    groups = sorted({row.group for row in table.rows if row.group})
+    if len(groups) < 2:
+        return []
+    return [f"groups {', '.join(map(str, groups))} never met (no games link them): ratings "
+            f"of different groups are not comparable, and ranks are within a group"]
+
+
 def later_text(learning: Learning | None) -> str:
     """A rotation-order test in a cell: advantage and p-value, ``!`` if flagged."""
     if learning is None or not learning.units:
@@ -203,7 +234,7 @@ def lines(table: Standings) -> list[str]:
         text.append("  ".join(c.rjust(w) if i in right else c.ljust(w)
                               for i, (c, w) in enumerate(zip(cell, widths, strict=True))
                               ).rstrip())
-    return text + flagged_lines(table) + list(table.match)
+    return text + group_lines(table) + flagged_lines(table) + list(table.match)
 
 
 def as_json(table: Standings) -> dict[str, Any]:
@@ -213,6 +244,8 @@ def as_json(table: Standings) -> dict[str, Any]:
         "standings": [{
             "rank": row.rank.replace("\u2013", "-"), "bot": row.bot, "elo": row.estimate,
             "elo_lower": row.lower, "elo_upper": row.upper, "elo_text": row.elo,
+            "elo_kind": row.elo_kind, "provisional": row.provisional,
+            "group": row.group or None,
             "games": row.games, "score": row.score, "average_place": row.average_place,
             "firsts": row.firsts, "faults": row.faults,
             "rotation_learning": learning_json(row.learning)} for row in table.rows]}
@@ -259,8 +292,7 @@ def match_verdict(plan: Plan, tournament_id: int, test: SequentialTest,
         lines += [f"  games W {m.wins} D {m.draws} L {m.losses} ({first}'s view), score "
                   f"{m.score:.3f}; pairs by {first}'s points (0, 1/2, 1, 3/2, 2): "
                   f"{' '.join(map(str, test.counted.counts()))}",
-                  f"  Elo {m.elo:+.1f} +/- {m.elo_error:.1f}, nElo {m.nelo:+.1f} +/- "
-                  f"{m.nelo_error:.1f}, LOS {100 * m.los:.2f}%"]
+                  f"  Elo {m.elo_text}, nElo {m.nelo_text}, LOS {100 * m.los:.2f}%"]
     bounds = sprt.bounds
     lines.append(f"  LLR {test.llr:.2f} ({bounds.lower:.2f}, {bounds.upper:.2f}) "
                  f"[{sprt.elo0:.2f}, {sprt.elo1:.2f}] {sprt.unit}, {sprt.model} model")
@@ -274,7 +306,7 @@ def add_standings_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--standings-every", type=int, default=None, metavar="N",
                         help=f"print the standings every N games (0: only at the end; "
                              f"default: every {AUTO_SECONDS:g} s once the run has lasted "
-                             f"that long)")
+                             f"that long; the columns: arena standings --help)")
 
 
 def check_every(every: int | None) -> None:
@@ -318,7 +350,8 @@ def add_standings(sub: Subparsers) -> None:
                                    "interval, bot, Elo with its 95% interval, games, score, "
                                    "average place, first places, faults; for a match its "
                                    "test. Without -t: every pool of rated games, as the "
-                                   "report's leaderboards. " + LATER_HELP + ".")
+                                   "report's leaderboards. " + ELO_HELP + ". "
+                                   + LATER_HELP + ".")
     which = s.add_mutually_exclusive_group()
     which.add_argument("--tournament", "-t", type=int, metavar="ID",
                        help="one stored tournament, match or ladder")
@@ -326,7 +359,10 @@ def add_standings(sub: Subparsers) -> None:
                        help="one pool of comparable games, named as in the report "
                             "(five, five-2, ...)")
     s.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
-    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--json", action="store_true",
+                   help="print one JSON object; 'elo', 'elo_lower', 'elo_upper' are null "
+                        "where that number does not exist, 'elo_kind' says why "
+                        "(docs/cli.md#arena-standings)")
     s.set_defaults(run=cmd_standings)
 
 

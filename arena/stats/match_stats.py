@@ -122,6 +122,40 @@ class MatchSummary:
     nelo_error: float
     los: float
 
+    @property
+    def elo_text(self) -> str:
+        """``+40.7 +/- 30.4`` (fastchess's figures) when both ends of the interval exist
+        and differ; else the Wilson interval of the score over the games: ``+150.3
+        [+20.1, +401.7]``, or one-sided ``> +85.2 (every game won)`` / ``< -85.2 (every
+        game lost)``.  Never ``inf`` or ``nan``."""
+        if math.isfinite(self.elo) and math.isfinite(self.elo_error) and self.elo_error > 0:
+            return f"{self.elo:+.1f} +/- {self.elo_error:.1f}"
+        low, high = wilson(self.score, self.wins + self.draws + self.losses)
+        if high >= 1:
+            return f"> {elo_of_score(low):+.1f} (every game won)"
+        if low <= 0:
+            return f"< {elo_of_score(high):+.1f} (every game lost)"
+        return f"{self.elo:+.1f} [{elo_of_score(low):+.1f}, {elo_of_score(high):+.1f}]"
+
+    @property
+    def nelo_text(self) -> str:
+        """``+49.8 +/- 36.8``; ``undefined (no spread)`` when every game or pair scored
+        the same (normalized Elo divides by the spread of the scores)."""
+        if not math.isfinite(self.nelo):
+            return "undefined (no spread)"
+        return f"{self.nelo:+.1f} +/- {self.nelo_error:.1f}"
+
+
+def wilson(score: float, games: int) -> tuple[float, float]:
+    """The Wilson 95% interval of a score share over ``games`` games (draws as half a
+    point): never of zero width, inside [0, 1], reaching 0 or 1 only at a score of 0 or 1."""
+    z2 = Z95 * Z95
+    centre = (score + z2 / (2 * games)) / (1 + z2 / games)
+    spread = Z95 / (1 + z2 / games) * math.sqrt(score * (1 - score) / games
+                                                  + z2 / (4 * games * games))
+    low, high = centre - spread, centre + spread
+    return (0.0 if score <= 0 else low), (1.0 if score >= 1 else high)
+
 
 def summarize(wins: int, draws: int, losses: int) -> MatchSummary:
     """The trinomial figures of a match (errors are 95% half-widths)."""

@@ -30,6 +30,7 @@ import itertools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any, Literal
 
 import numpy as np
@@ -73,8 +74,12 @@ class Rating:
 
     ``estimate`` is the maximum-likelihood Elo: ``+inf`` / ``-inf`` when it diverges (the
     bot scored every point / no point against the rest), NaN when the bot has no comparison
-    with the anchor's group.  ``lower`` / ``upper`` are ``-inf`` / ``+inf`` on an open side.
-    Ranks run from 1 (best) over the whole pool.
+    with the reference of its group.  ``lower`` / ``upper`` are ``-inf`` / ``+inf`` on an
+    open side.  Ranks run from 1 (best) within the bot's connected group.  ``group`` numbers
+    the connected groups (1 the largest) when games do not link the whole pool, else 0:
+    ratings of different groups are not comparable.  ``reference`` marks the bot the others
+    are measured from (the anchor, or a group's only finitely rated bot): its rating is 0
+    by definition, with no interval.  ``met`` is False for a bot that never met another.
     """
 
     player: str
@@ -85,12 +90,30 @@ class Rating:
     rank_best: int = 1
     rank_worst: int = 1
     provisional: bool = False
+    group: int = 0
+    reference: bool = False
+    met: bool = True
 
     @property
     def bounded(self) -> Literal["both", "lower", "upper", "none"]:
         """Which bounds are finite."""
         low, high = math.isfinite(self.lower), math.isfinite(self.upper)
         return "both" if low and high else "lower" if low else "upper" if high else "none"
+
+    @property
+    def kind(self) -> Literal["interval", "unbeaten", "winless", "reference",
+                              "not comparable", "unrated"]:
+        """What the rating is: an estimate with an interval; ``unbeaten`` / ``winless``
+        (the estimate diverges: only a lower / upper bound exists); the ``reference``
+        others are measured from (0, no interval); ``not comparable`` with its group's
+        reference; ``unrated`` (it never met another bot)."""
+        if not self.met:
+            return "unrated"
+        if math.isnan(self.estimate):
+            return "not comparable"
+        if math.isinf(self.estimate):
+            return "unbeaten" if self.estimate > 0 else "winless"
+        return "reference" if self.reference else "interval"
 
     @property
     def elo(self) -> float:
@@ -112,20 +135,52 @@ class Rating:
         return self.upper if math.isfinite(self.upper) else self.elo
 
     def format(self) -> str:
-        """``+123 [+80, +170]``; ``> +600`` / ``< -450`` for a one-sided bound; an open side
-        of a finite estimate as ``+inf`` / ``-inf``; ``unrated`` when nothing is known."""
-        if math.isinf(self.estimate) and self.bounded in ("lower", "upper"):
-            return f"> {_signed(self.lower)}" if self.estimate > 0 else f"< {_signed(self.upper)}"
-        if not math.isfinite(self.estimate):
-            return "unrated"
-        return f"{_signed(self.estimate)} [{_signed(self.lower)}, {_signed(self.upper)}]"
+        """The rating as every table, page and chart shows it (the one formatting function).
+
+        ``+123 [+80, +170]``; ``> +600 (unbeaten)`` / ``< -450 (winless)`` when the estimate
+        diverges and only one bound exists; ``+0 (reference)`` for the bot the others are
+        measured from; ``not comparable`` without a comparison; ``unrated (no opponent)``.
+        Notes in parentheses add ``few games`` (provisional) and ``group N`` (a pool whose
+        groups never met).  Never ``inf``, ``nan`` or an interval of no width.
+        """
+        notes: list[str] = []
+        kind = self.kind
+        if kind == "unrated":
+            return "unrated (no opponent)"
+        text: str = kind  # "not comparable"
+        if kind in ("unbeaten", "winless"):
+            above = kind == "unbeaten"
+            bound = self.lower if above else self.upper
+            text = (f"{'>' if above else '<'} {_signed(bound)}" if math.isfinite(bound)
+                    else "no bound")
+            notes.append(kind)
+        elif kind == "reference":
+            text = _signed(self.estimate)
+            notes.append(kind)
+        elif kind == "interval":
+            text = _interval_text(self.estimate, self.lower, self.upper)
+        if self.provisional:
+            notes.append("few games")
+        if self.group:
+            notes.append(f"group {self.group}")
+        return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def _signed(value: float) -> str:
-    """``+12`` / ``-3`` (rounded first, so never ``-0``); ``+inf`` / ``-inf``."""
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{round(value):+d}"
+def _interval_text(estimate: float, lower: float, upper: float) -> str:
+    """``+12 [-3, +30]`` with as many decimals as keep the three numbers apart (up to 2);
+    an open side as ``no lower bound`` / ``no upper bound``."""
+    finite = [v for v in (lower, estimate, upper) if math.isfinite(v)]
+    digits = next((d for d in range(3)
+                   if len({f"{v:+.{d}f}" for v in finite}) == len(finite)), 2)
+    low = _signed(lower, digits) if math.isfinite(lower) else "no lower bound"
+    high = _signed(upper, digits) if math.isfinite(upper) else "no upper bound"
+    return f"{_signed(estimate, digits)} [{low}, {high}]"
+
+
+def _signed(value: float, digits: int = 0) -> str:
+    """``+12`` / ``-3`` (rounded first, so never ``-0``)."""
+    text = f"{round(value, digits) + 0.0:+.{digits}f}"
+    return "+" + text[1:] if float(text) == 0 else text
 
 
 @dataclass(frozen=True)
@@ -217,27 +272,59 @@ def rate_pool(games: Sequence[Game], *, bootstrap: int = 200, seed: int = 0,
     point = _PointFit.build(pool, anchor)
     samples = _bootstrap(pool, point, bootstrap, seed)
     lower, upper = _intervals(point, samples)
-    best, worst = _rank_intervals(lower, upper)
+    best, worst = _rank_intervals(lower, upper, point.component, point.rated)
+    groups = _group_numbers(point.component, point.rated)
     ratings = [
         Rating(player, float(e), float(lo), float(hi), int(g), int(b), int(w),
-               bool(g < PROVISIONAL_GAMES))
-        for player, e, lo, hi, g, b, w in zip(
+               bool(g < PROVISIONAL_GAMES), int(group), met=bool(met))
+        for player, e, lo, hi, g, b, w, group, met in zip(
             pool.players, point.values * ELO_PER_NAT, lower * ELO_PER_NAT,
-            upper * ELO_PER_NAT, pool.games, best, worst, strict=True)
+            upper * ELO_PER_NAT, pool.games, best, worst, groups, point.rated, strict=True)
     ]
     if anchor is None:
-        ratings = _open_lone_reference(ratings)
+        ratings = _open_lone_references(ratings, point.component)
+    ratings = [dataclasses.replace(r, reference=True) if _is_reference(r) else r
+               for r in ratings]
     order = sorted(range(len(ratings)), key=lambda i: _rank_key(ratings[i]))
     los = _los(samples, point.component)[np.ix_(order, order)]
     return RatedPool(tuple(ratings[i] for i in order), los, anchor, bootstrap)
 
 
+def _is_reference(r: Rating) -> bool:
+    """A finite rating whose interval has no width: the bot its group is measured from
+    (every other finite rating has a positive curvature half-width)."""
+    return math.isfinite(r.estimate) and r.lower == r.estimate == r.upper
+
+
+def _group_numbers(component: IntArray, rated: BoolArray) -> IntArray:
+    """1, 2, ... for the connected groups of rated bots (most bots first, then first seen)
+    when there are several, else 0; 0 for a bot that met no one."""
+    labels = sorted(set(component[rated].tolist()),
+                    key=lambda c: (-int((component == c).sum()), int(np.argmax(component == c))))
+    numbers = np.zeros(len(component), dtype=np.int64)
+    if len(labels) > 1:
+        for number, label in enumerate(labels, start=1):
+            numbers[(component == label) & rated] = number
+    return numbers
+
+
+def _open_lone_references(ratings: list[Rating], component: IntArray) -> list[Rating]:
+    """:func:`_open_lone_reference` within each connected group."""
+    out = list(ratings)
+    for label in np.unique(component):
+        members = np.flatnonzero(component == label).tolist()
+        for i, rating in zip(members, _open_lone_reference([ratings[i] for i in members]),
+                             strict=True):
+            out[i] = rating
+    return out
+
+
 def _open_lone_reference(ratings: list[Rating]) -> list[Rating]:
-    """When one bot beat every other (or lost to every other) every time, it is the
-    only finitely rated bot, so the mean of the finite ratings pins it at exactly 0
-    with a zero-width interval, a value that measures nothing.  Then centre between
-    it and the nearest of the others instead: it gets a one-sided bound (``> +70``)
-    and the others' bounds move by the same amount (``< -70``)."""
+    """When one bot of a group beat every other (or lost to every other) every time, it
+    is the group's only finitely rated bot, so the mean of the finite ratings pins it at
+    exactly 0 with a zero-width interval, a value that measures nothing.  Then centre
+    between it and the nearest of the others instead: it gets a one-sided bound
+    (``> +70``) and the others' bounds move by the same amount (``< -70``)."""
     finite = [r for r in ratings if math.isfinite(r.estimate)]
     others = [r for r in ratings if r not in finite]
     if len(finite) != 1 or not others:
@@ -255,9 +342,9 @@ def _open_lone_reference(ratings: list[Rating]) -> list[Rating]:
             for r in ratings]
 
 
-def _rank_key(r: Rating) -> tuple[bool, float, float, float, str]:
+def _rank_key(r: Rating) -> tuple[bool, int, float, float, float, str]:
     estimate = 0.0 if math.isnan(r.estimate) else -r.estimate
-    return (math.isnan(r.estimate), estimate, -r.lower, -r.upper, r.player)
+    return (math.isnan(r.estimate), r.group, estimate, -r.lower, -r.upper, r.player)
 
 
 def _score(place_a: int, place_b: int) -> float:
@@ -607,7 +694,8 @@ class _PointFit:
     then the most games in all, then the first bot).  ``references[c]`` are the bots a
     resample's reference is chosen by (the anchor alone, or the reference component);
     ``align`` marks every such bot.
-    ``lower`` / ``upper`` hold the one-sided bounds of the bots outside the references.
+    ``lower`` / ``upper`` hold the one-sided bounds of the bots outside the references,
+    ``half`` the curvature half-widths of those inside (:func:`_curvature_half_widths`).
     """
 
     values: FloatArray
@@ -618,6 +706,7 @@ class _PointFit:
     align: BoolArray
     lower: FloatArray
     upper: FloatArray
+    half: FloatArray
 
     @classmethod
     def build(cls, pool: _Pool, anchor: str | None) -> _PointFit:
@@ -635,7 +724,42 @@ class _PointFit:
         values = fit.place(reps[None, :], component, align, np.zeros(n))[0]
         values[~rated] = np.nan
         lower, upper = _one_sided(pool, fit.theta[0], strong, values, points[0], totals[0])
-        return cls(values, fit.theta[0], component, rated, references, align, lower, upper)
+        half = _curvature_half_widths(pool, fit.theta[0], strong, references, totals[0])
+        return cls(values, fit.theta[0], component, rated, references, align, lower, upper,
+                   half)
+
+
+def _curvature_half_widths(pool: _Pool, theta: FloatArray, strong: IntArray,
+                           references: list[IntArray], totals: FloatArray) -> FloatArray:
+    """``CONFIDENCE`` half-widths (natural units) of the ratings in each reference component
+    from the likelihood's curvature there (observed information, as a Wald interval on the
+    logistic scale); 0 elsewhere.  A rating is its bot's ``theta`` minus the mean over
+    the aligned bots (the component, or the anchor alone), whose variance is
+    ``G_ii - 2 (G w)_i + w' G w`` with ``G`` the pseudo-inverse of the component's
+    Hessian (a weighted graph Laplacian) and ``w`` the aligned bots' averaging weights."""
+    half = np.zeros(len(theta))
+    z = NormalDist().inv_cdf(1.0 - _TAIL)
+    for aligned in references:
+        members = np.flatnonzero(strong == strong[aligned[0]])
+        if len(members) < 2:
+            continue
+        position = np.full(len(theta), -1)
+        position[members] = np.arange(len(members))
+        i, j = position[pool.first], position[pool.second]
+        use = (i >= 0) & (j >= 0) & (totals > 0)
+        p = _sigmoid(theta[pool.first[use]] - theta[pool.second[use]])
+        curvature = totals[use] * p * (1.0 - p)
+        hessian = np.zeros((len(members), len(members)))
+        np.add.at(hessian, (i[use], j[use]), -curvature)
+        np.add.at(hessian, (j[use], i[use]), -curvature)
+        hessian[np.diag_indices(len(members))] = -hessian.sum(axis=1)
+        inverse = np.linalg.pinv(hessian, hermitian=True)
+        weights = np.zeros(len(members))
+        weights[position[aligned]] = 1.0 / len(aligned)
+        spread = inverse @ weights
+        variance = np.diag(inverse) - 2 * spread + weights @ spread
+        half[members] = z * np.sqrt(np.clip(variance, 0.0, None))
+    return half
 
 
 def _groups(pool: _Pool, totals: FloatArray) -> tuple[IntArray, BoolArray]:
@@ -783,16 +907,25 @@ def _bootstrap(pool: _Pool, point: _PointFit, bootstrap: int, seed: int) -> Floa
 
 
 def _intervals(point: _PointFit, samples: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Percentile intervals for the finite estimates (the order statistics just outside the
-    tails, so infinite resamples need no arithmetic), the one-sided bounds elsewhere."""
-    finite = np.isfinite(point.values)
-    lower = np.where(finite, point.values, point.lower)
-    upper = np.where(finite, point.values, point.upper)
+    """For a finite estimate, each side from the bootstrap percentile interval (the order
+    statistics just outside the tails, so infinite resamples need no arithmetic) where it
+    measures that side, else from the curvature interval ``values +/- half``: a side at
+    which the bot diverges in more than a tail of the resamples, or at which the resamples
+    do not spread beyond the estimate (too few or too uniform groups), says nothing.  So a
+    finite estimate lies strictly inside its interval unless it is the reference (half-width
+    0).  The one-sided bounds elsewhere."""
+    values, finite = point.values, np.isfinite(point.values)
+    lower = np.where(finite, values - point.half, point.lower)
+    upper = np.where(finite, values + point.half, point.upper)
     seen = finite & ~np.isnan(samples).all(axis=0) if len(samples) else finite & False
     if seen.any():
-        lower[seen] = np.nanpercentile(samples[:, seen], 100 * _TAIL, axis=0, method="lower")
-        upper[seen] = np.nanpercentile(samples[:, seen], 100 * (1 - _TAIL), axis=0,
-                                       method="higher")
+        low = np.nanpercentile(samples[:, seen], 100 * _TAIL, axis=0, method="lower")
+        high = np.nanpercentile(samples[:, seen], 100 * (1 - _TAIL), axis=0, method="higher")
+        estimate = values[seen]
+        measured_low = np.isfinite(low) & (low < estimate)
+        measured_high = np.isfinite(high) & (high > estimate)
+        lower[seen] = np.where(measured_low, low, lower[seen])
+        upper[seen] = np.where(measured_high, high, upper[seen])
     return lower, upper
 
 
@@ -811,8 +944,13 @@ def _los(samples: FloatArray, component: IntArray) -> FloatArray:
     return los
 
 
-def _rank_intervals(lower: FloatArray, upper: FloatArray) -> tuple[IntArray, IntArray]:
-    """Best rank: 1 + bots whose interval lies wholly above; worst: all but those below."""
-    best = 1 + (lower[None, :] > upper[:, None]).sum(axis=1)
-    worst = len(lower) - (upper[None, :] < lower[:, None]).sum(axis=1)
+def _rank_intervals(lower: FloatArray, upper: FloatArray, component: IntArray,
+                    rated: BoolArray) -> tuple[IntArray, IntArray]:
+    """Within each connected group, best rank: 1 + bots whose interval lies wholly above;
+    worst: all but those below.  A bot that met no one has every rank of the pool."""
+    same = component[:, None] == component[None, :]
+    best = 1 + ((lower[None, :] > upper[:, None]) & same).sum(axis=1)
+    worst = same.sum(axis=1) - ((upper[None, :] < lower[:, None]) & same).sum(axis=1)
+    best = np.where(rated, best, 1)
+    worst = np.where(rated, worst, len(lower))
     return best.astype(np.int64), worst.astype(np.int64)
