@@ -62,6 +62,9 @@ _FULL_STEP_DECREMENT = 1e-8
 # Bootstrap chunk bound on resamples x max(players^2, pairs, group types): about 8 bytes
 # each in several arrays at once, so tens of MB whatever the data size.
 _MAX_BATCH_CELLS = 1_000_000
+# A bootstrap side that reaches less than 0.01 Elo beyond the estimate measured nothing (the
+# resamples did not spread: rounding is all that moved them).
+_MEASURED = 0.01 / ELO_PER_NAT
 
 
 # ---------------------------------------------------------------------------------------
@@ -171,7 +174,7 @@ def _interval_text(estimate: float, lower: float, upper: float) -> str:
     an open side as ``no lower bound`` / ``no upper bound``."""
     finite = [v for v in (lower, estimate, upper) if math.isfinite(v)]
     digits = next((d for d in range(3)
-                   if len({f"{v:+.{d}f}" for v in finite}) == len(finite)), 2)
+                   if len({_signed(v, d) for v in finite}) == len(finite)), 2)
     low = _signed(lower, digits) if math.isfinite(lower) else "no lower bound"
     high = _signed(upper, digits) if math.isfinite(upper) else "no upper bound"
     return f"{_signed(estimate, digits)} [{low}, {high}]"
@@ -911,9 +914,9 @@ def _intervals(point: _PointFit, samples: FloatArray) -> tuple[FloatArray, Float
     statistics just outside the tails, so infinite resamples need no arithmetic) where it
     measures that side, else from the curvature interval ``values +/- half``: a side at
     which the bot diverges in more than a tail of the resamples, or at which the resamples
-    do not spread beyond the estimate (too few or too uniform groups), says nothing.  So a
-    finite estimate lies strictly inside its interval unless it is the reference (half-width
-    0).  The one-sided bounds elsewhere."""
+    do not spread beyond the estimate (by 0.01 Elo: too few or too uniform groups), says
+    nothing.  So a finite estimate lies strictly inside its interval unless it is the
+    reference (half-width 0).  The one-sided bounds elsewhere."""
     values, finite = point.values, np.isfinite(point.values)
     lower = np.where(finite, values - point.half, point.lower)
     upper = np.where(finite, values + point.half, point.upper)
@@ -922,8 +925,8 @@ def _intervals(point: _PointFit, samples: FloatArray) -> tuple[FloatArray, Float
         low = np.nanpercentile(samples[:, seen], 100 * _TAIL, axis=0, method="lower")
         high = np.nanpercentile(samples[:, seen], 100 * (1 - _TAIL), axis=0, method="higher")
         estimate = values[seen]
-        measured_low = np.isfinite(low) & (low < estimate)
-        measured_high = np.isfinite(high) & (high > estimate)
+        measured_low = np.isfinite(low) & (low < estimate - _MEASURED)
+        measured_high = np.isfinite(high) & (high > estimate + _MEASURED)
         lower[seen] = np.where(measured_low, low, lower[seen])
         upper[seen] = np.where(measured_high, high, upper[seen])
     return lower, upper
