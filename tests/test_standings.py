@@ -4,6 +4,7 @@ from the database; the same figures as the HTML report.  Real bots, real SQLite.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -87,6 +88,8 @@ def test_a_match_shows_its_test(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert len(match["pairs"]) == 5 and sum(match["pairs"]) + match["void_pairs"] <= 6
     text = arena_here(capsys, "standings", "-t", "1", "--db", db).stdout
     assert "LLR" in text and "pairs by g@1's points" in text
+    # greedy often wins every pair of 6: never "Elo +inf +/- nan", nor any other inf/nan
+    assert not re.search(r"\b(inf|nan)\b", run.stdout + run.stderr + text), text
 
 
 def test_a_ladder_ends_with_its_standings_and_pools_are_listed(
