@@ -1,7 +1,7 @@
 """Random-playout decisions per CPU second for every game, beside RLCard's UNO.
 
     python bench/engine_speed.py [--rounds 5] [--slice 0.5] [--cpu N]
-                                 [--players N] [--game NAME ...]
+                                 [--players N] [--game NAME ...] [--baseline-tree DIR]
 
 A decision = build the deciding seat's observation and legal actions (what the
 arena sends), pick one at random, apply it, through the arena's one game loop
@@ -16,7 +16,10 @@ engines and baselines take turns in short slices of whole games, ``--rounds``
 times round-robin (the order rotating each round), after one warm-up slice
 each.  Each engine's rate is printed beside UNO's from the same run with their
 ratio (the goal: at least :data:`GOAL_RATIO` times UNO) and the range of the
-per-round ratios.
+per-round ratios.  ``--baseline-tree DIR`` also runs every engine of another
+source tree (today's main: ``git -C /work/main archive REV | tar -x -C DIR``)
+in a child process pinned to the same CPU, its slices interleaved with these
+(:mod:`tree_worker`), and prints each engine's ratio to its baseline.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from tree_worker import SERVE_FLAG, Slice, TreeWorker, serve
 
 from arena.games import game_class, game_names, make_game
 from arena.games.base import State
@@ -76,11 +81,26 @@ def rlcard_player(name: str) -> PlayOne | None:
     return play_one
 
 
+def whole_games(play_one: PlayOne) -> Slice:
+    """Whole games until ``budget`` CPU seconds have passed."""
+    def run(budget: float) -> tuple[int, int, float]:
+        gc.collect()  # the previous slice's garbage is not this one's cost
+        decisions = games = 0
+        start = time.process_time()
+        while True:
+            decisions += play_one()
+            games += 1
+            used = time.process_time() - start
+            if used >= budget:
+                return decisions, games, used
+    return run
+
+
 @dataclass
 class Runner:
     label: str
     players: int
-    play_one: PlayOne
+    slice: Slice
     decisions: int = 0
     games: int = 0
     cpu: float = 0.0
@@ -88,15 +108,7 @@ class Runner:
 
     def run(self, budget: float, record: bool = True) -> None:
         """Whole games until ``budget`` CPU seconds have passed."""
-        gc.collect()  # the previous slice's garbage is not this one's cost
-        decisions = games = 0
-        start = time.process_time()
-        while True:
-            decisions += self.play_one()
-            games += 1
-            used = time.process_time() - start
-            if used >= budget:
-                break
+        decisions, games, used = self.slice(budget)
         if record:
             self.decisions += decisions
             self.games += games
@@ -116,6 +128,15 @@ def pin(cpu: int) -> None:
         os.environ.setdefault(var, "1")  # before numpy is imported
 
 
+def engine_runners(names: list[str], players: int | None) -> list[Runner]:
+    runners = []
+    for name in names:
+        cls = game_class(name)
+        seats = players or max(cls.min_players, min(3, cls.max_players))
+        runners.append(Runner(name, seats, whole_games(engine_player(name, seats))))
+    return runners
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="round-robin rounds (default 5)")
@@ -127,14 +148,24 @@ def main() -> None:
                         help="players per game (default: each game's minimum, at least 3 "
                              "where allowed)")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
+    parser.add_argument("--baseline-tree", metavar="DIR",
+                        help="also run the engines of this source tree (interleaved)")
+    parser.add_argument(SERVE_FLAG, action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    names = args.game or game_names()
+    if args.serve_slices:  # the baseline tree's child process (tree_worker)
+        serve({runner.label: runner.slice for runner in engine_runners(names, args.players)})
+        return
     pin(args.cpu)
 
-    runners: list[Runner] = []
-    for name in args.game or game_names():
-        cls = game_class(name)
-        players = args.players or max(cls.min_players, min(3, cls.max_players))
-        runners.append(Runner(name, players, engine_player(name, players)))
+    runners = engine_runners(names, args.players)
+    old: dict[str, Runner] = {}
+    worker = None
+    if args.baseline_tree:
+        worker = TreeWorker(args.baseline_tree, os.path.abspath(__file__),
+                            [arg for name in names for arg in ("--game", name)]
+                            + ([f"--players={args.players}"] if args.players else []))
+        old = {r.label: Runner(r.label, r.players, worker.slice(r.label)) for r in runners}
     missing = []
     baselines: dict[str, Runner] = {}
     for name in BASELINES:
@@ -142,23 +173,40 @@ def main() -> None:
         if play_one is None:
             missing.append(name)
         else:
-            baselines[name] = Runner(f"rlcard {name}", 2, play_one)
-    runners += baselines.values()
+            baselines[name] = Runner(f"rlcard {name}", 2, whole_games(play_one))
+    everyone = runners + list(old.values()) + list(baselines.values())
 
-    for runner in runners:
+    for runner in everyone:
         runner.run(min(args.slice, 0.2), record=False)  # warm-up
     for round_ in range(args.rounds):
-        shift = round_ % len(runners)
-        for runner in runners[shift:] + runners[:shift]:
+        shift = round_ % len(everyone)
+        for runner in everyone[shift:] + everyone[:shift]:
             runner.run(args.slice)
+    if worker is not None:
+        worker.close()
 
     print(f"pinned to CPU {args.cpu}; CPU time (process_time); {args.rounds} rounds of "
           f"{args.slice:g} s slices per runner, interleaved")
+    report(runners, baselines)
+    if worker is not None:
+        print(f"\nbaseline tree: {worker.where} (same CPU, interleaved)")
+        print(f"{'engine':18}{'this d/s':>12}{'baseline d/s':>14}{'ratio':>8}{'per round':>13}")
+        for runner in runners:
+            base = old[runner.label]
+            per_round = [a / b for a, b in zip(runner.rounds, base.rounds, strict=True)]
+            print(f"{runner.label:18}{runner.rate:>12,.0f}{base.rate:>14,.0f}"
+                  f"{runner.rate / base.rate:>7.2f}x{min(per_round):>7.2f}-{max(per_round):<5.2f}")
+    for name in missing:
+        print(f"rlcard {name:11} not installed (pip install -e '.[bench]')")
+
+
+def report(runners: list[Runner], baselines: dict[str, Runner]) -> None:
+    """Each runner's rate, beside UNO's from the same run where it ran."""
     uno = baselines.get("uno")
     head = f"{'runner':18}{'players':>8}{'decisions/s':>13}{'rounds min-max':>19}{'games':>8}"
     print(head + (f"{'UNO d/s':>10}{'ratio':>8}{'per round':>13}  goal {GOAL_RATIO:g}x UNO"
                   if uno else ""))
-    for runner in runners:
+    for runner in [*runners, *baselines.values()]:
         line = (f"{runner.label:18}{runner.players:>8}{runner.rate:>13,.0f}"
                 f"{min(runner.rounds):>10,.0f}-{max(runner.rounds):<8,.0f}{runner.games:>8}")
         if uno is not None and runner not in baselines.values():
@@ -170,8 +218,6 @@ def main() -> None:
         elif uno is not None:
             line += f"{'':>10}{runner.rate / uno.rate:>7.2f}x"
         print(line)
-    for name in missing:
-        print(f"rlcard {name:11} not installed (pip install -e '.[bench]')")
 
 
 if __name__ == "__main__":

@@ -231,6 +231,30 @@ def test_clone_is_independent_and_plays_on_identically(
 
 
 @contract_test
+def test_clones_share_the_rng_until_one_draws(
+    name: str, n: int, deal_seed: int, decision_seed: int
+) -> None:
+    """Clones share the original's RNG until one of them draws (State.rng):
+    whoever draws first, each plays on as the original would have."""
+    state = new_state(name, n, deal_seed)
+    rng = random.Random(decision_seed)
+    for step, _decisions in enumerate(playout(state, rng)):
+        if step == 30:
+            break
+    first, second = state.clone(), state.clone()
+    log = []
+    while not state.is_terminal():  # the original draws first this time
+        decisions = random_decisions(state, rng)
+        log.append(decisions)
+        state.apply_actions(decisions)
+    for clone in (second, first):
+        for decisions in log:
+            clone.apply_actions(decisions)
+        assert snapshot(clone) == snapshot(state)
+        assert (clone.scores(), clone.places()) == (state.scores(), state.places())
+
+
+@contract_test
 def test_cards_are_conserved(name: str, n: int, deal_seed: int, decision_seed: int) -> None:
     state = new_state(name, n, deal_seed)
     deck = Counter(state.game.deck())
