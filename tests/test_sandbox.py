@@ -74,7 +74,7 @@ def test_bwrap_hides_the_host(tmp_path: Path, listener: socket.socket) -> None:
     assert len(report["pids"]) <= 3, report["pids"]  # type: ignore[arg-type]
     assert report["uid"] != 0
     assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD",  # type: ignore[arg-type]
-                                  "PYTHONDONTWRITEBYTECODE", "FIVE_ARENA_BOT"}
+                                  "PYTHONDONTWRITEBYTECODE", "FIVE_ARENA_BOT", "PYTHONPATH"}
     limits = Limits()
     assert report["nproc"] == limits.processes
     assert report["data"] == limits.memory_mb << 20

@@ -21,12 +21,13 @@ from typing import Any
 import pytest
 import trio
 
+import protocol
 from arena.games import make_game
 from arena.runner import cgroups
 from arena.runner.client import TimeControl
 from arena.runner.process import BotProcess, BotSpec, start_bot_process
 from arena.runner.referee import play_single_game
-from arena.runner.sandbox import Limits, Sandbox
+from arena.runner.sandbox import Limits, Sandbox, editable_traces
 
 HERE = Path(__file__).resolve().parent
 BOTS = HERE / "bots" / "side_channel"
@@ -140,15 +141,19 @@ def mount_report(command: str, paths: list[Path], directory: Path | None = None
 
 
 def test_the_mount_table_shows_no_organiser_path(tmp_path: Path) -> None:
-    """(iii) A stored bot's files are at /bot, not at the bot store's path; its
-    mount table does not name the store.  (Here the arena runs from its own
-    checkout, whose packages a ``python`` bot gets where they are: docs/bots.md
-    says so; the next test runs from a working directory of the organiser's.)"""
+    """(iii) A stored bot's files are at /bot, not at the bot store's path, and
+    the arena's packages (here from its checkout, installed in editable mode)
+    at /arena/python, a copy: its mount table names neither the store nor the
+    checkout, and the installation's hooks that name the checkout read empty."""
     folder = stored_bot(tmp_path, "mount_bot.py")
-    report = mount_report("python mount_bot.py", [tmp_path], folder)
+    checkout = Path(protocol.__file__).resolve().parents[1]
+    report = mount_report("python mount_bot.py", [tmp_path, checkout], folder)
     assert report["cwd"] == "/bot" and report["argv"] == ["/bot/mount_bot.py"]
     assert report["beside"] == ["mount_bot.py"]
     assert report["organiser_lines"] == []
+    assert report["protocol"] == "/arena/python/protocol/__init__.py"
+    assert sorted(report["traces"]) == list(editable_traces())
+    assert set(report["traces"].values()) <= {0}
 
 
 def test_an_adhoc_bot_in_the_working_directory_sees_only_its_named_files(

@@ -30,6 +30,7 @@ descriptions; :mod:`arena.runner.process` starts and kills the processes.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import importlib.metadata
@@ -41,6 +42,7 @@ import shutil
 import site
 import stat
 import sys
+import tempfile
 import time
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -63,6 +65,9 @@ MARKER_VAR = "FIVE_ARENA_BOT"
 BWRAP_HOME = "/tmp"
 #: Where a bot's own files are copied inside bubblewrap, afresh for each process.
 BOT_DIR = "/bot"
+#: Where the arena's Python finds a copy of the packages installed in editable mode
+#: (``protocol``, ``sample_bots``, ``arena`` of a checkout) inside bubblewrap.
+PACKAGES_DIR = "/arena/python"
 #: Skipped when a bot's folder is copied (as by the version fingerprint).
 SKIPPED_NAMES = frozenset({".git", "__pycache__"})
 #: An ad-hoc bot's folder larger than this is not copied: only the files its
@@ -300,6 +305,8 @@ class Sandbox:
         try:
             if self.kind == "bwrap":
                 env.update(HOME=BWRAP_HOME, TMPDIR=BWRAP_HOME)
+                if is_arena_python(argv) and editable_packages():
+                    env["PYTHONPATH"] = PACKAGES_DIR
                 options, chain = self._bwrap_argv(argv, env, directory, writable, stdout_fd,
                                                   by_path)
                 return Launch(["bwrap", *chain], env, "/", None, marker, group,
@@ -356,6 +363,8 @@ class Sandbox:
             out += files.copy_options() if self.private_copy else files.bind_options(hidden)
             argv = files.inside(argv)
             cwd = BOT_DIR if directory is not None else BWRAP_HOME
+        if is_arena_python(argv):  # after the installation's binds, which it masks in
+            out += _packages_mounts()
         # Once: bubblewrap warns on stderr ("Only the last --chdir ...") when given twice.
         out += ["--chdir", cwd]
         chain = [*_redirect(stdout_fd), *argv]
@@ -510,10 +519,9 @@ def program_paths(argv: Sequence[str], directory: str | None = None) -> list[str
     A stored bot (``directory``) gets no named file outside its directory."""
     program = os.path.realpath(argv[0])
     paths: list[str] = []
-    if os.path.realpath(sys.executable) == program or argv[0] == sys.executable:
+    if is_arena_python(argv):
         paths += python_installation()
-        if "-m" in argv[:-1]:
-            paths += module_paths(argv[argv.index("-m") + 1])
+        paths += _outside_packages(argv)
     elif not under_system(program) and (directory is None or _contains(directory, program)):
         paths.append(program)  # and so its folder, never the folder above it
     named = [os.path.realpath(word) for word in named_files(argv)]
@@ -608,13 +616,26 @@ def _shared_paths(argv: Sequence[str], *, by_path: bool) -> list[str]:
     """Host paths every process of the bot reads where they are: the arena's
     Python (its installation, a ``-m`` package), or a program found on PATH
     (not given ``by_path``) outside the system directories."""
+    if is_arena_python(argv):
+        return list(python_installation()) + _outside_packages(argv)
     program = os.path.realpath(argv[0])
-    if os.path.realpath(sys.executable) == program or argv[0] == sys.executable:
-        paths = list(python_installation())
-        if "-m" in argv[:-1]:
-            paths += module_paths(argv[argv.index("-m") + 1])
-        return paths
     return [] if by_path or under_system(program) else [program]
+
+
+def is_arena_python(argv: Sequence[str]) -> bool:
+    """Whether resolved ``argv`` runs the arena's own Python."""
+    return argv[0] == sys.executable or os.path.realpath(argv[0]) == os.path.realpath(
+        sys.executable)
+
+
+def _outside_packages(argv: Sequence[str]) -> list[str]:
+    """Where ``python -m module`` finds its package, unless it is an editable one
+    (those are at :data:`PACKAGES_DIR`)."""
+    if "-m" not in argv[:-1]:
+        return []
+    editable = [folder for _, folder in editable_packages()]
+    return [path for path in module_paths(argv[argv.index("-m") + 1])
+            if not any(_contains(folder, os.path.realpath(path)) for folder in editable)]
 
 
 def _adhoc_own(argv: Sequence[str], shared: Sequence[str], hidden: Hidden, *,
@@ -721,8 +742,68 @@ def python_installation() -> tuple[str, ...]:
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
     paths.update(site.getsitepackages())
-    paths.update(_editable_package_dirs())
     return tuple(sorted(p for p in paths if os.path.exists(p)))
+
+
+@functools.cache
+def editable_packages() -> tuple[tuple[str, str], ...]:
+    """The packages installed in editable mode (the arena's own, in a checkout),
+    as (name, source folder): a bot's Python imports them from a copy at
+    :data:`PACKAGES_DIR`, never from the organiser's checkout."""
+    found: dict[str, str] = {}
+    for folder in _editable_package_dirs():
+        found.setdefault(os.path.basename(folder), os.path.realpath(folder))
+    return tuple(sorted(found.items()))
+
+
+@functools.cache
+def packages_copy() -> tuple[str, str]:
+    """A private copy, made once per arena process, of :func:`editable_packages`
+    (their compiled ``__pycache__`` kept, still valid since times are kept),
+    world-readable, deleted when the process exits: its folder, bound at
+    :data:`PACKAGES_DIR` so that no bot's mount table shows the checkout's
+    path, and an empty file bound over :func:`editable_traces`."""
+    root = tempfile.mkdtemp(prefix="arena-python-")
+    atexit.register(shutil.rmtree, root, True)
+    packages, empty = os.path.join(root, "packages"), os.path.join(root, "empty")
+    for name, source in editable_packages():
+        shutil.copytree(source, os.path.join(packages, name), symlinks=True,
+                        ignore=shutil.ignore_patterns(".*", "*.part", "*.old"))
+    Path(empty).touch()
+    for folder, _, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode | 0o444)
+    return packages, empty
+
+
+@functools.cache
+def editable_traces() -> tuple[str, ...]:
+    """The files of the installation that name the editable packages' folders
+    (their ``.pth`` hooks and finders, their ``direct_url.json``): masked empty
+    in the sandbox, whose Python imports those packages from :data:`PACKAGES_DIR`."""
+    out: list[str] = []
+    for folder in site.getsitepackages():
+        for pattern in ("__editable__*", "__pycache__/__editable__*", "*.egg-link",
+                        "*.dist-info/direct_url.json"):
+            out += [str(path) for path in Path(folder).glob(pattern)
+                    if path.is_file() and (not path.name.endswith(".json")
+                                           or b'"editable": true' in path.read_bytes())]
+    return tuple(sorted(out))
+
+
+def _packages_mounts() -> list[str]:
+    """bwrap options showing the arena's editable packages at :data:`PACKAGES_DIR`
+    (a copy) and nothing that names where they are on the host."""
+    if not editable_packages():
+        return []
+    packages, empty = packages_copy()
+    out = [*_ancestor_dirs(PACKAGES_DIR), "--ro-bind", packages, PACKAGES_DIR]
+    for trace in editable_traces():
+        out += ["--ro-bind", empty, trace]
+    return out
 
 
 @functools.cache

@@ -154,7 +154,7 @@ def _cgroup_detail(sandbox: Sandbox) -> str:
 def _allowed_env(sandbox: Sandbox) -> set[str]:
     from arena.runner.sandbox import BOT_ENV, MARKER_VAR
 
-    return {*BOT_ENV, MARKER_VAR, "HOME", "TMPDIR", "PWD", *sandbox.pass_env}
+    return {*BOT_ENV, MARKER_VAR, "HOME", "TMPDIR", "PWD", "PYTHONPATH", *sandbox.pass_env}
 
 
 def main(choice: str = "auto", limits: Limits | None = None) -> int:
