@@ -751,8 +751,8 @@ def editable_packages() -> tuple[tuple[str, str], ...]:
     as (name, source folder): a bot's Python imports them from a copy at
     :data:`PACKAGES_DIR`, never from the organiser's checkout."""
     found: dict[str, str] = {}
-    for folder in _editable_package_dirs():
-        found.setdefault(os.path.basename(folder), os.path.realpath(folder))
+    for folder in _editable_package_dirs():  # the last: where this process imports it
+        found[os.path.basename(folder)] = os.path.realpath(folder)
     return tuple(sorted(found.items()))
 
 
