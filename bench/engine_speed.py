@@ -116,8 +116,10 @@ def pin(cpu: int) -> None:
         os.environ.setdefault(var, "1")  # before numpy is imported
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def measure_flags(description: str) -> argparse.ArgumentParser:
+    """The flags of a pinned, interleaved measurement of every game (also
+    ``bench/env_speed.py``'s)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rounds", type=int, default=5, help="round-robin rounds (default 5)")
     parser.add_argument("--slice", type=float, default=0.5,
                         help="CPU seconds per runner per round, whole games (default 0.5)")
@@ -127,7 +129,21 @@ def main() -> None:
                         help="players per game (default: each game's minimum, at least 3 "
                              "where allowed)")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
-    args = parser.parse_args()
+    return parser
+
+
+def interleave(runners: list[Runner], rounds: int, slice_: float) -> None:
+    """A warm-up slice each, then ``rounds`` round-robin rounds, the order rotating."""
+    for runner in runners:
+        runner.run(min(slice_, 0.2), record=False)
+    for round_ in range(rounds):
+        shift = round_ % len(runners)
+        for runner in runners[shift:] + runners[:shift]:
+            runner.run(slice_)
+
+
+def main() -> None:
+    args = measure_flags(__doc__.splitlines()[0]).parse_args()
     pin(args.cpu)
 
     runners: list[Runner] = []
@@ -145,12 +161,7 @@ def main() -> None:
             baselines[name] = Runner(f"rlcard {name}", 2, play_one)
     runners += baselines.values()
 
-    for runner in runners:
-        runner.run(min(args.slice, 0.2), record=False)  # warm-up
-    for round_ in range(args.rounds):
-        shift = round_ % len(runners)
-        for runner in runners[shift:] + runners[:shift]:
-            runner.run(args.slice)
+    interleave(runners, args.rounds, args.slice)
 
     print(f"pinned to CPU {args.cpu}; CPU time (process_time); {args.rounds} rounds of "
           f"{args.slice:g} s slices per runner, interleaved")

@@ -64,6 +64,9 @@ class Cards(Encoder):
             out[at + index[card]] += 1
 
 
+CARDS = Cards()
+
+
 class Card(Encoder):
     """One card or null: one-hot over the card kinds (all zeros for null)."""
 
@@ -86,7 +89,7 @@ class CardsOf(Encoder):
 
     def write(self, out: np.ndarray, at: int, value: Any, ctx: Context) -> None:
         for item in value or ():
-            Cards().write(out, at, item[self.key], ctx)
+            CARDS.write(out, at, item[self.key], ctx)
 
 
 class SeatCards(Encoder):
@@ -98,7 +101,7 @@ class SeatCards(Encoder):
     def write(self, out: np.ndarray, at: int, value: Any, ctx: Context) -> None:
         kinds = len(ctx.index)
         for offset, cards in enumerate(_rotated(value, ctx)):
-            Cards().write(out, at + offset * kinds, cards, ctx)
+            CARDS.write(out, at + offset * kinds, cards, ctx)
 
 
 @dataclass(frozen=True)
