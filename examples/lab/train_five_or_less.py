@@ -174,7 +174,8 @@ def main() -> int:
           f"bound {result.lower_bound:.1%}: it {verdict} the random bot")
     if args.out is not None:
         wrap(weights, args.out)
-        print(f"wrote {args.out}; next: arena check-bot -g {GAME} -b {args.out}")
+        print(f"wrote {args.out}; next, from its parent directory: arena check-bot -g {GAME} "
+              f"-b {args.out.name}=\"python {args.out.name}/bot.py\"")
     print(json.dumps({"games_trained": games, "eval_games": result.games, "wins": result.wins,
                       "lower_bound": round(result.lower_bound, 4),
                       "beats_random": result.beats_random}))
