@@ -137,8 +137,10 @@ def engine_runners(names: list[str], players: int | None) -> list[Runner]:
     return runners
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def measure_flags(description: str) -> argparse.ArgumentParser:
+    """The flags of a pinned, interleaved measurement of every game (also
+    ``bench/env_speed.py``'s)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rounds", type=int, default=5, help="round-robin rounds (default 5)")
     parser.add_argument("--slice", type=float, default=0.5,
                         help="CPU seconds per runner per round, whole games (default 0.5)")
@@ -148,6 +150,21 @@ def main() -> None:
                         help="players per game (default: each game's minimum, at least 3 "
                              "where allowed)")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
+    return parser
+
+
+def interleave(runners: list[Runner], rounds: int, slice_: float) -> None:
+    """A warm-up slice each, then ``rounds`` round-robin rounds, the order rotating."""
+    for runner in runners:
+        runner.run(min(slice_, 0.2), record=False)
+    for round_ in range(rounds):
+        shift = round_ % len(runners)
+        for runner in runners[shift:] + runners[:shift]:
+            runner.run(slice_)
+
+
+def main() -> None:
+    parser = measure_flags(__doc__.splitlines()[0])
     parser.add_argument("--baseline-tree", metavar="DIR",
                         help="also run the engines of this source tree (interleaved)")
     parser.add_argument(SERVE_FLAG, action="store_true", help=argparse.SUPPRESS)
@@ -176,12 +193,7 @@ def main() -> None:
             baselines[name] = Runner(f"rlcard {name}", 2, whole_games(play_one))
     everyone = runners + list(old.values()) + list(baselines.values())
 
-    for runner in everyone:
-        runner.run(min(args.slice, 0.2), record=False)  # warm-up
-    for round_ in range(args.rounds):
-        shift = round_ % len(everyone)
-        for runner in everyone[shift:] + everyone[:shift]:
-            runner.run(args.slice)
+    interleave(everyone, args.rounds, args.slice)
     if worker is not None:
         worker.close()
 

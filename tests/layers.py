@@ -26,6 +26,7 @@ LAYER_OF = {
     "arena.stats": "stats",
     "arena.store": "store",
     "arena.games": "games",
+    "arena.env": "lab",
     "reports": "site",
     "protocol": "protocol",
     "sample_bots": "sample_bots",
@@ -35,6 +36,7 @@ LAYER_OF = {
 ALLOWED: Mapping[str, frozenset[str]] = {
     "games": frozenset(),
     "protocol": frozenset(),
+    "lab": frozenset({"games", "protocol"}),
     "stats": frozenset(),
     "store": frozenset({"games"}),
     "formats": frozenset({"stats"}),

@@ -31,4 +31,5 @@ def cmd_new_bot(args: argparse.Namespace) -> int:
     written = new_bot(Path(args.directory), args.lang, args.game)
     print(f"wrote {args.directory}: {', '.join(written)}")
     print(f"next: read {Path(args.directory) / 'README.md'}")
+    print("to train a policy locally first: docs/lab.md (every game as a PettingZoo environment)")
     return 0

@@ -1,0 +1,67 @@
+"""The lab's example (examples/lab/, docs/lab.md) run as an author would: a short
+training, its measurement against the random bot, the bot directory it writes,
+and ``arena check-bot`` on that directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main as arena_main
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object], Path]:
+    out = tmp_path_factory.mktemp("lab") / "lab-bot"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples/lab/train_five_or_less.py"), "--seconds", "20",
+         "--eval-games", "20", "--out", str(out)],
+        capture_output=True, text=True, timeout=900, check=False, env=ENV, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1]), out
+
+
+@pytest.mark.xfail(reason="the example's linear policy does not beat the random bot yet "
+                          "(docs/lab.md, 'Status'): it never learns to call", strict=False)
+def test_a_short_training_beats_the_random_bot(trained: tuple[dict[str, object], Path]) -> None:
+    result, _ = trained
+    assert result["eval_games"] == 20
+    # one-sided 95 % Wilson lower bound on the share of wins above one half
+    assert result["beats_random"] is True, result
+
+
+def test_the_trained_bot_passes_check_bot(trained: tuple[dict[str, object], Path]) -> None:
+    _, out = trained
+    manifest = tomllib.loads((out / "bot.toml").read_text())
+    assert manifest["games"] == ["five-or-less"] and manifest["command"] == "python bot.py"
+    for name in ("bot.py", "policy.py", "vector.py", "weights.npz", "protocol/sdk.py"):
+        assert (out / name).is_file(), name
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "check-bot", "-g", "five-or-less",
+         "-b", f"lab-bot=python {out.name}/bot.py", "-o", "limit=60", "--json"],
+        capture_output=True, text=True, timeout=600, check=False, env=ENV, cwd=out.parent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["passed"] is True, report
+
+
+def test_new_bot_points_to_the_lab(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert arena_main(["new-bot", str(tmp_path / "mine"), "--lang", "python"]) == 0
+    assert "docs/lab.md" in capsys.readouterr().out
+
+
+def test_bad_training_flags_are_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples/lab/train_five_or_less.py"), "--seconds", "0"],
+        capture_output=True, text=True, timeout=120, check=False, env=ENV)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr
