@@ -212,6 +212,20 @@ def test_a_failed_build_stores_nothing(tmp_path: Path, db: str,
     assert run(capsys, "bot", "list", "--db", db)[1].splitlines()[1:] == []
 
 
+def test_a_mistyped_stored_bot_is_named_with_the_closest_stored_ones(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "bot", "add", str(make_bot(tmp_path / "src")), "--db", db)[0] == 0
+    for args, said in [
+        (["tournament", "-g", "five", "-b", "readr", "-b", "reader"],
+         "no stored bot 'readr' (did you mean 'reader'?), nor a command: cannot run 'readr'"),
+        (["check-bot", "-b", "raeder@1"], "no stored bot 'raeder' (did you mean 'reader'?)"),
+        (["tournament", "-g", "five", "-b", "zzz@1", "-b", "reader"],
+         "no stored bot 'zzz' (see 'arena bot list')"),
+    ]:
+        status, _, err = run(capsys, *args, "--db", db)
+        assert status == 2 and err.count("\n") == 1 and said in err, err
+
+
 def test_a_copy_already_in_the_bot_store_is_never_replaced(
         tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
     other = tmp_path / "arena-bots" / "reader" / "1"  # e.g. another database's version

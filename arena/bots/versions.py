@@ -15,6 +15,7 @@ No trio here: :class:`~arena.runner.process.BotSpec` is imported only where one 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import os
 import re
@@ -408,7 +409,7 @@ def find_version(store: Store, reference: str) -> BotVersion | None:
     if not versions:
         if version is None:
             return None
-        raise BotError(f"no stored bot {base!r} (see 'arena bot list')")
+        raise BotError(no_stored_bot(store, base))
     if version is not None:
         found = [v for v in versions if v.version == version]
         if not found:
@@ -420,6 +421,16 @@ def find_version(store: Store, reference: str) -> BotVersion | None:
         raise BotError(f"every version of bot {base!r} is retired; name one as "
                        f"{base}@VERSION to play it anyway")
     return active[-1]
+
+
+def no_stored_bot(store: Store, base: str) -> str:
+    """``no stored bot 'BASE' (did you mean 'NAME'?)``: the stored bots whose names
+    are closest to a mistyped one, else where to see them all."""
+    names = sorted({version.base for version in store.bot_versions()})
+    close = difflib.get_close_matches(base, names, n=3)
+    hint = (f"did you mean {' or '.join(repr(name) for name in close)}?" if close
+            else "see 'arena bot list'")
+    return f"no stored bot {base!r} ({hint})"
 
 
 def adhoc_version(store: Store | None, base: str, command: str,
