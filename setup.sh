@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up Five Arena on a Debian machine: the system packages it needs (only
 # those missing, with apt-get; as root or through sudo), then the Python
-# package in editable mode.  `setup.sh test` also installs what the tests need.
+# package in editable mode in a virtual environment, .venv in this folder (made
+# with $PYTHON, default python, if missing; its bin/ has arena, and with `test`
+# pytest, ruff and mypy).  `setup.sh test` also installs what the tests need.
 #
 #   bubblewrap   the bot sandbox (bwrap)
 #   util-linux   prlimit and setpriv, which apply the bots' limits
@@ -13,10 +15,15 @@
 #                need to build and run (`arena new-bot`, tests/test_kits.py); nodejs and
 #                npm count as present when `node` and `npm` run (NodeSource's nodejs
 #                brings its own npm and conflicts with Debian's)
+#   python3-venv (only where the interpreter lacks ensurepip, as Debian's does)
 set -euo pipefail
 cd "$(dirname "$0")"
+python="${PYTHON:-python}"
 
 want=(bubblewrap util-linux libseccomp2)
+if [ ! -x .venv/bin/python ] && ! "$python" -c "import ensurepip" 2>/dev/null; then
+    want+=(python3-venv)
+fi
 if [ "${1:-}" = test ]; then
     want+=(postgresql chromium chromium-driver gcc libmsgpack-dev nodejs npm)
 fi
@@ -41,6 +48,10 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+if [ ! -x .venv/bin/python ]; then
+    echo "setup: making the virtual environment .venv" >&2
+    "$python" -m venv .venv
+fi
 extra=""
 if [ "${1:-}" = test ]; then extra="[test]"; fi
-python -m pip install -q -e ".${extra}"
+.venv/bin/python -m pip install -q -e ".${extra}"

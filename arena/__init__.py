@@ -1,6 +1,6 @@
 """Five Arena: tournaments for bots that play the Five family of card games.
 
-One package per layer (``../shared/ARCHITECTURE.md``; a test, ``tests/test_layers.py``,
+One package per layer (``docs/architecture.md``; a test, ``tests/test_layers.py``,
 keeps the rules):
 
 - :mod:`arena.games`: pure rules, cards, the game loop;

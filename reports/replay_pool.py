@@ -36,7 +36,8 @@ from typing import Any
 from jinja2 import Environment
 
 from arena.store.database import Store, StoredGame
-from arena.store.view_jobs import die_with_parent, load_views
+from arena.store.view_builder import die_with_parent
+from arena.store.view_jobs import load_views
 from reports.replay import ASSETS, TEMPLATES, neighbours, write_replay
 
 #: Games per batch handed to a worker.

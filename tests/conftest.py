@@ -1,5 +1,15 @@
 """Fixtures shared by several test modules (defined once here, so a session fixture is
-built once per run, or once per xdist worker)."""
+built once per run, or once per xdist worker), and the suite's Hypothesis settings."""
+
+import os
+
+from hypothesis import settings
 
 from tests.arena_db import played_fixture  # noqa: F401 (the ``played`` fixture)
 from tests.pg import postgres_server_fixture  # noqa: F401 (``postgres_server_url``)
+
+# No per-example deadline: beside other work (two xdist workers, other suites on the
+# machine) one example of a property test can take far over Hypothesis's 200 ms, which
+# says nothing of the property.  HYPOTHESIS_PROFILE=default restores the deadline.
+settings.register_profile("suite", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))

@@ -1,5 +1,5 @@
 """The import graph of the project's own code, and the layer rules it must keep
-(``../shared/ARCHITECTURE.md``; the README's "Where things live").
+(``docs/architecture.md``; the README's "Where things live").
 
 Every ``import`` and ``from ... import`` counts, also inside functions and under
 ``if TYPE_CHECKING``: an import deferred to break a circle is still a circle.

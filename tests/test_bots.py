@@ -199,13 +199,31 @@ def test_a_version_given_in_the_manifest_never_changes(
 
 def test_a_failed_build_stores_nothing(tmp_path: Path, db: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    build = "build = \"sh -c 'echo compiling; echo missing header >&2; exit 3'\""
+    build = ("build = \"sh -c 'for n in $(seq 40); do echo line $n; done; "
+             "echo missing header >&2; exit 3'\"")
     source = make_bot(tmp_path / "src", extra=build)
     status, _, err = run(capsys, "bot", "add", str(source), "--db", db, "--sandbox", "none")
-    assert status == 2 and err.count("\n") == 1
-    assert "failed with exit status 3: missing header" in err
+    first, *output = err.splitlines()
+    assert status == 2 and first.startswith("arena: error: bot reader")
+    assert "failed with exit status 3; its output's last 30 lines:" in first
+    # the whole complaint in the order printed, stdout and stderr, not only its last line
+    assert output == [f"  | line {n}" for n in range(12, 41)] + ["  | missing header"]
     assert not (tmp_path / "arena-bots" / "reader" / "1").exists()
     assert run(capsys, "bot", "list", "--db", db)[1].splitlines()[1:] == []
+
+
+def test_a_mistyped_stored_bot_is_named_with_the_closest_stored_ones(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "bot", "add", str(make_bot(tmp_path / "src")), "--db", db)[0] == 0
+    for args, said in [
+        (["tournament", "-g", "five", "-b", "readr", "-b", "reader"],
+         "no stored bot 'readr' (did you mean 'reader'?), nor a command: cannot run 'readr'"),
+        (["check-bot", "-b", "raeder@1"], "no stored bot 'raeder' (did you mean 'reader'?)"),
+        (["tournament", "-g", "five", "-b", "zzz@1", "-b", "reader"],
+         "no stored bot 'zzz' (see 'arena bot list')"),
+    ]:
+        status, _, err = run(capsys, *args, "--db", db)
+        assert status == 2 and err.count("\n") == 1 and said in err, err
 
 
 def test_a_copy_already_in_the_bot_store_is_never_replaced(

@@ -1,4 +1,4 @@
-"""The layers of ARCHITECTURE.md hold, and no module imports itself round a circle."""
+"""The layers of docs/architecture.md hold, and no module imports itself round a circle."""
 
 from __future__ import annotations
 

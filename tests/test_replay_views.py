@@ -4,6 +4,9 @@ format), deleting them with their tournament.  Real SQLite files, a real builder
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import trio
@@ -91,3 +94,46 @@ def test_deleting_a_tournament_deletes_its_views(tmp_path: Path) -> None:
     assert store.delete_tournament(tid) == GAMES
     with store.engine.connect() as connection:
         assert connection.scalar(select(func.count()).select_from(VIEWS)) == 0
+
+
+#: An arena in a process of its own: the view builder of tournament ``argv[2]`` of
+#: the database ``argv[1]`` beside it, until killed.
+_ARENA = """
+import sys, trio
+from arena.runner.views import run_view_builder
+trio.run(lambda: run_view_builder(sys.argv[1], int(sys.argv[2]), start_after=0))
+"""
+
+
+def _view_builders(parent: int) -> list[int]:
+    """The view builders that process ``parent`` started (by their command line)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError, ValueError):
+            continue
+        if b"arena.store.view_builder" in argv and str(parent).encode() in argv \
+                and state != "Z":
+            found.append(int(proc.name))
+    return found
+
+
+def test_the_view_builder_dies_with_an_arena_killed_by_sigkill(tmp_path: Path) -> None:
+    store, tid, _ = _store(tmp_path)
+    arena = subprocess.Popen([sys.executable, "-c", _ARENA, store.url, str(tid)],
+                             stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _view_builders(arena.pid):
+            assert time.monotonic() < deadline and arena.poll() is None, "no view builder"
+            time.sleep(0.01)
+    finally:
+        arena.kill()  # as kill -9: nothing of the arena's runs after this
+        arena.wait()
+    # at once, however far it got (its imports take a second of CPU, more at nice 19)
+    deadline = time.monotonic() + 20
+    while _view_builders(arena.pid):
+        assert time.monotonic() < deadline, "the view builder outlived its arena"
+        time.sleep(0.05)

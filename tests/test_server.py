@@ -618,16 +618,19 @@ def test_an_id_in_a_path_is_escaped_on_its_error_page(site: Site) -> None:
 
 def test_a_failed_build_ends_failed_with_its_reason(site: Site) -> None:
     toml = MANIFEST.format(name="brokenbot", author="x") + \
-        'build = "sh -c \'echo no compiler >&2; exit 7\'"\n'
+        'build = "sh -c \'echo main.c: error 1; echo no compiler >&2; exit 7\'"\n'
     reply = site.post("/api/submissions", site.tokens["root"], files={"archive": (
         "broken.tar.gz", tar_gz({"bot.toml": toml, "bot.py": "print()"}))})
     assert reply.status_code == 202 and reply.json()["status"] == "queued"
     done = wait_status(site.base, site.tokens["root"], reply.json()["id"])
     assert done["status"] == "failed" and done["label"] is None, done
-    assert "exit status 7" in str(done["message"]) and "no compiler" in str(done["message"])
+    assert "exit status 7" in str(done["message"])
+    # the output's last lines, not only its last one
+    assert str(done["message"]).endswith("\n  | main.c: error 1\n  | no compiler")
     root = sign_in_with_password(site, "root")
     page = root.get(f"{site.base}/submissions/{done['id']}", timeout=60).text
-    assert "status-failed" in page and "no compiler" in page
+    assert "status-failed" in page
+    assert '<pre class="stderr">  | main.c: error 1\n  | no compiler</pre>' in page
 
 
 def test_an_uploads_check_runs_its_bots_nicer_than_the_server(site: Site) -> None:

@@ -47,8 +47,9 @@ OPPONENT_MODULE = "random_bot"
 #: Words in a protocol fault's detail that mean a message over the size limits
 #: (see :mod:`protocol.wire`); any other protocol fault is stray output.
 OVERSIZED_WORDS = ("larger than", "exceeds the limit", "nested deeper")
-#: Lines of a fault's stderr tail shown in the plain-words report (JSON has all).
-TAIL_LINES = 5
+#: Lines of a fault's stderr tail shown in the plain-words report (JSON has all):
+#: enough for a compiler's or interpreter's whole complaint, not only its last line.
+TAIL_LINES = 30
 
 #: Told of each check game as it finishes (see :func:`game_progress`).
 OnGame = Callable[[dict[str, Any]], None]
@@ -384,10 +385,15 @@ def _faults_text(check: GameCheck) -> list[str]:
     for fault in check.faults:
         counts[fault.label] = counts.get(fault.label, 0) + 1
     lines = ["  faults: " + ", ".join(f"{label} x{n}" for label, n in counts.items())]
+    shown: set[str] = set()
     for fault in check.faults:
         lines.append(f"    game {fault.game_number}, seat {fault.seat}: {fault.label.lower()}: "
                      f"{fault.detail}")
         tail = [line for line in fault.stderr_tail.splitlines() if line.strip()][-TAIL_LINES:]
+        if tail and fault.stderr_tail in shown:
+            lines.append("      (the same stderr as above)")
+            continue
+        shown.add(fault.stderr_tail)
         lines += [f"      stderr| {line}" for line in tail] or ["      (no stderr)"]
     return lines
 

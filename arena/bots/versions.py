@@ -14,6 +14,8 @@ No trio here: :class:`~arena.runner.process.BotSpec` is imported only where one 
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import hashlib
 import os
 import re
@@ -21,11 +23,12 @@ import shlex
 import shutil
 import signal
 import subprocess
+import threading
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from arena.bots.paths import PathEscape, contained, escaping_links
 from arena.games import game_names
@@ -62,6 +65,12 @@ SKIPPED_SUFFIXES = (".pyc",)
 #: Wall-clock seconds a build may take (``arena bot add``; the server's checker
 #: passes its own, shorter ``--build-time``).
 BUILD_SECONDS = 600.0
+
+#: Lines of a failed build's output (stdout and stderr as printed) its error shows,
+#: at most :data:`LINE_CHARS` characters each, from its last :data:`OUTPUT_BYTES`.
+OUTPUT_LINES = 30
+LINE_CHARS = 300
+OUTPUT_BYTES = 64 * 1024
 
 
 class BotError(Exception):
@@ -295,7 +304,8 @@ def _remove(target: Path) -> None:
 def build(directory: Path, command: str, sandbox: Sandbox, label: str,
           seconds: float = BUILD_SECONDS) -> None:
     """Run a bot's build command in its directory, in ``sandbox`` with its limits,
-    the directory writable; BotError with the build's last stderr line if it fails.
+    the directory writable; BotError with the last lines of the build's output
+    (:func:`output_tail`) if it fails.
     A build still running after ``seconds`` is killed, with every process of its
     session (BotError: it took too long)."""
     argv = _split(command, f"bot {label}: build")
@@ -305,27 +315,52 @@ def build(directory: Path, command: str, sandbox: Sandbox, label: str,
         launch = sandbox.launch(argv, directory=str(directory), writable=True)
     except SandboxError as exc:
         raise BotError(f"bot {label}: cannot run build {command!r}: {exc}") from None
+    output = bytearray()
     try:
         with launch.command() as (command_line, fds), subprocess.Popen(
                 command_line, env=launch.env, cwd=launch.cwd, pass_fds=fds,
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE, start_new_session=True) as process:
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, start_new_session=True) as process:
+            assert process.stdout is not None
+            reader = threading.Thread(target=_keep_tail, args=(process.stdout, output),
+                                      daemon=True)
+            reader.start()
             try:
-                _, err = process.communicate(timeout=seconds)
+                process.wait(timeout=seconds)
             except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
                 raise BotError(f"bot {label}: build {command!r} took longer than "
                                f"{seconds:g} s") from None
+            finally:
+                # What the build left running would hold its output open.
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                reader.join(timeout=10)
     except OSError as exc:
         raise BotError(f"bot {label}: cannot run build {command!r}: {exc}") from None
     finally:
         launch.release()
     if process.returncode != 0:
-        lines = [line.strip() for line in err.decode(errors="replace").splitlines()
-                 if line.strip()]
-        last = f": {lines[-1][:200]}" if lines else " (no stderr)"
         raise BotError(f"bot {label}: build {command!r} failed with exit status "
-                       f"{process.returncode}{last}")
+                       f"{process.returncode}{output_tail(bytes(output))}")
+
+
+def _keep_tail(stream: IO[bytes], kept: bytearray) -> None:
+    """Read ``stream`` to its end, keeping its last :data:`OUTPUT_BYTES` in ``kept``."""
+    while chunk := stream.read1(OUTPUT_BYTES):  # type: ignore[attr-defined]
+        kept += chunk
+        del kept[:-OUTPUT_BYTES]
+
+
+def output_tail(output: bytes, lines: int = OUTPUT_LINES) -> str:
+    """The last ``lines`` non-blank lines of a build's ``output``, each on a line of
+    its own after ``; its output's last N lines:``, or `` (no output)``: the whole
+    complaint of a compiler, whose last line alone ("compilation terminated.") says
+    nothing."""
+    kept = [line.rstrip()[:LINE_CHARS] for line in output.decode(errors="replace").splitlines()
+            if line.strip()][-lines:]
+    if not kept:
+        return " (no output)"
+    return f"; its output's last {len(kept)} lines:\n" + "\n".join(f"  | {line}" for line in kept)
 
 
 def freeze(directory: Path) -> None:
@@ -374,7 +409,7 @@ def find_version(store: Store, reference: str) -> BotVersion | None:
     if not versions:
         if version is None:
             return None
-        raise BotError(f"no stored bot {base!r} (see 'arena bot list')")
+        raise BotError(no_stored_bot(store, base))
     if version is not None:
         found = [v for v in versions if v.version == version]
         if not found:
@@ -386,6 +421,16 @@ def find_version(store: Store, reference: str) -> BotVersion | None:
         raise BotError(f"every version of bot {base!r} is retired; name one as "
                        f"{base}@VERSION to play it anyway")
     return active[-1]
+
+
+def no_stored_bot(store: Store, base: str) -> str:
+    """``no stored bot 'BASE' (did you mean 'NAME'?)``: the stored bots whose names
+    are closest to a mistyped one, else where to see them all."""
+    names = sorted({version.base for version in store.bot_versions()})
+    close = difflib.get_close_matches(base, names, n=3)
+    hint = (f"did you mean {' or '.join(repr(name) for name in close)}?" if close
+            else "see 'arena bot list'")
+    return f"no stored bot {base!r} ({hint})"
 
 
 def adhoc_version(store: Store | None, base: str, command: str,

@@ -1,9 +1,9 @@
 """The organiser's commands: what is stored, a game replayed in the terminal,
-deleting a tournament, the rules of each game and the version.
+deleting a tournament and the rules of each game.
 
-``arena rules``, ``arena tournaments``, ``arena games``, ``arena show``,
-``arena delete`` and ``arena --version`` (see docs/cli.md).  :func:`add_commands`
-registers them on the ``arena`` parser; each sets its function as ``run``.
+``arena rules``, ``arena tournaments``, ``arena games``, ``arena show`` and
+``arena delete`` (see docs/cli.md; ``arena --version`` is in :mod:`arena.cli`).
+:func:`add_commands` registers them on the ``arena`` parser; each sets its function as ``run``.
 Errors are :class:`arena.cli.common.UserError` (one line on stderr, exit 2).
 """
 
@@ -13,35 +13,21 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from arena.cli.common import UserError, mask_passwords, open_store
 from arena.games import game_class, game_names
 from arena.runner.terminal_view import observation_lines, seat_label
 from arena.store.database import DEFAULT_URL, Store, StoredGame
-from arena.store.engine import HEAD_REVISION
 from arena.store.records import GameRecord
 
-PACKAGE = "five-arena"
 #: Exit status when the organiser answers no (nothing was deleted).
 EXIT_DECLINED = 1
 
 
-def version_text() -> str:
-    """``arena VERSION (database schema REVISION)``."""
-    try:
-        number = version(PACKAGE)
-    except PackageNotFoundError:
-        number = "unknown (not installed)"
-    return f"arena {number} (database schema {HEAD_REVISION})"
-
-
-def add_commands(parser: argparse.ArgumentParser,
-                 sub: argparse._SubParsersAction[Any]) -> None:
-    """Add ``--version`` to ``parser`` and this module's commands to ``sub``
-    (the parser's subparsers)."""
-    parser.add_argument("--version", action="version", version=version_text())
+def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
+    """Add this module's commands to ``sub`` (the ``arena`` parser's subparsers;
+    ``--version`` is :func:`arena.cli.version_text`)."""
     db_help = f"database URL (default {DEFAULT_URL})"
 
     sub.add_parser("rules", help="list the games and their options").set_defaults(run=cmd_rules)

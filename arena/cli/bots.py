@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.versions import (
+    REFERENCE,
     BotError,
     add_bot,
     adhoc_version,
     default_bot_store,
     find_version,
+    no_stored_bot,
     read_manifest,
     register,
     spec_of,
@@ -102,7 +104,7 @@ def choose_bots(texts: Sequence[str], store: Store | None, *, versioned: bool = 
             if stored.games is not None:
                 chosen.games[spec.name] = list(stored.games)
             continue
-        spec = parse_bot(text, index)
+        spec = command_or_unknown_bot(text, index, store)
         if not versioned:
             chosen.specs.append(spec)
             continue
@@ -116,6 +118,19 @@ def choose_bots(texts: Sequence[str], store: Store | None, *, versioned: bool = 
         chosen.labels[spec.name] = version.label
         chosen.specs.append(BotSpec(version.label, spec.command))
     return chosen
+
+
+def command_or_unknown_bot(text: str, index: int, store: Store | None) -> BotSpec:
+    """``-b TEXT`` that names no stored bot, as a command; a UserError that says both
+    (with the stored bots it may be a typo of) if that does not run either."""
+    try:
+        return parse_bot(text, index)
+    except UserError as exc:
+        if store is None or REFERENCE.fullmatch(text) is None:
+            raise
+        base = text.partition("@")[0]
+        command = str(exc).removeprefix(f"bot {text!r}: ")
+        raise UserError(f"{no_stored_bot(store, base)}, nor a command: {command}") from None
 
 
 def existing_store(url: str) -> Store | None:

@@ -27,6 +27,7 @@ from arena.runner.client import CLOCKS, TimeControl
 from arena.runner.cluster import local_layout, open_client
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import SANDBOX_CHOICES, Limits, Sandbox, path_arguments, resolve
+from arena.runner.views import running_builders
 from arena.store.database import DEFAULT_URL, Store
 from arena.store.engine import private_paths, sqlite_database
 
@@ -227,7 +228,14 @@ def open_store(url: str, *, existing: bool = False) -> Store:
     return Store(url, on_locked=_say_locked)
 
 def _say_locked() -> None:
-    tqdm.write(LOCKED_MESSAGE, file=sys.stderr)
+    builders = running_builders()
+    if not builders:
+        tqdm.write(LOCKED_MESSAGE, file=sys.stderr)
+        return
+    pids = ", ".join(str(pid) for pid in sorted(builders))
+    tqdm.write(LOCKED_MESSAGE.replace(
+        "another process", f"another process (perhaps this run's own view builder, pid "
+                           f"{pids}, storing replay views at a low priority)"), file=sys.stderr)
 
 def report_folder(out: str, *, export: bool = False) -> Path:
     """The report's (or the export's) folder if it may be written: absent, empty or an

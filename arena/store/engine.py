@@ -32,6 +32,8 @@ from sqlalchemy.exc import (
     SQLAlchemyError,
 )
 
+from arena.store.revision import HEAD_REVISION
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
@@ -48,9 +50,6 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 #: The revision that matches the schema of databases created before migrations.
 FIRST_REVISION = "0001"
 
-#: The newest revision in ``MIGRATIONS`` (a test checks): known without
-#: importing Alembic, which only a database that needs migrating loads.
-HEAD_REVISION = "0008"
 
 #: PostgreSQL advisory lock held (for one transaction) while migrating.
 MIGRATION_LOCK_KEY = 0x46495645_4D494752  # "FIVEMIGR"

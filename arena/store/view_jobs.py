@@ -2,7 +2,7 @@
 (:mod:`arena.store.replays` computes one game's; this reads and writes the store).
 
 A running tournament's view builder (started by :mod:`arena.runner.views` as
-``python -m arena.store.view_jobs TOURNAMENT PARENT``, the database URL in the
+``python -m arena.store.view_builder TOURNAMENT PARENT``, the database URL in the
 environment variable :data:`URL_VARIABLE`) follows the games as they are stored
 (:func:`follow`); a report or the server calls :func:`load_views` for the games it
 shows, which computes (and stores) the views of any game still without them.
@@ -11,9 +11,7 @@ shows, which computes (and stores) the views of any game still without them.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -87,23 +85,10 @@ def follow(store: Store, tournament_id: int, parent: int) -> None:
             time.sleep(IDLE_SECONDS)
 
 
-def die_with_parent(parent: int) -> None:
-    """Be killed when this process's parent dies (Linux's parent-death signal);
-    exit at once if ``parent`` is already gone."""
-    if sys.platform == "linux":
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the parent died before the line above took effect
-        os._exit(1)
-
-
-_PR_SET_PDEATHSIG = 1
-
-
 def main(argv: Sequence[str]) -> int:
-    """A view builder: ``TOURNAMENT PARENT``, at the lowest priority (the bots come first)."""
+    """A view builder: ``TOURNAMENT PARENT``, at the lowest priority (the bots come
+    first); its process is :mod:`arena.store.view_builder`, which dies with its parent."""
     tournament_id, parent = map(int, argv)
-    die_with_parent(parent)
     os.nice(NICE)
     store = Store(os.environ[URL_VARIABLE])
     try:
@@ -115,6 +100,3 @@ def main(argv: Sequence[str]) -> int:
         store.close()
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

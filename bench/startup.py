@@ -1,0 +1,105 @@
+"""What ``arena`` costs before it does anything: CPU time of ``arena --version``,
+``arena --help`` and a 2-game tournament (start, schema check, two games of
+random bots, closing standings), beside another source tree (by default today's
+main, unpacked at /tmp/base_main), in interleaved rounds.
+
+    python bench/startup.py [--rounds 5] [--baseline-tree /tmp/base_main]
+
+Each command runs as ``python -m arena ...`` with ``PYTHONPATH`` at one tree, in a
+fresh folder.  CPU time is the user + system time of the finished child and its
+descendants (``resource.getrusage(RUSAGE_CHILDREN)``): for the tournament, its
+bots too; "arena's own" is the arena process alone (its ``RUSAGE_SELF`` at exit,
+read by a wrapper around its ``main``), the fixed cost the bots do not add.
+Medians over the rounds; the ratio is this tree's over the baseline's.  CPU time,
+not wall time, so a busy machine changes it less (caches and frequency still do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+RANDOM = f"{sys.executable} -m sample_bots.random_bot"
+
+#: Runs ``arena ARGS`` by its ``main``, then prints its own CPU seconds on stderr.
+WRAPPER = """
+import resource, sys
+from arena.cli import main
+try:
+    status = main(sys.argv[1:])
+except SystemExit as exc:
+    status = exc.code
+own = resource.getrusage(resource.RUSAGE_SELF)
+print(f"OWN-CPU {own.ru_utime + own.ru_stime:.4f}", file=sys.stderr)
+sys.exit(status)
+"""
+
+COMMANDS: dict[str, list[str]] = {
+    "arena --version": ["--version"],
+    "arena --help": ["--help"],
+    "2-game tournament": ["tournament", "-g", "five", "-k", "2", "-n", "2", "-j", "1",
+                          "--sandbox", "none", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}",
+                          "--db", "sqlite:///t.db"],
+}
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(tree: Path, args: list[str]) -> tuple[float, float]:
+    """(CPU seconds of ``arena ARGS`` and its descendants, of the arena process alone)."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        before = children_cpu()
+        done = subprocess.run([sys.executable, "-c", WRAPPER, *args], cwd=folder, env=env,
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              check=False, timeout=600)
+        total = children_cpu() - before
+    if done.returncode != 0:
+        raise SystemExit(f"startup: {tree}: arena {' '.join(args)} failed: "
+                         f"{done.stderr.strip()[-500:]}")
+    own = [float(line.split()[1]) for line in done.stderr.splitlines()
+           if line.startswith("OWN-CPU ")]
+    return total, own[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--baseline-tree", type=Path, default=Path("/tmp/base_main"))
+    args = parser.parse_args()
+    if not (args.baseline_tree / "arena").is_dir():
+        raise SystemExit(f"startup: no source tree at {args.baseline_tree} (make one with "
+                         f"git -C /work/main archive REV | tar -x -C DIR)")
+    trees = {"this tree": HERE, "baseline": args.baseline_tree}
+    samples: dict[tuple[str, str], list[tuple[float, float]]] = {
+        (tree, name): [] for tree in trees for name in COMMANDS}
+    for number in range(args.rounds):
+        order = list(trees.items()) if number % 2 == 0 else list(reversed(trees.items()))
+        for name, argv in COMMANDS.items():
+            for tree, path in order:
+                samples[tree, name].append(measure(path, argv))
+        print(f"round {number + 1}/{args.rounds} done", file=sys.stderr)
+    print(f"CPU seconds, median of {args.rounds} interleaved rounds "
+          f"(baseline: {args.baseline_tree})")
+    print(f"{'command':<22} {'this tree':>10} {'baseline':>10} {'ratio':>7}   "
+          f"{'arena own':>9} {'baseline':>9} {'ratio':>7}")
+    for name in COMMANDS:
+        new, old = (samples["this tree", name], samples["baseline", name])
+        total_new, total_old = (statistics.median(s[0] for s in x) for x in (new, old))
+        own_new, own_old = (statistics.median(s[1] for s in x) for x in (new, old))
+        print(f"{name:<22} {total_new:>10.3f} {total_old:>10.3f} {total_new / total_old:>7.2f}"
+              f"   {own_new:>9.3f} {own_old:>9.3f} {own_new / own_old:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()
