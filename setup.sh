@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up Five Arena on a Debian machine: the system packages it needs (only
 # those missing, with apt-get; as root or through sudo), then the Python
-# package in editable mode in a virtual environment, .venv in this folder (made
+# package in editable mode in a virtual environment, linked here as .venv (made
 # with $PYTHON, default python, if missing; its bin/ has arena, and with `test`
 # pytest, ruff and mypy).  `setup.sh test` also installs what the tests need.
 #
@@ -48,9 +48,16 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# The environment lives outside the checkout, .venv links to it: Python bots run
+# the arena's interpreter in the sandbox, whose mount table would show a path
+# inside the checkout (docs/bots.md, "Mount table").
 if [ ! -x .venv/bin/python ]; then
-    echo "setup: making the virtual environment .venv" >&2
-    "$python" -m venv .venv
+    home="${FIVE_ARENA_VENVS:-${XDG_DATA_HOME:-$HOME/.local/share}/five-arena}"
+    venv="$home/venv-$(pwd -P | sha256sum | cut -c1-12)"
+    echo "setup: making the virtual environment $venv (linked as .venv)" >&2
+    mkdir -p "$home"
+    "$python" -m venv "$venv"
+    ln -sfn "$venv" .venv
 fi
 extra=""
 if [ "${1:-}" = test ]; then extra="[test]"; fi
