@@ -200,6 +200,15 @@ def eventually(fetch: Callable[[], T], ok: Callable[[T], bool], seconds: float =
     return found
 
 
+def fresh_window(seconds: float = 60.0, margin: float = 20.0) -> None:
+    """Wait, if need be, until the server's fixed rate-limit windows of ``seconds``
+    (:mod:`arena.store.limits`) have ``margin`` seconds left, so that a burst of
+    requests a test counts falls in one window."""
+    left = seconds - time.time() % seconds
+    if left < margin:
+        time.sleep(left + 0.1)
+
+
 def wait_status(base: str, token: str, submission: int, final: Sequence[str] = (
         "passed", "failed"), seconds: float = 240) -> dict[str, object]:
     """Poll a submission until it reaches a final status; its JSON."""

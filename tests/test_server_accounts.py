@@ -32,6 +32,7 @@ from tests.server import (
     bot_archive,
     csrf_of,
     eventually,
+    fresh_window,
     log_of,
     set_password,
     sign_in,
@@ -273,6 +274,7 @@ def test_rate_counters_survive_a_restart(tmp_path: Path) -> None:
             for _ in range(25)]
         assert 400 in signups and signups[-1] == 429, signups
         browser, csrf = form_session(base, "/signin")
+        fresh_window(60.0, 30.0)
         started = time.time()
         codes = [wrong_sign_in(base, browser, csrf, "bob") for _ in range(6)]
         assert codes == [400] * 5 + [429], codes
