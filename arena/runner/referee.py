@@ -29,6 +29,7 @@ from arena.runner.client import BotClient, BotInfo, Clock, TimeControl
 from arena.runner.process import BotProcess, BotSpec, start_bot_process
 from arena.runner.sandbox import Sandbox
 from arena.store.faults import BotFault
+from arena.store.move_logs import SeatLog
 from arena.store.records import FaultRecord, GameRecord, GameResult, StepTimes, forfeit_places
 from protocol import wire
 
@@ -41,6 +42,8 @@ class SeatClient(Protocol):
     ignored: int
     #: The last move's (wall, CPU) seconds.
     last_move: tuple[float, float]
+    #: What the last move wrote to stderr (at most a move's bound) and how many bytes more.
+    last_log: tuple[bytes, int]
 
     async def request(self, observation: dict[str, Any], legal: Sequence[str],
                       events: Sequence[Mapping[str, Any]], clock: Clock) -> int: ...
@@ -153,6 +156,9 @@ class _Table:
         self.ignored = [0] * len(entrants)
         self.actions: list[Step] = []
         self.times: list[StepTimes] = []
+        #: Per seat, its moves' stderr, and the steps at which it decided so far.
+        self.logs = [SeatLog() for _ in entrants]
+        self.asked = [0] * len(entrants)
         # state.events[i].to_dict(), each made once: for every seat's
         # requests and for the record.
         self._event_dicts: list[dict[str, Any]] = []
@@ -189,13 +195,17 @@ class _Table:
         state = self.state
         legal = state.legal_actions(seat)
         client = self.entrants[seat].client
+        move, step = self.asked[seat], len(self.actions)
+        self.asked[seat] += 1
         if seat not in self.faulted and client is not None:
             try:
                 index = await client.request(state.observation(seat), legal,
                                              self.new_events(seat), self.clocks[seat])
             except BotFault as exc:
+                self.logs[seat].add(step, move, *client.last_log)
                 await self.fault(seat, exc)
             else:
+                self.logs[seat].add(step, move, *client.last_log)
                 decisions[seat] = legal[index]
                 wall, cpu = client.last_move
                 return [round(wall * 1e6), round(cpu * 1e6)]
@@ -268,7 +278,8 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
     return GameResult(
         seed=seed, bots=[e.spec.name for e in entrants], scores=scores,
         game_places=game_places, places=places, faults=table.faults, record=record,
-        ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made)
+        ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made,
+        move_logs=[log.entries for log in table.logs])
 
 
 async def start_all(entrants: Sequence[Entrant]) -> dict[int, BotFault]:

@@ -50,7 +50,7 @@ FIRST_REVISION = "0001"
 
 #: The newest revision in ``MIGRATIONS`` (a test checks): known without
 #: importing Alembic, which only a database that needs migrating loads.
-HEAD_REVISION = "0008"
+HEAD_REVISION = "0009"
 
 #: PostgreSQL advisory lock held (for one transaction) while migrating.
 MIGRATION_LOCK_KEY = 0x46495645_4D494752  # "FIVEMIGR"
