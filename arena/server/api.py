@@ -17,7 +17,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from arena.server.auth import Viewer
-from arena.server.common import cached, own_submission, owned_seats, server_of, viewer
+from arena.server.common import (
+    cached,
+    own_move_logs,
+    own_submission,
+    owned_seats,
+    server_of,
+    viewer,
+)
 from arena.server.pages import (
     PAGE_ROWS,
     accept_upload,
@@ -80,8 +87,11 @@ def game(request: Request, who: Viewer) -> Response:
         raise HTTPException(404, f"no game {request.path_params['game_id']}")
     snap = server.views.snapshot()
     own = owned_seats(request, who, found.seats, snap.bases)
+    logs = own_move_logs(request, found.id, own)
     return JSONResponse({**game_json(found, snap.finished(found.tournament_id), own),
-                         "own_seats": own})
+                         "own_seats": own,
+                         **({"move_logs": {str(seat): logs.get(seat, []) for seat in own}}
+                            if own else {})})
 
 
 def bot(request: Request) -> Response:
