@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from arena.server.auth import Viewer
 from arena.server.common import (
+    bot_url,
     cached,
     own_move_logs,
     own_submission,
@@ -114,11 +115,13 @@ def bot(request: Request) -> Response:
 
 def submission_json(found: Submission, queue_position: int | None) -> dict[str, Any]:
     """A submission as the API shows it: its place in the checkers' queue (None
-    unless queued), its check's games so far, its report once checked."""
+    unless queued), its check's games so far, its report once checked, and once
+    passed the path of its bot's page (``bot_url``; None before)."""
     return {"id": found.id, "bot": found.base, "filename": found.filename,
             "status": found.status, "label": found.label, "message": found.message,
             "queue_position": queue_position, "progress": found.progress or [],
-            "report": found.report}
+            "report": found.report,
+            "bot_url": bot_url(found.base) if found.status == "passed" else None}
 
 
 def submission(request: Request) -> Response:

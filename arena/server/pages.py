@@ -44,6 +44,7 @@ from arena.server.auth import (
 )
 from arena.server.common import (
     TEMPLATES,
+    bot_url,
     cached,
     own_move_logs,
     own_submission,
@@ -491,6 +492,7 @@ def submission(request: Request) -> Response:
     found = own_submission(request, who, request.path_params["submission_id"])
     position = server_of(request).accounts.queue_positions().get(found.id)
     return render(request, who, "submission.html", live=True, active="account", sub=found,
+                  bot_url=bot_url(found.base),
                   queue=None if position is None else f"{ordinal(position)} in the queue")
 
 
