@@ -18,6 +18,8 @@ time, which ends any wait in :meth:`BotProcess.send` or
 stderr is drained continuously into a bounded tail, at a bounded rate, so a bot
 that floods its log can neither block on a full pipe for long, nor make the
 arena use unbounded memory, nor take the event loop's time from other tables.
+What is drained also goes to the move under way's bounded buffer
+(:meth:`BotProcess.take_move_log`, the per-move logs of :mod:`arena.store.move_logs`).
 """
 
 from __future__ import annotations
