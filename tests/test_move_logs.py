@@ -208,3 +208,48 @@ def _signed(served: Served, name: str) -> requests.Session:
         except AssertionError:  # the link was used already
             SIGNED[name] = sign_in(served.base, name, PASSWORD)
     return SIGNED[name]
+
+
+def test_the_replay_shows_each_move_s_stderr_beside_it_to_the_owner(
+        served: Served, logged: dict[str, object]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.chromium import chromium
+    from tests.test_server_browser import fill, no_console_errors, until
+
+    games = logged["games"]
+    assert isinstance(games, list)
+    game = games[0]
+    seat = game["seats"].index("annlog@1")
+    record = Store(served.db).record(game["id"])
+    assert record is not None
+    own_moves = sum(any(s == seat for s, _ in step) for step in record.actions)
+    expected = [text for move in range(own_moves) if (text := expected_text(move)) is not None]
+    _signed(served, "ann")  # her password is set
+    with chromium() as browser:
+        browser.get(f"{served.base}/signin")
+        fill(browser, "signin-form", name="ann", password=PASSWORD)
+        until(browser, lambda: browser.current_url.endswith("/account"), "not signed in")
+        browser.get(f"{served.base}/games/{game['id']}")
+        until(browser, lambda: bool(browser.find_elements(By.CSS_SELECTOR, ".viewer-select")),
+              "no viewer")
+        read = "return [document.querySelector('.stderr-box').hidden, " \
+               "document.querySelector('.move-stderr').textContent]"
+        assert browser.execute_script(read)[0], "the spectator's view shows no stderr"
+        Select(browser.find_element(By.CSS_SELECTOR, ".viewer-select")).select_by_value(
+            str(seat))
+        until(browser, lambda: browser.find_element(By.ID, "viewer")
+              .get_attribute("data-viewer") == str(seat), "the seat's view is not shown")
+        shown = browser.execute_script("""
+            const found = [];
+            const last = Number(document.querySelector('.slider').max);
+            for (let i = 0; i <= last; i++) {
+              document.querySelector('.slider').value = i;
+              document.querySelector('.slider').dispatchEvent(new Event('input'));
+              const box = document.querySelector('.stderr-box');
+              if (!box.hidden) found.push(document.querySelector('.move-stderr').textContent);
+            }
+            return found;""")
+        assert shown == expected
+        no_console_errors(browser)
