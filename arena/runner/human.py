@@ -48,7 +48,6 @@ class Terminal(SeatClient):
         self.stdout = stdout
         self.ignored = 0
         self.last_move = (0.0, 0.0)
-        self.last_log: tuple[bytes, int] = (b"", 0)
 
     def say(self, lines: Sequence[str]) -> None:
         self.stdout.write("".join(f"{line}\n" for line in lines))

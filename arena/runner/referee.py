@@ -42,8 +42,6 @@ class SeatClient(Protocol):
     ignored: int
     #: The last move's (wall, CPU) seconds.
     last_move: tuple[float, float]
-    #: What the last move wrote to stderr (at most a move's bound) and how many bytes more.
-    last_log: tuple[bytes, int]
 
     async def request(self, observation: dict[str, Any], legal: Sequence[str],
                       events: Sequence[Mapping[str, Any]], clock: Clock) -> int: ...
@@ -202,10 +200,10 @@ class _Table:
                 index = await client.request(state.observation(seat), legal,
                                              self.new_events(seat), self.clocks[seat])
             except BotFault as exc:
-                self.logs[seat].add(step, move, *client.last_log)
+                self.logs[seat].add(step, move, *move_log(client))
                 await self.fault(seat, exc)
             else:
-                self.logs[seat].add(step, move, *client.last_log)
+                self.logs[seat].add(step, move, *move_log(client))
                 decisions[seat] = legal[index]
                 wall, cpu = client.last_move
                 return [round(wall * 1e6), round(cpu * 1e6)]
@@ -227,6 +225,15 @@ class _Table:
             for i in range(len(seats)):
                 nursery.start_soon(decide, i)
         self.times.append(times)
+
+
+def move_log(client: SeatClient) -> tuple[bytes, int]:
+    """What the last move wrote to stderr (``BotClient.last_log``); nothing for a
+    seat client without a stderr (a person's)."""
+    return getattr(client, "last_log", NO_LOG)
+
+
+NO_LOG = (b"", 0)
 
 
 async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_number: int,
