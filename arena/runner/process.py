@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -291,6 +292,8 @@ class BotProcess:
         self.stderr = StderrTail()
         #: stderr since the last :meth:`take_move_log` (the move under way).
         self.move_log = MoveBuffer()
+        self._stderr_poll = select.poll()
+        self._stderr_poll.register(self._stderr_stream.fileno(), select.POLLIN)
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()
         #: True once the watchdog closed the pipes: a watched move ran out of time.
@@ -524,12 +527,16 @@ class BotProcess:
         return self.move_log.take()
 
     def _read_waiting_stderr(self) -> None:
+        # A poll first: a third of the cost of a read that finds nothing (its
+        # exception), and most moves write nothing.
+        if not self._stderr_poll.poll(0):
+            return
         fd = self._stderr_stream.fileno()
         if fd < 0:
             return
         try:
             data = os.read(fd, READ_CHUNK)
-        except OSError:  # nothing waiting (EAGAIN), or closed
+        except OSError:  # taken by the draining task meanwhile (EAGAIN), or closed
             return
         if data:
             self._took_stderr(data)
@@ -577,6 +584,8 @@ class BotProcess:
             self._drain_scope.cancel()
             self._watch_scope.cancel()
             await self._drained.wait()
+            with contextlib.suppress(KeyError, ValueError):
+                self._stderr_poll.unregister(self._stderr_stream.fileno())
             for stream in (self.stdin, self.stdout, self._stderr_stream):
                 await stream.aclose()
             self._stats.close()
