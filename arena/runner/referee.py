@@ -12,6 +12,9 @@ action so the others' game completes, and the fault is recorded with the bot's
 stderr tail and the first action step played for it.  A game in which every
 seat faulted has no result (:func:`arena.store.records.is_no_result`).  The game
 loop itself is :func:`arena.games.loop.turns`, shared with every sync playout.
+
+What each bot wrote to stderr during each of its moves is kept per seat, within
+the bounds of :mod:`arena.store.move_logs` (``GameResult.move_logs``).
 """
 
 from __future__ import annotations
