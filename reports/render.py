@@ -228,7 +228,7 @@ class Figures:
 
 def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
                   max_replays: int | None = None, page_rows: int = PAGE_ROWS,
-                  processes: int | None = None, nice: int = 0) -> Path:
+                  processes: int | None = None, nice: int = 0, logs: bool = False) -> Path:
     """Write the report into ``out_dir``; return its index.html.
 
     A new report is written into a temporary folder beside ``out_dir`` that replaces it
@@ -241,7 +241,8 @@ def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
     ``page_rows`` bounds the rows of a games-list page.  Replays are written on
     ``processes`` worker processes (default: one per CPU) at niceness ``nice``
     (:mod:`reports.replay_pool`).  Pages already in ``out_dir`` from identical inputs
-    are left as they are.
+    are left as they are.  ``logs``: each seat file holds the seat's per-move stderr
+    too (``arena report --logs``, for the organiser: :mod:`arena.store.move_logs`).
     """
     out_dir = check_target(out_dir, REPORT_MARKER, "report")
     if max_replays is not None and max_replays < 0:
@@ -250,10 +251,12 @@ def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
     gc.freeze()  # the games live to the end: collections need not scan them again and again
     try:
         if is_earlier(out_dir, REPORT_MARKER):
-            _render(store, out_dir, games, bootstrap, max_replays, page_rows, processes, nice)
+            _render(store, out_dir, games, bootstrap, max_replays, page_rows, processes, nice,
+                    logs=logs)
         else:
             with written_into(out_dir) as work:
-                _render(store, work, games, bootstrap, max_replays, page_rows, processes, nice)
+                _render(store, work, games, bootstrap, max_replays, page_rows, processes, nice,
+                        logs=logs)
     finally:
         gc.unfreeze()
     return out_dir / "index.html"
@@ -261,7 +264,7 @@ def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
 
 def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap: int,
             max_replays: int | None, page_rows: int, processes: int | None,
-            nice: int) -> None:
+            nice: int, *, logs: bool = False) -> None:
     site, env = Site(out_dir), _environment()
     site.copy(STYLESHEET, TEMPLATES / STYLESHEET)
     tournaments = [tournament_summary(t) for t in store.tournaments()]
@@ -300,7 +303,7 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
                           if ranked and tournament["kind"] == "ladder" else None)
     _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest, bases,
                _VersionLines(figures, pool_games))
-    _replay_pages(site, store, games, replayed, tournaments, common, processes, nice)
+    _replay_pages(site, store, games, replayed, tournaments, common, processes, nice, logs)
     site.finish()
 
 
@@ -636,7 +639,8 @@ def fault_kinds_of(counts: Mapping[str, int],
 
 def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
                   replayed: set[int], tournaments: Sequence[dict[str, Any]],
-                  common: dict[str, Any], processes: int | None, nice: int) -> None:
+                  common: dict[str, Any], processes: int | None, nice: int,
+                  logs: bool = False) -> None:
     """Replay pages of the ``replayed`` games (:func:`reports.replay_pool.write_replays`),
     rewritten only when their inputs changed; the last render's replay pages no
     longer chosen are deleted."""
@@ -647,7 +651,8 @@ def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
     pages = replay_pool.Pages(
         url=store.url, out_dir=site.out_dir, environment=environment, context=common,
         names={t["id"]: f"#{t['id']} {t['game']}" for t in tournaments},
-        protections={t["id"]: (t["config"] or {}).get("protections") for t in tournaments})
+        protections={t["id"]: (t["config"] or {}).get("protections") for t in tournaments},
+        logs=logs)
     replay_pool.write_replays(pages, store, games, replayed, fresh=site.fresh,
                               processes=processes, nice=nice)
 

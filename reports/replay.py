@@ -21,8 +21,9 @@ without seat views.  One shared ``replay.js`` and ``replay.css`` per report.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,11 @@ ASSETS = ("replay.js", "replay.css")
 
 
 def write_replay(template: Template, out_dir: Path, game: StoredGame, views: ReplayViews,
-                 page: dict[str, Any], *, seat_views: bool = True) -> Path:
+                 page: dict[str, Any], *, seat_views: bool = True,
+                 logs: Mapping[int, Sequence[Any]] | None = None) -> Path:
     """Write one game's replay page (and with ``seat_views`` its seat files)
-    into ``out_dir`` from its stored ``views``; ``page`` is the template's context.
+    into ``out_dir`` from its stored ``views``; ``page`` is the template's context;
+    ``logs``: per seat, its per-move stderr, put in its seat file (never the page).
     Returns the page.
 
     A record that does not replay gets a page listing its public decisions and
@@ -48,8 +51,9 @@ def write_replay(template: Template, out_dir: Path, game: StoredGame, views: Rep
     if views.replayed:
         seat_files = [seat_file(game.id, seat) for seat in range(len(views.seats))] \
             if seat_views else []
-        for name, seat in zip(seat_files, views.seats, strict=False):
-            (out_dir / name).write_text(seat_script(seat), encoding="utf-8")
+        for number, (name, seat) in enumerate(zip(seat_files, views.seats, strict=False)):
+            log = (logs or {}).get(number)
+            (out_dir / name).write_text(seat_script(seat, log), encoding="utf-8")
         context.update(data=views.spectator, seat_files=seat_files)
     path = out_dir / f"game-{game.id}.html"
     path.write_text(template.render(context), encoding="utf-8")
@@ -61,8 +65,11 @@ def seat_file(game_id: int, seat: int) -> str:
     return f"game-{game_id}-seat{seat}.js"
 
 
-def seat_script(packed: str) -> str:
-    """The script that shows one seat's (packed) view in the replay viewer."""
+def seat_script(packed: str, logs: Sequence[Any] | None = None) -> str:
+    """The script that shows one seat's (packed) view in the replay viewer, with
+    its per-move stderr if given."""
+    if logs:
+        return f'replaySeat("{packed}", {json.dumps(logs, separators=(",", ":"))});\n'
     return f'replaySeat("{packed}");\n'
 
 

@@ -62,6 +62,8 @@ class Pages:
     names: dict[int, str]
     protections: dict[int, Any]
     seat_views: bool = True
+    #: Seat files hold the seats' per-move stderr too (``arena report --logs``).
+    logs: bool = False
 
 
 def workers() -> int:
@@ -86,7 +88,8 @@ def write_replays(pages: Pages, store: Store, games: Sequence[StoredGame],
         jobs = [(game, previous, following) for game, previous, following in jobs
                 if not fresh(f"game-{game.id}.html", (
                     game, previous, following, pages.names.get(game.tournament_id),
-                    pages.protections.get(game.tournament_id), pages.seat_views))]
+                    pages.protections.get(game.tournament_id), pages.seat_views,
+                    *(("logs",) if pages.logs else ())))]
     if jobs:
         for asset in ASSETS:
             shutil.copyfile(TEMPLATES / asset, pages.out_dir / asset)
@@ -121,13 +124,15 @@ def write_batch(pages: Pages, jobs: Sequence[Job], store: Store | None = None) -
     store = store or _store(pages.url)
     template = _environment(pages.environment).get_template(TEMPLATE)
     views = load_views(store, [game for game, _, _ in jobs])
+    logs = store.move_logs([game.id for game, _, _ in jobs]) \
+        if pages.logs and pages.seat_views else {}
     for game, previous, following in jobs:
         page = {"active": "tournaments", "g": game,
                 "tournament": pages.names.get(game.tournament_id),
                 "previous": previous, "following": following,
                 "protections": pages.protections.get(game.tournament_id), **pages.context}
         write_replay(template, pages.out_dir, game, views[game.id], page,
-                     seat_views=pages.seat_views)
+                     seat_views=pages.seat_views, logs=logs.get(game.id, {}))
 
 
 @functools.cache

@@ -15,6 +15,9 @@ def add_report(sub: Subparsers) -> None:
     r.add_argument("--out", default=DEFAULT_REPORT_DIR, help="output folder")
     r.add_argument("--max-replays", type=non_negative, default=None, metavar="N",
                    help="replays for the most recent N games only (default: every game)")
+    r.add_argument("--logs", action="store_true",
+                   help="put each seat's per-move stderr in its seat view file (for the "
+                        "organiser: never publish such a report)")
     r.set_defaults(run=cmd_report)
 
 
@@ -35,7 +38,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     folder = report_folder(args.out)
     store = open_store(args.db, existing=True)
-    index = render_report(store, folder, max_replays=args.max_replays)
+    index = render_report(store, folder, max_replays=args.max_replays, logs=args.logs)
     print(index.resolve())
     return 0
 

@@ -26,6 +26,7 @@ import trio
 from arena.bots.submit import Builder
 from arena.bots.versions import SKIPPED_DIRS, SKIPPED_SUFFIXES, default_bot_store, read_manifest
 from arena.cli.common import (
+    EXIT_FAULT,
     Subparsers,
     UserError,
     add_parallel_flags,
@@ -501,6 +502,9 @@ def pack(directory: Path) -> bytes:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    """Upload; with ``--wait`` follow the submission to its end (:func:`follow`).
+    Exit status: 0 accepted (``--wait``: passed), 3 failed its check, 4 still
+    unfinished after :data:`WAIT_SECONDS`, 2 refused or unreachable."""
     import requests
 
     directory = Path(args.directory)
@@ -512,22 +516,94 @@ def cmd_submit(args: argparse.Namespace) -> int:
     try:
         reply = requests.post(f"{base}/api/submissions", headers=headers, timeout=120,
                               files={"archive": (f"{manifest.name}.tar.gz", pack(directory))})
-        body = _json(reply)
-        deadline = time.monotonic() + WAIT_SECONDS
-        while args.wait and reply.ok and body.get("status") not in ("passed", "failed") \
-                and time.monotonic() < deadline:
-            time.sleep(2)
-            reply = requests.get(f"{base}/api/submissions/{body['id']}", headers=headers,
-                                 timeout=30)
-            body = _json(reply)
     except requests.RequestException as exc:
         raise UserError(f"cannot reach {base}: {exc}") from None
+    body = _json(reply)
     if not reply.ok:
         raise UserError(f"the server refused it ({reply.status_code}): "
                         f"{body.get('error', reply.reason)}")
-    print(f"submission {body['id']}: {body.get('label') or body['bot']}: {body['status']}"
-          + (f" ({body['message']})" if body.get("message") else ""))
-    return 0 if body["status"] != "failed" else 3
+    say(_status_line(body))
+    if not args.wait:
+        return 0
+    body = follow(base, headers, body)
+    if body["status"] not in FINAL:
+        print(f"arena: submission {body['id']} is still {body['status']} after "
+              f"{WAIT_SECONDS:.0f} s: see {base}/submissions/{body['id']}", file=sys.stderr)
+        return EXIT_UNFINISHED
+    say(_status_line(body))
+    if body.get("bot_url"):
+        say(f"bot page: {base}{body['bot_url']}")
+    return 0 if body["status"] == "passed" else EXIT_FAULT
+
+
+#: The statuses a submission ends in.
+FINAL = ("passed", "failed")
+#: ``arena submit --wait``'s exit status when it gave up waiting.
+EXIT_UNFINISHED = 4
+#: Seconds between two looks at a submission, and how long the server may stay
+#: unreachable meanwhile (a restart) before ``--wait`` gives up.
+POLL_SECONDS, UNREACHABLE_SECONDS = 1.0, 60.0
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+def follow(base: str, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
+    """Poll a submission until it ends (or :data:`WAIT_SECONDS`), printing each
+    change once (:func:`progress_lines`); its last JSON."""
+    import requests
+
+    deadline = time.monotonic() + WAIT_SECONDS
+    seen: dict[str, Any] = {"status": body.get("status"), "queue_position": None, "games": 0}
+    failing_since: float | None = None
+    while body.get("status") not in FINAL and time.monotonic() < deadline:
+        time.sleep(POLL_SECONDS)
+        try:
+            reply = requests.get(f"{base}/api/submissions/{body['id']}", headers=headers,
+                                 timeout=30)
+        except requests.RequestException as exc:
+            failing_since = failing_since or time.monotonic()
+            if time.monotonic() - failing_since > UNREACHABLE_SECONDS:
+                raise UserError(f"cannot reach {base}: {exc}") from None
+            continue
+        failing_since = None
+        if not reply.ok:
+            raise UserError(f"the server answered {reply.status_code}: "
+                            f"{_json(reply).get('error', reply.reason)}")
+        body = _json(reply)
+        for line in progress_lines(seen, body):
+            say(line)
+    return body
+
+
+def progress_lines(seen: dict[str, Any], body: dict[str, Any]) -> list[str]:
+    """What changed in a submission since ``seen`` (updated): its place in the
+    queue, its status, each check game finished since, as lines to print."""
+    lines = []
+    position = body.get("queue_position")
+    if position is not None and position != seen["queue_position"]:
+        lines.append(f"  queued: number {position} in the queue")
+    seen["queue_position"] = position
+    progress = body.get("progress") or []
+    if len(progress) < seen["games"]:  # checked again (its checker stopped): anew
+        seen["games"] = 0
+    status = body.get("status")
+    if status != seen["status"] and status not in FINAL:
+        lines.append(f"  {status}")
+    seen["status"] = status
+    for entry in progress[seen["games"]:]:
+        faults = ", ".join(entry.get("faults") or []) or "no faults"
+        lines.append(f"  {entry.get('game')} game {entry.get('number')} "
+                     f"(seat {entry.get('seat')}): score {entry.get('score')}, "
+                     f"place {entry.get('place')}, {faults}")
+    seen["games"] = len(progress)
+    return lines
+
+
+def _status_line(body: dict[str, Any]) -> str:
+    return (f"submission {body['id']}: {body.get('label') or body['bot']}: {body['status']}"
+            + (f" ({body['message']})" if body.get("message") else ""))
 
 
 def _json(reply: Any) -> dict[str, Any]:

@@ -202,6 +202,9 @@ class BotClient:
         self._pack = wire.packer()
         #: The last move's (wall, CPU) seconds.
         self.last_move = (0.0, 0.0)
+        #: What the bot wrote to stderr during the last move (between the request
+        #: and the reply: :mod:`arena.store.move_logs`), and how many bytes more.
+        self.last_log: tuple[bytes, int] = (b"", 0)
         # The bot's CPU reading at the end of its last move (see MoveTimer).
         self._cpu_mark: float | None = None
 
@@ -240,11 +243,13 @@ class BotClient:
         """
         request_id = new_request_id()
         self._ignored_now = self._ignored_bytes_now = 0
+        self.last_log = (b"", 0)
         if self.reader.pending():
             await self._discard_received()
         data = self._pack({"type": wire.REQUEST, "id": request_id, "observation": observation,
                            "legal": legal, "events": events, "time": clock.as_message()})
         process = self.process
+        process.take_move_log()  # written before the request: not this move's
         timer = MoveTimer(clock, process, self._cpu_mark)
         written = False
         process.watch(timer)  # the watchdog ends the move if it runs out of time
@@ -263,6 +268,7 @@ class BotClient:
             process.unwatch()
             self.last_move = timer.finish()
             self._cpu_mark = timer.end_cpu
+            self.last_log = process.take_move_log()
         if not written:
             raise TimeoutFault("did not read its input before the deadline")
         wall, cpu = self.last_move

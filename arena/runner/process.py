@@ -18,6 +18,8 @@ time, which ends any wait in :meth:`BotProcess.send` or
 stderr is drained continuously into a bounded tail, at a bounded rate, so a bot
 that floods its log can neither block on a full pipe for long, nor make the
 arena use unbounded memory, nor take the event loop's time from other tables.
+What is drained also goes to the move under way's bounded buffer
+(:meth:`BotProcess.take_move_log`, the per-move logs of :mod:`arena.store.move_logs`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -39,6 +42,7 @@ import trio
 
 from arena.runner.sandbox import MARKER_VAR, Launch, Sandbox, SandboxError, resolve
 from arena.store.faults import CrashFault, MemoryFault
+from arena.store.move_logs import MOVE_LOG_BYTES
 
 STDERR_TAIL_BYTES = 4096
 READ_CHUNK = 65536
@@ -91,6 +95,32 @@ class StderrTail:
         self._chunks.clear()
         self._size = 0
         return text
+
+
+class MoveBuffer:
+    """What a bot wrote to stderr since the last :meth:`take`: its first
+    :data:`~arena.store.move_logs.MOVE_LOG_BYTES` bytes and how many more came."""
+
+    __slots__ = ("_cut", "_data")
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._cut = 0
+
+    def add(self, data: bytes) -> None:
+        room = MOVE_LOG_BYTES - len(self._data)
+        if room >= len(data):
+            self._data += data
+        else:
+            self._data += data[:max(room, 0)]
+            self._cut += len(data) - max(room, 0)
+
+    def take(self) -> tuple[bytes, int]:
+        """(the bytes kept, the number cut), then start afresh."""
+        found = (bytes(self._data), self._cut)
+        self._data.clear()
+        self._cut = 0
+        return found
 
 
 class _ProcessTable:
@@ -260,6 +290,10 @@ class BotProcess:
         self.sandbox = sandbox
         self.stdin, self.stdout, self._stderr_stream = streams
         self.stderr = StderrTail()
+        #: stderr since the last :meth:`take_move_log` (the move under way).
+        self.move_log = MoveBuffer()
+        self._stderr_poll = select.poll()
+        self._stderr_poll.register(self._stderr_stream.fileno(), select.POLLIN)
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()
         #: True once the watchdog closed the pipes: a watched move ran out of time.
@@ -473,7 +507,7 @@ class BotProcess:
         last = trio.current_time()
         try:
             while data := await self._stderr_stream.receive_some(READ_CHUNK):
-                self.stderr.add(bytes(data))
+                self._took_stderr(bytes(data))
                 now = trio.current_time()
                 budget = min(STDERR_BURST_BYTES, budget + (now - last) * STDERR_BYTES_PER_SECOND)
                 budget -= len(data)
@@ -482,6 +516,34 @@ class BotProcess:
                     await trio.sleep(-budget / STDERR_BYTES_PER_SECOND)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             return
+
+    def take_move_log(self) -> tuple[bytes, int]:
+        """What the bot wrote to stderr since the last call (at most
+        :data:`~arena.store.move_logs.MOVE_LOG_BYTES` of it, and how many bytes
+        more), then start afresh.  Reads first what waits in the pipe (one read,
+        without waiting): written before the bot's reply, it belongs to this move
+        even if the draining task has not read it yet."""
+        self._read_waiting_stderr()
+        return self.move_log.take()
+
+    def _read_waiting_stderr(self) -> None:
+        # A poll first: a third of the cost of a read that finds nothing (its
+        # exception), and most moves write nothing.
+        if not self._stderr_poll.poll(0):
+            return
+        fd = self._stderr_stream.fileno()
+        if fd < 0:
+            return
+        try:
+            data = os.read(fd, READ_CHUNK)
+        except OSError:  # taken by the draining task meanwhile (EAGAIN), or closed
+            return
+        if data:
+            self._took_stderr(data)
+
+    def _took_stderr(self, data: bytes) -> None:
+        self.stderr.add(data)
+        self.move_log.add(data)
 
     def kill(self) -> None:
         """SIGKILL the bot's whole tree (idempotent, never blocks).
@@ -522,6 +584,8 @@ class BotProcess:
             self._drain_scope.cancel()
             self._watch_scope.cancel()
             await self._drained.wait()
+            with contextlib.suppress(KeyError, ValueError):
+                self._stderr_poll.unregister(self._stderr_stream.fileno())
             for stream in (self.stdin, self.stdout, self._stderr_stream):
                 await stream.aclose()
             self._stats.close()

@@ -12,6 +12,9 @@ action so the others' game completes, and the fault is recorded with the bot's
 stderr tail and the first action step played for it.  A game in which every
 seat faulted has no result (:func:`arena.store.records.is_no_result`).  The game
 loop itself is :func:`arena.games.loop.turns`, shared with every sync playout.
+
+What each bot wrote to stderr during each of its moves is kept per seat, within
+the bounds of :mod:`arena.store.move_logs` (``GameResult.move_logs``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from arena.runner.client import BotClient, BotInfo, Clock, TimeControl
 from arena.runner.process import BotProcess, BotSpec, start_bot_process
 from arena.runner.sandbox import Sandbox
 from arena.store.faults import BotFault
+from arena.store.move_logs import SeatLog
 from arena.store.records import FaultRecord, GameRecord, GameResult, StepTimes, forfeit_places
 from protocol import wire
 
@@ -153,6 +157,9 @@ class _Table:
         self.ignored = [0] * len(entrants)
         self.actions: list[Step] = []
         self.times: list[StepTimes] = []
+        #: Per seat, its moves' stderr, and the steps at which it decided so far.
+        self.logs = [SeatLog() for _ in entrants]
+        self.asked = [0] * len(entrants)
         # state.events[i].to_dict(), each made once: for every seat's
         # requests and for the record.
         self._event_dicts: list[dict[str, Any]] = []
@@ -189,13 +196,17 @@ class _Table:
         state = self.state
         legal = state.legal_actions(seat)
         client = self.entrants[seat].client
+        move, step = self.asked[seat], len(self.actions)
+        self.asked[seat] += 1
         if seat not in self.faulted and client is not None:
             try:
                 index = await client.request(state.observation(seat), legal,
                                              self.new_events(seat), self.clocks[seat])
             except BotFault as exc:
+                self.logs[seat].add(step, move, *move_log(client))
                 await self.fault(seat, exc)
             else:
+                self.logs[seat].add(step, move, *move_log(client))
                 decisions[seat] = legal[index]
                 wall, cpu = client.last_move
                 return [round(wall * 1e6), round(cpu * 1e6)]
@@ -217,6 +228,15 @@ class _Table:
             for i in range(len(seats)):
                 nursery.start_soon(decide, i)
         self.times.append(times)
+
+
+def move_log(client: SeatClient) -> tuple[bytes, int]:
+    """What the last move wrote to stderr (``BotClient.last_log``); nothing for a
+    seat client without a stderr (a person's)."""
+    return getattr(client, "last_log", NO_LOG)
+
+
+NO_LOG = (b"", 0)
 
 
 async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_number: int,
@@ -268,7 +288,8 @@ async def play_game(game: Game, seed: int, entrants: Sequence[Entrant], game_num
     return GameResult(
         seed=seed, bots=[e.spec.name for e in entrants], scores=scores,
         game_places=game_places, places=places, faults=table.faults, record=record,
-        ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made)
+        ignored=table.ignored, duration=time.monotonic() - started, decisions=decisions_made,
+        move_logs=[log.entries for log in table.logs])
 
 
 async def start_all(entrants: Sequence[Entrant]) -> dict[int, BotFault]:

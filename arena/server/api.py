@@ -17,7 +17,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from arena.server.auth import Viewer
-from arena.server.common import cached, own_submission, owned_seats, server_of, viewer
+from arena.server.common import (
+    bot_url,
+    cached,
+    own_move_logs,
+    own_submission,
+    owned_seats,
+    server_of,
+    viewer,
+)
 from arena.server.pages import (
     PAGE_ROWS,
     accept_upload,
@@ -80,8 +88,11 @@ def game(request: Request, who: Viewer) -> Response:
         raise HTTPException(404, f"no game {request.path_params['game_id']}")
     snap = server.views.snapshot()
     own = owned_seats(request, who, found.seats, snap.bases)
+    logs = own_move_logs(request, found.id, own)
     return JSONResponse({**game_json(found, snap.finished(found.tournament_id), own),
-                         "own_seats": own})
+                         "own_seats": own,
+                         **({"move_logs": {str(seat): logs.get(seat, []) for seat in own}}
+                            if own else {})})
 
 
 def bot(request: Request) -> Response:
@@ -104,11 +115,13 @@ def bot(request: Request) -> Response:
 
 def submission_json(found: Submission, queue_position: int | None) -> dict[str, Any]:
     """A submission as the API shows it: its place in the checkers' queue (None
-    unless queued), its check's games so far, its report once checked."""
+    unless queued), its check's games so far, its report once checked, and once
+    passed the path of its bot's page (``bot_url``; None before)."""
     return {"id": found.id, "bot": found.base, "filename": found.filename,
             "status": found.status, "label": found.label, "message": found.message,
             "queue_position": queue_position, "progress": found.progress or [],
-            "report": found.report}
+            "report": found.report,
+            "bot_url": bot_url(found.base) if found.status == "passed" else None}
 
 
 def submission(request: Request) -> Response:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import anyio
 from starlette.concurrency import run_in_threadpool
@@ -165,6 +167,21 @@ def owned_seats(request: Request, who: Viewer, seats: list[str],
     owners = {base: accounts.owner(base) for base in {bases.get(s, s) for s in seats}}
     return [seat for seat, label in enumerate(seats)
             if who.may_manage(owners[bases.get(label, label)])]
+
+
+def bot_url(base: str) -> str:
+    """The path of a bot's page."""
+    return f"/bots/{quote(base, safe='')}"
+
+
+def own_move_logs(request: Request, game_id: int, own: list[int]
+                  ) -> dict[int, list[list[Any]]]:
+    """The per-move stderr (:mod:`arena.store.move_logs`) of the seats ``own``
+    of a game: only ever those :func:`owned_seats` gives, never a spectator's."""
+    if not own:
+        return {}
+    store = server_of(request).accounts.store
+    return store.move_logs([game_id], own).get(game_id, {})
 
 
 async def read_archive(upload: object, limit: int) -> tuple[bytes, str]:

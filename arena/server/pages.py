@@ -44,7 +44,9 @@ from arena.server.auth import (
 )
 from arena.server.common import (
     TEMPLATES,
+    bot_url,
     cached,
+    own_move_logs,
     own_submission,
     owned_seats,
     read_archive,
@@ -185,6 +187,7 @@ def game(request: Request, who: Viewer) -> Response:
     for fault in stored.faults:
         faulted.setdefault(fault["seat"], []).append(fault["kind"])
     return render(request, who, "game.html", active="games", g=stored, own_seats=own,
+                  move_logs=own_move_logs(request, game_id, own),
                   seed_shown=snap.finished(stored.tournament_id), replayed=views.replayed,
                   data=views.spectator, seat_urls=urls, bases=snap.bases, faulted=faulted,
                   stderr=views.context["stderr"], reveal=views.context["reveal"],
@@ -198,8 +201,9 @@ def seat_url(game_id: int, seat: int) -> str:
 
 def seat_view(request: Request) -> Response:
     """One seat's view of a game, for the owner of the bot in that seat or an admin
-    (else 404): JSON ``{"game": ID, "seat": N, "view": PACKED}``, the view packed
-    as the replay page's (deflated JSON in base64), never stored (no-store, as
+    (else 404): JSON ``{"game": ID, "seat": N, "view": PACKED, "logs": [[STEP, MOVE,
+    TEXT], ...]}``, the view packed as the replay page's (deflated JSON in base64),
+    the seat's per-move stderr (:mod:`arena.store.move_logs`), never stored (no-store, as
     every response that does not say otherwise).  JSON, not a script, so that
     no page of another site can run it with the viewer's cookie."""
     who = viewer(request)
@@ -212,7 +216,9 @@ def seat_view(request: Request) -> Response:
     if seat not in owned_seats(request, who, stored.seats, server.views.snapshot().bases) \
             or seat >= len(views.seats):
         raise HTTPException(404, f"no seat view {seat} of game {game_id}")
-    return JSONResponse({"game": game_id, "seat": seat, "view": views.seats[seat]})
+    logs = own_move_logs(request, game_id, [seat]).get(seat, [])
+    return JSONResponse({"game": game_id, "seat": seat, "view": views.seats[seat],
+                         "logs": logs})
 
 
 # -- signing in, up and out ----------------------------------------------------------------
@@ -486,6 +492,7 @@ def submission(request: Request) -> Response:
     found = own_submission(request, who, request.path_params["submission_id"])
     position = server_of(request).accounts.queue_positions().get(found.id)
     return render(request, who, "submission.html", live=True, active="account", sub=found,
+                  bot_url=bot_url(found.base),
                   queue=None if position is None else f"{ordinal(position)} in the queue")
 
 

@@ -48,6 +48,7 @@ from sqlalchemy.orm import (
     selectinload,
 )
 
+from arena.store import move_logs
 from arena.store.engine import (
     StorageError,
     T,
@@ -66,6 +67,7 @@ from arena.store.schema import (
     DealSecretRow,
     FaultRow,
     GameRow,
+    MoveLogRow,
     RecordRow,
     ReplayViewRow,
     TableRow,
@@ -79,9 +81,10 @@ DEFAULT_URL = "sqlite:///arena.db"
 CHECK_KIND = "check"
 
 
-GAMES, FAULTS, RECORDS, BOTS, CLAIMS, SECRETS, VIEWS = (
+GAMES, FAULTS, RECORDS, BOTS, CLAIMS, SECRETS, VIEWS, LOGS = (
     cast(Table, row.__table__) for row in (
-        GameRow, FaultRow, RecordRow, BotRow, ClaimRow, DealSecretRow, ReplayViewRow))
+        GameRow, FaultRow, RecordRow, BotRow, ClaimRow, DealSecretRow, ReplayViewRow,
+        MoveLogRow))
 
 
 @dataclass(frozen=True)
@@ -384,13 +387,15 @@ class Store:
         stored already (a resumed or concurrent arena played it too), store
         nothing and return the stored game's id."""
         data = result.record.pack()  # before the transaction: no lock held meanwhile
+        logs = [(seat, move_logs.pack(entries))
+                for seat, entries in enumerate(result.move_logs) if entries]
 
         def work(session: Session) -> int:
             connection = session.connection()
             table_id, size = self._table(connection, tournament_id, table)
             key = {"table_id": table_id, "deal": number // size if deal is None else deal,
                    "rotation": number % size if rotation is None else rotation}
-            return self._insert_game(connection, key, number, options, result, data)
+            return self._insert_game(connection, key, number, options, result, data, logs)
 
         return self._write(work, wait)
 
@@ -411,7 +416,8 @@ class Store:
 
     @staticmethod
     def _insert_game(connection: Connection, key: dict[str, int], number: int,
-                     options: dict[str, Any], result: GameResult, data: bytes) -> int:
+                     options: dict[str, Any], result: GameResult, data: bytes,
+                     logs: Sequence[tuple[int, bytes]] = ()) -> int:
         inserted = insert_new(connection, GAMES, {
             **key, "number": number, "seed": result.seed, "options": options,
             "seats": result.bots, "scores": result.scores, "game_places": result.game_places,
@@ -433,6 +439,9 @@ class Store:
                  "detail": f.detail, "stderr_tail": f.stderr_tail, "step": f.step}
                 for f in result.faults])
         connection.execute(insert(RECORDS), {"game_id": game_id, "data": data})
+        if logs:
+            connection.execute(insert(LOGS), [{"game_id": game_id, "seat": seat, "data": log}
+                                              for seat, log in logs])
         infos = [{"who": name, "reported_version": info.get("version", ""),
                   "new_author": info.get("author", "")}
                  for name, info in zip(result.bots, result.record.bot_info, strict=False)
@@ -611,6 +620,22 @@ class Store:
             row = session.get(RecordRow, game_id)
             return GameRecord.unpack(row.data) if row is not None else None
 
+    def move_logs(self, game_ids: Sequence[int], seats: Sequence[int] | None = None,
+                  batch: int = 500) -> dict[int, dict[int, list[move_logs.LogEntry]]]:
+        """Per game of ``game_ids``, per seat (of ``seats``, if given) that logged
+        anything, its per-move stderr (:mod:`arena.store.move_logs`): for the
+        bot's owner, or the organiser, only."""
+        found: dict[int, dict[int, list[move_logs.LogEntry]]] = {}
+        with self.engine.connect() as connection:
+            for start in range(0, len(game_ids), batch):
+                query = select(LOGS.c.game_id, LOGS.c.seat, LOGS.c.data).where(
+                    LOGS.c.game_id.in_(list(game_ids[start : start + batch])))
+                if seats is not None:
+                    query = query.where(LOGS.c.seat.in_(list(seats)))
+                for game_id, seat, data in connection.execute(query):
+                    found.setdefault(game_id, {})[seat] = move_logs.unpack(data)
+        return found
+
     def game(self, game_id: int) -> StoredGame | None:
         """One stored game (as :meth:`scan_games` reads it), or None."""
         found = next(self.scan_games(after=game_id - 1, batch=1), None)
@@ -625,7 +650,7 @@ class Store:
 
         def work(session: Session) -> int:
             connection = session.connection()
-            for child in (FAULTS, RECORDS, VIEWS):
+            for child in (FAULTS, RECORDS, VIEWS, LOGS):
                 connection.execute(delete(child).where(child.c.game_id.in_(games)))
             deleted = connection.execute(delete(GAMES).where(GAMES.c.table_id.in_(tables)))
             connection.execute(delete(CLAIMS).where(CLAIMS.c.tournament_id == tournament_id))

@@ -271,6 +271,9 @@ class GameResult:
     ignored: list[int]
     duration: float
     decisions: int = 0
+    #: Per seat, its moves' stderr (:mod:`arena.store.move_logs`): stored apart from
+    #: the record, shown to the bot's owner only.
+    move_logs: list[list[list[Any]]] = field(default_factory=list)
 
     @property
     def no_result(self) -> bool:

@@ -4,4 +4,4 @@
 #: The newest revision in ``migrations/versions`` (a test checks): a database is
 #: upgraded to it; known without importing Alembic, which only a database that needs
 #: migrating loads.
-HEAD_REVISION = "0008"
+HEAD_REVISION = "0009"

@@ -154,6 +154,16 @@ class ReplayViewRow(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+class MoveLogRow(Base):
+    """One seat's per-move stderr in a game (:func:`arena.store.move_logs.pack`):
+    a row per seat that wrote any while it was asked; shown to its owner only."""
+
+    __tablename__ = "move_logs"
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class ClaimRow(Base):
     """Work an arena holds in a tournament (see :meth:`Store.claim`) until ``expires``
     (seconds since the epoch, by the claiming arena's clock)."""

@@ -7,6 +7,10 @@
  *    <script> element, which works from file:// (a fetch of a file does not);
  *  - "seat_urls" (the server): JSON {"seat": N, "view": ...}, fetched with the
  *    viewer's cookie; the server answers only a seat's owner, and never a script.
+ * A seat's view may come with the seat's per-move stderr, [[step, move, text], ...]
+ * (arena/store/move_logs.py; "move" counts the seat's own decisions, which is how
+ * a move finds its position here), shown beside the position it belongs to:
+ * the server's JSON "logs", a report's seat file's second argument (--logs).
  * A seat's view is loaded only when that seat is chosen.  Both views are
  * deflated JSON in base64, built by
  * arena/store/replays.py (see "compact encoding" there): per position the
@@ -249,6 +253,8 @@
     ui.facts.replaceChildren(facts);
     ui.log.replaceChildren(...position.log.map((line) => el("li", "", words(line))));
     ui.logBox.hidden = !position.log.length;
+    ui.stderr.textContent = position.stderr || "";
+    ui.stderrBox.hidden = !position.stderr;
     markCurrent();
   }
 
@@ -332,13 +338,24 @@
     fetch(page.seat_urls[seat], {credentials: "same-origin"}).then((reply) => {
       if (!reply.ok) throw new Error("the server answered " + reply.status);
       return reply.json();
-    }).then((body) => seatArrived(body.view))
+    }).then((body) => seatArrived(body.view, body.logs))
       .catch((error) => notice("Seat " + seat + "'s view could not be fetched: " + error.message));
   }
 
-  function seatArrived(text) {  // a seat's packed view: shown if its seat is still chosen
+  function attachLogs(v, logs) {  // the k-th position where the seat decides gets move k's
+    const byMove = new Map((logs || []).map((entry) => [entry[1], entry[2]]));
+    let move = 0;
+    for (const position of v.positions) {
+      if (!position.moves.some((m) => m[0] === v.seat)) continue;
+      if (byMove.has(move)) position.stderr = byMove.get(move);
+      move += 1;
+    }
+    return v;
+  }
+
+  function seatArrived(text, logs) {  // a seat's packed view: shown if its seat is still chosen
     inflate(text).then((data) => {
-      views[data.seat] = seatView(data);
+      views[data.seat] = attachLogs(seatView(data), logs);
       if (ui.select.value === String(data.seat)) show(views[data.seat]);
     }).catch((error) => notice("This seat's view could not be read: " + error));
   }
@@ -385,6 +402,9 @@
     ui.facts = el("div", "state");
     ui.log = el("ul", "log");
     ui.logBox = el("div", "log-box", el("div", "pile-name", "events"), ui.log);
+    ui.stderr = el("pre", "stderr move-stderr");
+    ui.stderrBox = el("div", "log-box stderr-box", el("div", "pile-name", "stderr of this move"),
+                      ui.stderr);
     ui.list = el("ol", "move-list");
     const controls = el("div", "controls",
       button("«", "First step (Home)", () => go(0)),
@@ -393,7 +413,7 @@
       button("»", "Last step (End)", () => go(view.positions.length - 1)),
       ui.play, el("label", "speed-choice", "Speed: ", ui.speed), ui.slider, ui.label,
       el("label", "viewer-choice", "View: ", ui.select));
-    const main = el("div", "stage", ui.moves, ui.table, ui.logBox, ui.facts);
+    const main = el("div", "stage", ui.moves, ui.table, ui.logBox, ui.stderrBox, ui.facts);
     root.replaceChildren(controls, ui.notice, el("div", "board", main, ui.list));
     root.hidden = false;
     document.addEventListener("keydown", (event) => {
