@@ -16,9 +16,12 @@ engines and baselines take turns in short slices of whole games, ``--rounds``
 times round-robin (the order rotating each round), after one warm-up slice
 each.  Each engine's rate is printed beside UNO's from the same run with their
 ratio (the goal: at least :data:`GOAL_RATIO` times UNO) and the range of the
-per-round ratios.  ``--baseline-tree DIR`` also runs every engine of another
-source tree (today's main: ``git -C /work/main archive REV | tar -x -C DIR``)
-in a child process pinned to the same CPU, its slices interleaved with these
+per-round ratios.  ``loop floor`` is the same loop over a game whose rules cost
+nothing (:class:`FloorGame`): the most any pure-Python engine can reach here,
+so the room an engine's own rules have is the gap between it and the goal.
+``--baseline-tree DIR`` also runs every engine of another source tree
+(today's main: ``git -C /work/main archive REV | tar -x -C DIR``) in a child
+process pinned to the same CPU, its slices interleaved with these
 (:mod:`tree_worker`), and prints each engine's ratio to its baseline.
 """
 
@@ -29,13 +32,13 @@ import gc
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from tree_worker import SERVE_FLAG, Slice, TreeWorker, serve
 
 from arena.games import game_class, game_names, make_game
-from arena.games.base import State
+from arena.games.base import Action, Game, Observation, State
 from arena.games.loop import play
 
 #: The goal of issue 8: every engine at least this many times UNO's decisions/s.
@@ -47,7 +50,12 @@ PlayOne = Callable[[], int]
 
 
 def engine_player(name: str, players: int) -> PlayOne:
-    game = make_game(name, players)
+    return game_player(make_game(name, players))
+
+
+def game_player(game: Game) -> PlayOne:
+    """Whole random games of ``game``: each decision builds the deciding seat's
+    observation and legal actions, picks one, applies it (through ``play``)."""
     rng = random.Random(1)
 
     def choose(state: State, seat: int) -> str:
@@ -59,6 +67,57 @@ def engine_player(name: str, players: int) -> PlayOne:
         return sum(map(len, play(game.new_state(rng.getrandbits(62)), choose)))
 
     return play_one
+
+
+#: Decisions in one game of :class:`FloorGame`.
+FLOOR_DECISIONS = 100
+
+
+class FloorGame(Game):
+    """A game whose rules cost next to nothing: the ceiling of a pure-Python
+    engine under this bench's loop (what the loop, the observation's envelope,
+    the legal-action cache, validation and the pick cost on their own)."""
+
+    name = "loop-floor"
+    min_players = max_players = 3
+    score_order = "higher"
+
+    def deck(self) -> list[str]:
+        return []
+
+    def new_state(self, seed: int) -> FloorState:
+        return FloorState(self, seed)
+
+
+class FloorState(State):
+    """Three seats in turn, three legal actions, a small shared observation."""
+
+    _LEGAL = ("a", "b", "c")
+
+    def __init__(self, game: Game, seed: int) -> None:
+        super().__init__(game, seed)
+        self.done = 0
+        self._deciding: tuple[int, ...] = (0,)
+        self._public: Observation = {"phase": "play", "turn_number": 0, "hand_sizes": (5, 5, 5)}
+
+    def deciding_seats(self) -> tuple[int, ...]:
+        return self._deciding
+
+    def is_terminal(self) -> bool:
+        return not self._deciding
+
+    def _legal_actions(self, seat: int) -> tuple[Action, ...]:
+        return self._LEGAL
+
+    def _apply(self, actions: Mapping[int, Action]) -> None:
+        self.done += 1
+        self._deciding = (self.done % 3,) if self.done < FLOOR_DECISIONS else ()
+
+    def _observation(self, seat: int | None) -> Observation:
+        return self._public.copy()
+
+    def _scores(self) -> list[float]:
+        return [0.0, 0.0, 0.0]
 
 
 def rlcard_player(name: str) -> PlayOne | None:
@@ -191,6 +250,8 @@ def main() -> None:
             missing.append(name)
         else:
             baselines[name] = Runner(f"rlcard {name}", 2, whole_games(play_one))
+    # The ceiling of a pure-Python engine: the same loop over rules that cost nothing.
+    baselines["floor"] = Runner("loop floor", 3, whole_games(game_player(FloorGame(3))))
     everyone = runners + list(old.values()) + list(baselines.values())
 
     interleave(everyone, args.rounds, args.slice)

@@ -39,25 +39,28 @@ class Turn:
         self.seats = seats
         self.decisions: dict[int, Action] = {}
 
-    def step(self) -> Step:
-        if len(self.seats) == 1:  # nearly every step: no comprehension frame
-            seat = self.seats[0]
-            return [[seat, self.decisions[seat]]]
-        return [[seat, self.decisions[seat]] for seat in self.seats]
-
 
 def turns(state: State, log: list[Step] | None = None) -> Iterator[Turn]:
     """Yield a :class:`Turn` per step until ``state`` is over; when the driver
     asks for the next one, apply the turn's decisions (IllegalActionError if a
     seat is missing or its action illegal) and append the step to ``log``."""
-    while not state.is_terminal():
-        turn = Turn(state.deciding_seats())
-        if not turn.seats:
+    # Bound once: this loop runs for every decision of every game played.
+    is_terminal, deciding_seats = state.is_terminal, state.deciding_seats
+    apply, append = state.apply_actions, None if log is None else log.append
+    while not is_terminal():
+        seats = deciding_seats()
+        if not seats:
             raise GameError(f"{state.game.name}: the game is not over but no seat decides")
+        turn = Turn(seats)
         yield turn
-        state.apply_actions(turn.decisions)
-        if log is not None:
-            log.append(turn.step())
+        decisions = turn.decisions
+        apply(decisions)
+        if append is not None:
+            if len(seats) == 1:  # nearly every step: no comprehension frame
+                seat = seats[0]
+                append([[seat, decisions[seat]]])
+            else:
+                append([[seat, decisions[seat]] for seat in seats])
 
 
 def play(state: State, choose: Choose,
@@ -66,12 +69,22 @@ def play(state: State, choose: Choose,
     deciding seat (every seat of a claim window sees the same state), calling
     ``after_step(state)`` after each step.  Returns the action log."""
     log: list[Step] = []
+    if after_step is None:  # the playouts' loop: nothing between the steps
+        for turn in turns(state, log):
+            seats, decisions = turn.seats, turn.decisions
+            if len(seats) == 1:
+                seat = seats[0]
+                decisions[seat] = choose(state, seat)
+            else:
+                for seat in seats:
+                    decisions[seat] = choose(state, seat)
+        return log
     for turn in turns(state, log):
-        if after_step is not None and log:
+        if log:
             after_step(state)  # turns() applied the previous step before yielding this one
         for seat in turn.seats:
             turn.decisions[seat] = choose(state, seat)
-    if after_step is not None and log:
+    if log:
         after_step(state)
     return log
 
