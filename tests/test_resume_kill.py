@@ -18,7 +18,7 @@ from tests.marked import bot_command, stored_keys, wait_gone
 GAME = ("-g", "furious-five")
 BOTS = 3
 TABLE = 2
-GAMES_PER_TABLE = 24
+GAMES_PER_TABLE = 12
 
 
 def arena_argv(db: Path, command: str, parallel: int, resume: bool) -> list[str]:
