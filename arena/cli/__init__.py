@@ -39,6 +39,7 @@ from arena.cli.common import (
     UserError,
     fail,
     is_interrupt,
+    os_error_line,
 )
 from arena.formats.tables import ConfigError
 from arena.games.base import GameError
@@ -84,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if is_interrupt(exc):
             print("arena: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
+        refused = os_error_line(exc)
+        if refused is not None:
+            fail(refused)
         damaged = database_error(exc)
         if damaged is None:
             raise

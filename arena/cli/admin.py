@@ -20,7 +20,7 @@ from arena.cli.common import UserError, mask_passwords, open_store
 from arena.games import game_class, game_names
 from arena.runner.terminal_view import observation_lines, seat_label
 from arena.store.database import DEFAULT_URL, Store, StoredGame
-from arena.store.engine import HEAD_REVISION
+from arena.store.engine import HEAD_REVISION, Missing
 from arena.store.records import GameRecord
 
 PACKAGE = "five-arena"
@@ -124,7 +124,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         raise UserError(f"--limit must be at least 1, not {args.limit}")
     try:
         store = open_store(args.db)
-    except UserError as exc:  # 'arena games' listed the games' rules before
+    except (UserError, Missing) as exc:  # 'arena games' listed the games' rules before
         raise UserError(f"{exc} (the games' rules and options: 'arena rules')") from None
     tournaments = store.tournaments()
     if args.tournament is not None and args.tournament not in {t["id"] for t in tournaments}:

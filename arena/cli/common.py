@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from tqdm import tqdm
 
+from arena.bots.versions import NAME, NAME_RULE
 from arena.runner.client import CLOCKS, TimeControl
 from arena.runner.cluster import local_layout, open_client
 from arena.runner.process import BotSpec
@@ -70,6 +71,23 @@ def is_interrupt(exc: BaseException) -> bool:
         return all(is_interrupt(e) for e in exc.exceptions)
     return isinstance(exc, KeyboardInterrupt)
 
+def os_error_line(exc: BaseException) -> str | None:
+    """One line for an operating system's refusal (a read-only or full folder, a
+    name too long, a missing permission), also inside trio's exception groups:
+    what was refused and the path, shortened; None for any other exception."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if not isinstance(exc, OSError):
+        return None
+    paths = [os.fsdecode(p) if isinstance(p, str | bytes) else str(p)
+             for p in (exc.filename, exc.filename2) if p is not None]
+    shown = " -> ".join(repr(shorten(path)) for path in paths)
+    return f"{exc.strerror or type(exc).__name__}{f': {shown}' if shown else ''}"
+
+def shorten(text: str, most: int = 100) -> str:
+    """``text``, its middle cut out if longer than ``most`` characters."""
+    return text if len(text) <= most else f"{text[:most // 2]}...{text[-most // 2:]}"
+
 def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
     print(f"arena: error: {mask_passwords(message)}", file=sys.stderr)
     raise SystemExit(status)
@@ -90,6 +108,9 @@ def parse_bot(text: str, index: int | None) -> BotSpec:
     then ``-index`` unless ``index`` is None)."""
     match = _NAMED.match(text)
     name, command = (match.group(1), match.group(2)) if match else (None, text)
+    if name is not None and not NAME.fullmatch(name):
+        raise UserError(f"bot {shorten(text)!r}: {shorten(name)!r} is not a bot name: "
+                        f"NAME=COMMAND takes {NAME_RULE}")
     if not command.strip():
         raise UserError(f"bot {text!r} has an empty command")
     spec = BotSpec(name or "", command)

@@ -136,8 +136,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         entrants = list(given.specs)
         sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db,
                                   args.out)
-        store = known or open_store(args.db, create=True)
         folder = None if args.no_report else report_folder(args.out)
+        store = known or open_store(args.db, create=True)
     given.register(store)
     announce_plan(sandbox, plan)
     with execution(args) as run:

@@ -189,8 +189,8 @@ def _sandbox_fields(sandbox: Sandbox | None) -> dict[str, Any]:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     check_execution(args)
+    folder = report_folder(args.out)  # a bad --out creates no database
     store = open_store(args.db, create=True)
-    folder = report_folder(args.out)
     sandbox = sandbox_of(args, args.db)
     announce(sandbox)
     faulted = False

@@ -262,11 +262,11 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
     if RESUMED_BY[stored["kind"]] != command:
         raise UserError(f"tournament {args.resume} is a {stored['kind']}: resume it with "
                         f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
+    check_resume_flags(args)
     if stored["status"] == "finished" and command != "ladder":  # a ladder may go on
         raise UserError(f"{stored['kind']} {args.resume} is finished: nothing to resume "
                         f"(its standings: 'arena standings -t {args.resume} --db "
                         f"{mask_passwords(args.db)}')")
-    check_resume_flags(args)
     try:
         plan = Plan.from_stored(stored, store.deal_secret(args.resume))
     except ConfigError as exc:
