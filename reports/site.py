@@ -70,8 +70,12 @@ class Site:
         partial = path.with_name(path.name + ".part")
         stream = template.stream(**context)
         stream.enable_buffering(_CHUNKS)
-        stream.dump(str(partial), encoding="utf-8")
-        os.replace(partial, path)
+        try:
+            stream.dump(str(partial), encoding="utf-8")
+            os.replace(partial, path)
+        except BaseException:  # a full disk, Ctrl-C: no half page left beside the pages
+            partial.unlink(missing_ok=True)
+            raise
         self.written.append(name)
 
     def copy(self, name: str, source: Path) -> None:

@@ -182,10 +182,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, user_errors()):
             from arena.cli.common import fail
             fail(str(exc))
-        from arena.cli.common import EXIT_INTERRUPTED, fail, is_interrupt
+        from arena.cli.common import EXIT_INTERRUPTED, fail, is_interrupt, os_error_line
         if is_interrupt(exc):
             print("arena: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
+        refused = os_error_line(exc)
+        if refused is not None:
+            fail(refused)
         damaged = database_error(exc)
         if damaged is None:
             raise

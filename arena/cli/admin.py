@@ -19,6 +19,7 @@ from arena.cli.common import UserError, mask_passwords, open_store
 from arena.games import game_class, game_names
 from arena.runner.terminal_view import observation_lines, seat_label
 from arena.store.database import DEFAULT_URL, Store, StoredGame
+from arena.store.engine import Missing
 from arena.store.records import GameRecord
 
 #: Exit status when the organiser answers no (nothing was deleted).
@@ -82,7 +83,7 @@ def emit(lines: Iterable[str]) -> None:
 # -- arena tournaments -----------------------------------------------------------
 
 def cmd_tournaments(args: argparse.Namespace) -> int:
-    tournaments = open_store(args.db, existing=True).tournaments()
+    tournaments = open_store(args.db).tournaments()
     if not tournaments:
         print(f"arena: no tournaments in {mask_passwords(args.db)}", file=sys.stderr)
     emit(tournament_lines(tournaments))
@@ -109,8 +110,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, not {args.limit}")
     try:
-        store = open_store(args.db, existing=True)
-    except UserError as exc:  # 'arena games' listed the games' rules before
+        store = open_store(args.db)
+    except (UserError, Missing) as exc:  # 'arena games' listed the games' rules before
         raise UserError(f"{exc} (the games' rules and options: 'arena rules')") from None
     tournaments = store.tournaments()
     if args.tournament is not None and args.tournament not in {t["id"] for t in tournaments}:
@@ -160,7 +161,7 @@ def game_line(game: StoredGame) -> str:
 # -- arena show ------------------------------------------------------------------
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     game = store.game(args.game_id)
     record = store.record(args.game_id) if game is not None else None
     if game is None or record is None:
@@ -223,7 +224,7 @@ def result_lines(game: StoredGame) -> list[str]:
 # -- arena delete ----------------------------------------------------------------
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     stored = store.tournament(args.tournament)
     if stored is None:
         raise UserError(f"no tournament {args.tournament} in {args.db} "

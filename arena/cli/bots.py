@@ -44,7 +44,7 @@ from arena.store.database import (
     StoredGame,
     counted_games,
 )
-from arena.store.engine import StorageError, sqlite_database
+from arena.store.engine import Missing, StorageError
 
 _NAMED = re.compile(r"^[A-Za-z0-9_.\-]+=")
 
@@ -134,13 +134,13 @@ def command_or_unknown_bot(text: str, index: int, store: Store | None) -> BotSpe
 
 
 def existing_store(url: str) -> Store | None:
-    """The database at ``url`` if it exists (a SQLite file, or another server's),
-    to look bots up in; None for a SQLite file not made yet."""
-    database = sqlite_database(url)
-    if database and database != ":memory:" and not database.startswith("file:") \
-            and not Path(database).is_file():
+    """The database at ``url`` if it was made (a SQLite file, or another server's),
+    to look bots up in; None for one not made yet (no file, an empty file, no arena
+    tables), which the command then creates."""
+    try:
+        return open_store(url)
+    except Missing:
         return None
-    return open_store(url, existing=True)
 
 
 def play_store(url: str | None) -> Store | None:
@@ -205,7 +205,7 @@ def bot_add(args: argparse.Namespace) -> int:
     if bot_store is None:
         raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
     sandbox = sandbox_of(args, args.db)
-    store = open_store(args.db)
+    store = open_store(args.db, create=True)
     added = add_bot(store, source, bot_store.resolve(), sandbox,
                     functools.partial(check_runnable, modules=False))
     label = added.version.label
@@ -214,7 +214,7 @@ def bot_add(args: argparse.Namespace) -> int:
 
 
 def bot_list(args: argparse.Namespace) -> int:
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     versions = [v for v in store.bot_versions() if args.all or not v.retired]
     checks = {t["id"] for t in store.tournaments() if t["kind"] == CHECK_KIND}
     games = list(store.scan_games())
@@ -257,7 +257,7 @@ def _version(store: Store, text: str) -> BotVersion:
 
 
 def bot_show(args: argparse.Namespace) -> int:
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     version = _version(store, args.bot)
     label = version.label
     games = [g for g in store.scan_games() if label in g.seats]
@@ -280,7 +280,7 @@ def bot_show(args: argparse.Namespace) -> int:
 
 
 def bot_retire(args: argparse.Namespace) -> int:
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     base, _, version = args.bot.partition("@")
     target = _version(store, args.bot)
     retired = store.retire_bots(base, version or None)

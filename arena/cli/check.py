@@ -73,7 +73,7 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     for game in games:  # bad input fails before anything is stored or started
         check_plan(spec, game, control, sandbox, args.games, options=options).validate()
     # A stored bot's check goes into the database it came from (ladders read it there).
-    store = (known or open_store(args.db)) if args.db else known if stored else None
+    store = (known or open_store(args.db, create=True)) if args.db else known if stored else None
     if store is not None:
         entrants.register(store)
     announce(sandbox)

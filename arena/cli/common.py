@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from tqdm import tqdm
 
+from arena.bots.versions import NAME, NAME_RULE
 from arena.runner.client import CLOCKS, TimeControl
 from arena.runner.cluster import local_layout, open_client
 from arena.runner.process import BotSpec
 from arena.runner.sandbox import SANDBOX_CHOICES, Limits, Sandbox, path_arguments, resolve
 from arena.runner.views import running_builders
 from arena.store.database import DEFAULT_URL, Store
-from arena.store.engine import private_paths, sqlite_database
+from arena.store.engine import database_file, new_database, private_paths, sqlite_database
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -71,6 +72,23 @@ def is_interrupt(exc: BaseException) -> bool:
         return all(is_interrupt(e) for e in exc.exceptions)
     return isinstance(exc, KeyboardInterrupt)
 
+def os_error_line(exc: BaseException) -> str | None:
+    """One line for an operating system's refusal (a read-only or full folder, a
+    name too long, a missing permission), also inside trio's exception groups:
+    what was refused and the path, shortened; None for any other exception."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if not isinstance(exc, OSError):
+        return None
+    paths = [os.fsdecode(p) if isinstance(p, str | bytes) else str(p)
+             for p in (exc.filename, exc.filename2) if p is not None]
+    shown = " -> ".join(repr(shorten(path)) for path in paths)
+    return f"{exc.strerror or type(exc).__name__}{f': {shown}' if shown else ''}"
+
+def shorten(text: str, most: int = 100) -> str:
+    """``text``, its middle cut out if longer than ``most`` characters."""
+    return text if len(text) <= most else f"{text[:most // 2]}...{text[-most // 2:]}"
+
 def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
     print(f"arena: error: {mask_passwords(message)}", file=sys.stderr)
     raise SystemExit(status)
@@ -91,6 +109,9 @@ def parse_bot(text: str, index: int | None) -> BotSpec:
     then ``-index`` unless ``index`` is None)."""
     match = _NAMED.match(text)
     name, command = (match.group(1), match.group(2)) if match else (None, text)
+    if name is not None and not NAME.fullmatch(name):
+        raise UserError(f"bot {shorten(text)!r}: {shorten(name)!r} is not a bot name: "
+                        f"NAME=COMMAND takes {NAME_RULE}")
     if not command.strip():
         raise UserError(f"bot {text!r} has an empty command")
     spec = BotSpec(name or "", command)
@@ -213,19 +234,38 @@ def check_seed(seed: int | None) -> None:
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise UserError(f"--seed must be from 0 to 2^63 - 1 ({MAX_SEED}), not {seed}")
 
-def open_store(url: str, *, existing: bool = False) -> Store:
+def open_store(url: str, *, create: bool = False, create_flag: str | None = None) -> Store:
     """The database at ``url``, announcing on stderr when it waits for another
-    process's lock.  Refuses an in-memory SQLite database (it would store
-    nothing) and, with ``existing``, a SQLite file that does not exist (rather
-    than create an empty one)."""
+    process's lock.  The one policy on making databases: refuses an in-memory SQLite
+    database (it would store nothing); without ``create``, a database not made yet
+    (no file, an empty file, no arena tables: :class:`arena.store.engine.Missing`, one
+    line naming the URL) and creates nothing; with ``create``, makes it and says so
+    once on stderr.  ``create_flag`` (``--create``, not given): makes a new SQLite
+    file only if its folder holds no other database (``*.db``), so that a typo in
+    ``--db`` is not a new, empty database."""
     database = sqlite_database(url)
     if database in ("", ":memory:"):
         raise UserError(f"--db {url!r} is an in-memory database, which would store nothing; "
                         f"name a file, e.g. {DEFAULT_URL}")
-    if existing and database and not database.startswith("file:") and \
-            not Path(database).is_file():
-        raise UserError(f"no database file {database!r} (--db {url!r})")
-    return Store(url, on_locked=_say_locked)
+    if create and create_flag is not None:
+        _refuse_a_typo(url, create_flag)
+    store = Store(url, on_locked=_say_locked, create=create)
+    if store.created:
+        print(f"arena: created a new database {mask_passwords(url)}", file=sys.stderr)
+    return store
+
+def _refuse_a_typo(url: str, flag: str) -> None:
+    """UserError if ``url`` is a SQLite file not made yet beside other databases."""
+    path = database_file(url)
+    if path is None or new_database(url) is None:
+        return
+    others = sorted(str(p.name) for p in Path(path).parent.glob("*.db")
+                    if p.is_file() and str(p) != path and p.stat().st_size > 0)
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        raise UserError(f"no arena database at {url} ({new_database(url)}), and its folder "
+                        f"holds other databases ({shown}): a typo in --db? Give {flag} to "
+                        f"make a new one")
 
 def _say_locked() -> None:
     builders = running_builders()

@@ -40,6 +40,8 @@ from arena.cli.running import (
     report_tournament,
     resume_plan,
     revealed_deals,
+    second_signal_exits,
+    stopped_standings,
 )
 from arena.cli.standings import Printer, add_standings_flag, check_every
 from arena.cli.standings import final as final_standings
@@ -134,8 +136,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         entrants = list(given.specs)
         sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db,
                                   args.out)
-        store = known or open_store(args.db)
         folder = None if args.no_report else report_folder(args.out)
+        store = known or open_store(args.db, create=True)
     given.register(store)
     announce_plan(sandbox, plan)
     with execution(args) as run:
@@ -236,14 +238,18 @@ def _run_ladder(store: Store, plan: Plan, tournament_id: int, run: Execution, sa
             nursery.cancel_scope.cancel()
 
     stopped = play_until_stopped(store, tournament_id, sandbox, progress, work)
+    if stopped is not None:
+        with second_signal_exits():
+            stopped_standings(store, tournament_id)
+            if reports is not None:
+                reports.render()
+            again = f" --max-groups {groups}" if groups else ""
+            print(f"arena: interrupted; {len(store.done_games(tournament_id))} games stored; "
+                  f"resume with 'arena ladder --resume {tournament_id} "
+                  f"--db {mask_passwords(store.url)}{again}'", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if reports is not None:
         reports.render()
-    if stopped is not None:
-        again = f" --max-groups {groups}" if groups else ""
-        print(f"arena: interrupted; {len(store.done_games(tournament_id))} games stored; "
-              f"resume with 'arena ladder --resume {tournament_id} "
-              f"--db {mask_passwords(store.url)}{again}'", file=sys.stderr)
-        return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
     for line in revealed_deals(store, tournament_id):
         print(line, file=sys.stderr)

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from arena.bots.starter import LANGUAGES, new_bot
-from arena.cli.common import Subparsers
+from arena.cli.common import Subparsers, UserError, shorten
 
 
 def add_new_bot(sub: Subparsers) -> None:
@@ -28,7 +28,11 @@ def add_new_bot(sub: Subparsers) -> None:
 
 
 def cmd_new_bot(args: argparse.Namespace) -> int:
-    written = new_bot(Path(args.directory), args.lang, args.game)
+    try:
+        written = new_bot(Path(args.directory), args.lang, args.game)
+    except OSError as exc:  # a read-only or full folder, a name too long: nothing is left
+        raise UserError(f"cannot write the bot into {shorten(args.directory)!r}: "
+                        f"{exc.strerror or exc}") from None
     print(f"wrote {args.directory}: {', '.join(written)}")
     print(f"next: read {Path(args.directory) / 'README.md'}")
     print("to train a policy locally first: docs/lab.md (every game as a PettingZoo environment)")

@@ -112,7 +112,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     check_seed(args.seed)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(7), "big")
     control = time_control(args)
-    store = (known or open_store(args.db)) if args.db else None
+    store = (known or open_store(args.db, create=True)) if args.db else None
     if store is not None:
         entrants.register(store)
     sandbox = sandbox_of(args, args.db)
@@ -189,8 +189,8 @@ def _sandbox_fields(sandbox: Sandbox | None) -> dict[str, Any]:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     check_execution(args)
-    store = open_store(args.db)
-    folder = report_folder(args.out)
+    folder = report_folder(args.out)  # a bad --out creates no database
+    store = open_store(args.db, create=True)
     sandbox = sandbox_of(args, args.db)
     announce(sandbox)
     faulted = False

@@ -37,7 +37,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from reports.render import render_report
 
     folder = report_folder(args.out)
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     index = render_report(store, folder, max_replays=args.max_replays, logs=args.logs)
     print(index.resolve())
     return 0
@@ -58,7 +58,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from reports.export import FORMATS, export
 
     folder = report_folder(args.out, export=True)
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     try:
         paths = export(store, folder, formats=args.formats or FORMATS,
                        tournament=args.tournament)

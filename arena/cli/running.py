@@ -7,14 +7,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import Any, NoReturn
 
 import trio
+from tqdm import tqdm
 
 from arena.cli.bots import check_spec
 from arena.cli.common import (
@@ -45,24 +47,51 @@ from arena.store.database import Store, StoredGame
 from arena.store.engine import StorageError
 from arena.store.records import GameResult
 
+#: The signals that stop a run (a tournament, a match, a ladder) as Ctrl-C does.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
-async def until_signal(work: Callable[[], Awaitable[None]]) -> int | None:
-    """Run ``work()`` (a tournament, a match, a ladder); on SIGTERM or SIGHUP stop
-    it as Ctrl-C would.  Returns the signal number that stopped it, or None."""
+
+async def until_signal(work: Callable[[], Awaitable[None]],
+                       signals: Sequence[int] = (signal.SIGTERM, signal.SIGHUP)) -> int | None:
+    """Run ``work()`` (a tournament, a match, a ladder, the server); the first of
+    ``signals`` stops it as Ctrl-C would, a second one exits at once
+    (:func:`exit_at_once`).  Returns the signal number that stopped it, or None."""
     stopped: int | None = None
+    playing = trio.CancelScope()
     async with trio.open_nursery() as nursery:
         async def watch() -> None:
             nonlocal stopped
-            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
-                async for signum in signals:
+            with trio.open_signal_receiver(*signals) as received:
+                async for signum in received:
+                    if stopped is not None:
+                        exit_at_once()
                     stopped = signum
-                    nursery.cancel_scope.cancel()
-                    return
+                    playing.cancel()
+                    tqdm.write("arena: stopping: every bot is ended and every finished game "
+                               "kept (again to exit at once)", file=sys.stderr)
 
         nursery.start_soon(watch)
-        await work()
+        with playing:
+            await work()
         nursery.cancel_scope.cancel()
     return stopped
+
+def exit_at_once(*_: object) -> NoReturn:
+    """The second Ctrl-C or SIGTERM: exit now, as ``kill -9`` would (the bots and the
+    local workers die with the arena; every stored game was committed whole)."""
+    os.write(2, b"arena: interrupted again: exiting at once\n")
+    os._exit(EXIT_INTERRUPTED)
+
+@contextlib.contextmanager
+def second_signal_exits() -> Iterator[None]:
+    """While the closing lines of a stopped run are computed: another Ctrl-C or
+    SIGTERM exits at once."""
+    previous = {signum: signal.signal(signum, exit_at_once) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 def play_until_stopped(store: Store, tournament_id: int, sandbox: Sandbox,
                         progress: Progress, work: Callable[[], Awaitable[None]]) -> int | None:
@@ -71,7 +100,7 @@ def play_until_stopped(store: Store, tournament_id: int, sandbox: Sandbox,
     try:
         store.set_status(tournament_id, "running")
         store.set_protections(tournament_id, sandbox.describe())
-        stopped = trio.run(until_signal, work)
+        stopped = trio.run(until_signal, work, STOP_SIGNALS)
     except BaseException as exc:
         if not is_interrupt(exc):
             progress.close()
@@ -84,6 +113,18 @@ def play_until_stopped(store: Store, tournament_id: int, sandbox: Sandbox,
         with contextlib.suppress(StorageError):
             store.set_status(tournament_id, "interrupted", wait=False)
     return stopped
+
+def stopped_standings(store: Store, tournament_id: int) -> None:
+    """The standings (a match's with its test) of a run stopped by a signal, on
+    stderr, as cutechess prints them on Ctrl-C; a line instead if they cannot be
+    computed (nothing stored yet, the database gone)."""
+    if not store.done_games(tournament_id):
+        print("arena: no game finished yet: no standings", file=sys.stderr)
+        return
+    try:
+        final_standings(store, tournament_id)
+    except (StorageError, UserError) as exc:
+        print(f"arena: no standings: {exc}", file=sys.stderr)
 
 def run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
               sandbox: Sandbox, test: SequentialTest | None = None, *,
@@ -117,11 +158,13 @@ def run_plan(store: Store, plan: Plan, tournament_id: int, run: Execution,
             nursery.cancel_scope.cancel()
 
     if play_until_stopped(store, tournament_id, sandbox, progress, work) is not None:
-        stored = len(store.done_games(tournament_id))
-        command = "match" if isinstance(plan.format, Match) else "tournament"
-        print(f"arena: interrupted; {stored}/{plan.total_games} games stored; resume with "
-              f"'arena {command} --resume {tournament_id} --db {mask_passwords(store.url)}'",
-              file=sys.stderr)
+        with second_signal_exits():
+            stopped_standings(store, tournament_id)
+            stored = len(store.done_games(tournament_id))
+            command = "match" if isinstance(plan.format, Match) else "tournament"
+            print(f"arena: interrupted; {stored}/{plan.total_games} games stored; resume "
+                  f"with 'arena {command} --resume {tournament_id} "
+                  f"--db {mask_passwords(store.url)}'", file=sys.stderr)
         return EXIT_INTERRUPTED
     store.set_status(tournament_id, "finished")
     for line in revealed_deals(store, tournament_id):
@@ -212,7 +255,7 @@ def fault_summary(games: Iterable[StoredGame]) -> list[str]:
 def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sandbox]:
     """The stored tournament ``--resume ID`` names, if ``arena COMMAND`` plays its
     kind: its store, its plan with the stored tables, and its sandbox."""
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     stored = store.tournament(args.resume)
     if stored is None or stored["kind"] not in RESUMED_BY:
         raise UserError(f"no tournament {args.resume} in {args.db}")
@@ -220,6 +263,10 @@ def resume_plan(args: argparse.Namespace, command: str) -> tuple[Store, Plan, Sa
         raise UserError(f"tournament {args.resume} is a {stored['kind']}: resume it with "
                         f"'arena {RESUMED_BY[stored['kind']]} --resume {args.resume}'")
     check_resume_flags(args)
+    if stored["status"] == "finished" and command != "ladder":  # a ladder may go on
+        raise UserError(f"{stored['kind']} {args.resume} is finished: nothing to resume "
+                        f"(its standings: 'arena standings -t {args.resume} --db "
+                        f"{mask_passwords(args.db)}')")
     try:
         plan = Plan.from_stored(stored, store.deal_secret(args.resume))
     except ConfigError as exc:

@@ -80,6 +80,7 @@ def add_serve(sub: Subparsers) -> None:
                                      "'arena ladder' in a child process on the same "
                                      "database. See docs/server.md.")
     srv.add_argument("--db", default=DEFAULT_URL, help=f"database URL (default {DEFAULT_URL})")
+    add_create_flag(srv)
     srv.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
     srv.add_argument("--port", type=int, default=DEFAULT_PORT,
                      help=f"port (default {DEFAULT_PORT}; 0: any free one)")
@@ -177,7 +178,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         check_execution(args)
     sandbox = sandbox_of(args, args.db)
     plans = [ladder_plan(args, game) for game in dict.fromkeys(args.ladder)]
-    store = open_store(args.db)  # an in-memory database is refused before anything is made
+    store = open_store(args.db, create=True, create_flag=create_flag(args))
     bot_store = Path(args.bot_store) if args.bot_store else default_bot_store(args.db)
     if bot_store is None:  # not a SQLite file: nothing was made
         raise UserError(f"--bot-store DIR is required with --db {args.db!r} (not a SQLite file)")
@@ -217,6 +218,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     stop_children(children, interrupted=False)
     print(f"arena: server stopped{f' by signal {stopped}' if stopped else ''}", file=sys.stderr)
     return 0
+
+
+def add_create_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--create", action="store_true",
+                        help="make the database if it does not exist (without it: only when "
+                             "its folder holds no other database, *.db, so a typo in --db "
+                             "is refused)")
+
+
+def create_flag(args: argparse.Namespace) -> str | None:
+    """``--create`` for :func:`arena.cli.common.open_store` unless it was given."""
+    return None if args.create else "--create"
 
 
 def check_games_flag(args: argparse.Namespace) -> None:
@@ -384,6 +397,7 @@ def add_user_commands(sub: Subparsers) -> None:
     add = commands.add_parser("add", help="create an account: prints its API token and a "
                                           "one-time link to set its password")
     add.add_argument("--admin", action="store_true", help="an admin manages every bot")
+    add_create_flag(add)
     add.set_defaults(run=cmd_user_add)
     reset = commands.add_parser("reset", help="print a new one-time link to set the user's "
                                               "password (their older unused links revoked)")
@@ -419,7 +433,7 @@ def existing_user(args: argparse.Namespace) -> tuple[Accounts, User]:
     """The accounts of ``--db`` (an existing database) and the user ``NAME``;
     UserError if there is no such user."""
     check_user_name(args.name)
-    accounts = Accounts(open_store(args.db, existing=True))
+    accounts = Accounts(open_store(args.db))
     user = accounts.user_named(args.name)
     if user is None:
         raise UserError(f"no user {args.name!r} in {mask_passwords(args.db)}")
@@ -471,7 +485,7 @@ def cmd_user_tokens(args: argparse.Namespace) -> int:
 
 def cmd_user_add(args: argparse.Namespace) -> int:
     check_user_name(args.name)
-    accounts = Accounts(open_store(args.db))
+    accounts = Accounts(open_store(args.db, create=True, create_flag=create_flag(args)))
     try:
         user = accounts.add_user(args.name, admin=args.admin)
     except AccountError as exc:

@@ -367,7 +367,7 @@ def add_standings(sub: Subparsers) -> None:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    store = open_store(args.db, existing=True)
+    store = open_store(args.db)
     if args.tournament is not None:
         tables = [tournament_standings(store, args.tournament)]
     else:

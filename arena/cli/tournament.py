@@ -156,7 +156,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 **deal_fields(args.seed))
     plan.validate()
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
-    store = known or open_store(args.db)
+    store = known or open_store(args.db, create=True)
     entrants.register(store)
     announce_plan(sandbox, plan)
     print(describe_schedule(plan), file=sys.stderr)
@@ -211,7 +211,7 @@ def new_match(args: argparse.Namespace) -> tuple[Store, Plan, Sandbox]:
                 pass_env=tuple(args.pass_env), format=Match(sprt))
     plan.validate()
     sandbox = resolve_sandbox(plan.sandbox, plan.limits, plan.pass_env, args.db)
-    store = known or open_store(args.db)
+    store = known or open_store(args.db, create=True)
     entrants.register(store)
     announce_plan(sandbox, plan)
     return store, plan, sandbox

@@ -55,7 +55,7 @@ from arena.store.engine import (
     first_line,
     insert_new,
     now,
-    open_engine,
+    opened,
     private_paths,
     retry_locked,
     writer,
@@ -197,11 +197,12 @@ class Store:
     """
 
     def __init__(self, url: str = DEFAULT_URL,
-                 on_locked: Callable[[], None] | None = None) -> None:
+                 on_locked: Callable[[], None] | None = None, *, create: bool = True) -> None:
         self.url = url
         self.on_locked = on_locked
         self._waiting = False
-        self.engine = open_engine(url, self.notice_locked)
+        #: Whether opening it created the database (``create``: else it must exist).
+        self.engine, self.created = opened(url, self.notice_locked, create=create)
         self._writer = writer(self.engine)
         self._waiting = False
         #: (tournament id, table number) -> (table row id, table size)

@@ -156,11 +156,45 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(**{WRITE: True})
 
 
-def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine:
+class Missing(StorageError):
+    """No arena database at the URL (no file, an empty file, no arena tables), and
+    the caller did not ask to create one."""
+
+
+def new_database(url: str) -> str | None:
+    """Why ``url`` holds no arena database yet, without connecting (a connection
+    would create a SQLite file): "no such file" or "an empty file" for a SQLite
+    file; None otherwise (a database that exists, or another backend, which
+    :func:`open_engine` checks for the arena's tables)."""
+    path = database_file(url)
+    if path is None:
+        return None
+    try:
+        size = os.stat(path).st_size
+    except (FileNotFoundError, NotADirectoryError):
+        return f"no database file {path!r}"
+    except OSError as exc:
+        raise StorageError(f"cannot open database {url!r}: {exc.strerror or exc}") from None
+    return f"{path!r} is an empty file (0 bytes)" if size == 0 else None
+
+
+def open_engine(url: str, on_locked: Callable[[], None] | None = None, *,
+                create: bool = True) -> Engine:
     """An engine for ``url`` with the schema upgraded to the newest revision
     (:func:`upgrade_schema`); StorageError if unusable.
 
+    Without ``create``, :class:`Missing` for a database not made yet (no file, an
+    empty file, a database without the arena's tables) and nothing is created.
     While the database is locked, upgrading waits (see ``on_locked`` in :class:`Store`)."""
+    return opened(url, on_locked, create=create)[0]
+
+
+def opened(url: str, on_locked: Callable[[], None] | None = None, *,
+           create: bool = True) -> tuple[Engine, bool]:
+    """:func:`open_engine`, and whether this call created the arena's schema (a new
+    database)."""
+    if not create and (why := new_database(url)) is not None:
+        raise Missing(f"no arena database at {url}: {why}")  # before connecting creates it
     try:
         parsed = make_url(url)
         is_sqlite = parsed.get_backend_name() == "sqlite"
@@ -171,7 +205,7 @@ def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine
         if is_sqlite:
             event.listen(engine, "connect", _sqlite_pragmas)
             event.listen(engine, "begin", _sqlite_begin)
-        retry_locked(lambda: upgrade_schema(engine), on_locked)
+        created = retry_locked(lambda: upgrade_schema(engine, create=create), on_locked)
     except ArgumentError:
         raise StorageError(f"not a database URL: {url!r} (try sqlite:///arena.db)") from None
     except NoSuchModuleError as exc:
@@ -180,7 +214,7 @@ def open_engine(url: str, on_locked: Callable[[], None] | None = None) -> Engine
         raise StorageError(f"database driver for {url!r} is not installed: {exc.name}") from None
     except SQLAlchemyError as exc:
         raise StorageError(f"cannot open database {url!r}: {first_line(exc)}") from None
-    return engine
+    return engine, created
 
 # -- the schema's revisions (Alembic) -----------------------------------------------
 def schema_revision(connection: Connection) -> str | None:
@@ -202,22 +236,30 @@ def alembic_config(connection: Connection) -> Config:
     return config
 
 
-def upgrade_schema(engine: Engine) -> None:
+def upgrade_schema(engine: Engine, *, create: bool = True) -> bool:
     """Bring the database to :data:`HEAD_REVISION`: create the schema in a new
-    one, adopt one made before migrations, apply the missing revisions; one
-    transaction, one process at a time.  StorageError for a revision this code
-    does not know (made by newer code)."""
+    one (only with ``create``, else :class:`Missing`), adopt one made before
+    migrations, apply the missing revisions; one transaction, one process at a
+    time.  StorageError for a revision this code does not know (made by newer
+    code).  Whether it created the schema."""
     with engine.connect() as connection:
-        if schema_revision(connection) == HEAD_REVISION:
-            return
+        revision = schema_revision(connection)
+        if revision == HEAD_REVISION:
+            return False
+        if revision is None and not create and not inspect(connection).has_table("games"):
+            raise Missing(f"no arena database at {engine.url.render_as_string()}: "
+                          f"it holds no arena tables")
     with writer(engine).begin() as connection:
         if connection.dialect.name == "postgresql":
             # Concurrent arenas on a new database: the second waits, then finds it done.
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                                {"key": MIGRATION_LOCK_KEY})
         current = schema_revision(connection)
-        if current != HEAD_REVISION:
-            _migrate(connection, current, engine.url.render_as_string())
+        if current == HEAD_REVISION:
+            return False
+        new = current is None and not inspect(connection).has_table("games")
+        _migrate(connection, current, engine.url.render_as_string())
+        return new
 
 
 def _migrate(connection: Connection, current: str | None, url: str) -> None:

@@ -1,0 +1,93 @@
+"""Ctrl-C ends a run as cutechess ends one: the first SIGINT or SIGTERM of ``arena
+tournament``, ``match`` or ``ladder`` stops it and prints its standings (a match's
+with its test) and the resume command; a second one exits at once.  Real arena
+processes, real bots, real signals."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.marked import bot_command, stored_keys, wait_gone
+
+RUNS = {
+    "tournament": ["-k", "2", "-n", "200"],
+    "match": [],
+    "ladder": ["--no-report"],
+}
+
+
+def start(command: str, db: Path, bot: str) -> subprocess.Popen[str]:
+    argv = [sys.executable, "-m", "arena.cli", command, "-g", "furious-five", "-o", "rounds=1",
+            "--db", f"sqlite:///{db}", "-j", "2", "--sandbox", "none",
+            *(["--workers", "1"] if command != "match" else []), *RUNS[command],
+            *(f"-b=r{i}={bot}" for i in range(2 if command == "match" else 3))]
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_games(proc: subprocess.Popen[str], db: Path, games: int) -> None:
+    deadline = time.monotonic() + 120
+    while len(stored_keys(db)) < games and proc.poll() is None:
+        assert time.monotonic() < deadline, "no games stored in 2 minutes"
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it was stopped"
+
+
+@pytest.mark.parametrize(("command", "signum"), [
+    ("tournament", signal.SIGINT), ("match", signal.SIGTERM), ("ladder", signal.SIGINT),
+    ("ladder", signal.SIGTERM)])
+def test_the_first_signal_prints_the_standings_and_the_resume_command(
+        tmp_path: Path, command: str, signum: int) -> None:
+    marker = str(tmp_path / "bots")
+    db = tmp_path / "arena.db"
+    proc = start(command, db, bot_command(tmp_path / "bots"))
+    wait_for_games(proc, db, 4)
+    os.kill(proc.pid, signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Warning" not in err, err
+    lines = err.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("rank  bot"))
+    resume = next(i for i, line in enumerate(lines) if "resume with" in line)
+    assert header < resume == len(lines) - 1, err  # standings, then the resume command last
+    assert f"'arena {command} --resume 1 --db sqlite:///{db}'" in lines[resume]
+    stored = len(stored_keys(db))
+    assert f"{command} 1: furious-five, {stored} games" in lines[header - 1]
+    rows = lines[header + 1:resume]
+    assert {row.split()[1] for row in rows if row[:1].isdigit()} == {
+        f"r{i}@1" for i in range(2 if command == "match" else 3)}
+    if command == "match":  # the SPRT's state: not decided, its LLR and bounds
+        assert any("running: not decided yet" in line for line in rows), err
+        assert any(line.strip().startswith("LLR ") for line in rows), err
+    assert wait_gone(marker) == [], "a bot outlived the stopped arena"
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT status FROM tournaments").fetchall() == [("interrupted",)]
+
+
+def test_a_second_signal_exits_at_once(tmp_path: Path) -> None:
+    marker = str(tmp_path / "bots")
+    db = tmp_path / "arena.db"
+    proc = start("tournament", db, bot_command(tmp_path / "bots"))
+    wait_for_games(proc, db, 4)
+    os.kill(proc.pid, signal.SIGINT)
+    # The closing standings take a while (the rating fit and its bootstrap): the second
+    # signal comes while the bots are ended or the standings are computed.
+    time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.rstrip().endswith("arena: interrupted again: exiting at once"), err
+    assert "Traceback" not in err and "resume with" not in err
+    assert wait_gone(marker) == [], "a bot outlived the arena"
+    keys = stored_keys(db)
+    assert keys and len(keys) == len(set(keys))
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
