@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from arena.cli.common import DEFAULT_REPORT_DIR, Subparsers, UserError, open_store, report_folder
 from arena.store.database import DEFAULT_URL
@@ -31,11 +32,13 @@ def add_export(sub: Subparsers) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from reports.progress import Progress
     from reports.render import render_report
 
     folder = report_folder(args.out)
     store = open_store(args.db, existing=True)
-    index = render_report(store, folder, max_replays=args.max_replays)
+    index = render_report(store, folder, max_replays=args.max_replays,
+                          progress=Progress(sys.stderr))
     print(index.resolve())
     return 0
 
