@@ -680,6 +680,7 @@ def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
     jobs = replay_pool.stale(pages, games, replayed, site.fresh)
     if progress is not None:
         progress.say(_replays_plan(store, jobs, len(replayed), processes))
+        progress.begin()
     with replay_pool.started(pages, jobs, store, processes=processes, nice=nice) as running:
         yield running
 
@@ -692,13 +693,15 @@ def _replays_plan(store: Store, jobs: Sequence[replay_pool.Job], replayed: int,
     stored = store.ids_with_views(VIEWS_FORMAT)
     missing = sum(1 for game, _, _ in jobs if game.id not in stored)
     text = f"{len(jobs):,} replay pages to write ({replayed - len(jobs):,} up to date)"
-    if jobs:
-        text += (f" on {min(processes or replay_pool.workers(), len(jobs))} process(es); "
-                 f"{missing:,} of their games have no stored replay views yet (a run's view "
-                 f"builder, at a low priority, falls behind on a busy machine): replaying "
-                 f"those through the engine for the spectator and every seat, and storing "
-                 f"their views")
-    return text
+    if not jobs:
+        return text
+    text += f" on {min(processes or replay_pool.workers(), len(jobs))} process(es); "
+    if not missing:
+        return text + "every one's replay views are stored: copying them"
+    return text + (f"{missing:,} of their games have no stored replay views yet (a run's "
+                   f"view builder, at a low priority, falls behind on a busy machine): "
+                   f"replaying those through the engine for the spectator and every seat, "
+                   f"and storing their views")
 
 
 # -- page data ----------------------------------------------------------------------------

@@ -122,11 +122,9 @@ class Running:
     futures: list[Future[None]] | None
 
     def wait(self, progress: Progress | None = None) -> None:
-        """Until every page is written, counting them on ``progress``; a batch that
-        failed raises here."""
+        """Until every page is written, counting them on ``progress`` (its stage begun
+        when they were started); a batch that failed raises here."""
         total, done = sum(map(len, self.batches)), 0
-        if progress is not None:
-            progress.begin()
         if self.futures is None:
             for some in self.batches:
                 write_batch(self.pages, some, self.store)
