@@ -9,8 +9,9 @@ milliseconds for a long game.  A report with a replay of every game hands its ga
 out in batches of :data:`BATCH` to worker processes, each of which opens the database
 itself, reads its batch's views (computing those missing) and writes their pages
 (:func:`reports.replay.write_replay`): the work spreads over every CPU and the parent
-process holds no view.  Fewer than two batches are written here, in this process
-(starting workers would cost more).
+process holds no view.  The workers start before the report's other pages are rendered
+(:func:`started`), so that the render's own process computes those meanwhile.  Fewer
+than two batches are written here, in this process (starting workers would cost more).
 
 Workers are spawned (never forked: the ladder renders from a thread while trio runs; and
 as the render's own children, their CPU time counts in its resource usage), with a lower
