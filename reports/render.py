@@ -252,7 +252,7 @@ def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
     if max_replays is not None and max_replays < 0:
         raise ValueError(f"max_replays must be 0 or more, not {max_replays}")
     if progress is not None:
-        progress.say(f"reading the games of {store.url}")
+        progress.say("reading the stored games")
     games = list(store.scan_games())
     gc.freeze()  # the games live to the end: collections need not scan them again and again
     try:
