@@ -679,14 +679,16 @@ def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
         protections={t["id"]: (t["config"] or {}).get("protections") for t in tournaments})
     jobs = replay_pool.stale(pages, games, replayed, site.fresh)
     if progress is not None:
-        progress.say(_replays_plan(store, jobs, len(replayed), processes))
+        progress.say(_replays_plan(store, jobs, len(replayed),
+                                   replay_pool.pool_size(len(jobs), processes=processes,
+                                                         nice=nice)))
         progress.begin()
     with replay_pool.started(pages, jobs, store, processes=processes, nice=nice) as running:
         yield running
 
 
 def _replays_plan(store: Store, jobs: Sequence[replay_pool.Job], replayed: int,
-                  processes: int | None) -> str:
+                  workers: int) -> str:
     """What the replays will cost: pages to write, and the views to compute of games the
     run's view builder did not reach (each replayed through its engine for the
     spectator and every seat)."""
@@ -695,7 +697,7 @@ def _replays_plan(store: Store, jobs: Sequence[replay_pool.Job], replayed: int,
     text = f"{len(jobs):,} replay pages to write ({replayed - len(jobs):,} up to date)"
     if not jobs:
         return text
-    text += f" on {min(processes or replay_pool.workers(), len(jobs))} process(es); "
+    text += f" on {workers} worker processes; " if workers else " in this process; "
     if not missing:
         return text + "every one's replay views are stored: copying them"
     return text + (f"{missing:,} of their games have no stored replay views yet (a run's "

@@ -11,7 +11,8 @@ itself, reads its batch's views (computing those missing) and writes their pages
 (:func:`reports.replay.write_replay`): the work spreads over every CPU and the parent
 process holds no view.  The workers start before the report's other pages are rendered
 (:func:`started`), so that the render's own process computes those meanwhile.  Fewer
-than two batches are written here, in this process (starting workers would cost more).
+than :data:`POOL_FROM` batches are written here, in this process (starting workers would
+cost more).
 
 Workers are spawned (never forked: the ladder renders from a thread while trio runs; and
 as the render's own children, their CPU time counts in its resource usage), with a lower
@@ -44,6 +45,9 @@ from reports.replay import ASSETS, TEMPLATES, neighbours, write_replay
 
 #: Games per batch handed to a worker.
 BATCH = 50
+#: Batches from which workers are started: fewer are written here (a re-render after a
+#: hundred new games computes their views in less CPU than starting workers takes).
+POOL_FROM = 4
 #: The template of a replay page.
 TEMPLATE = "game.html"
 
@@ -149,15 +153,15 @@ def started(pages: Pages, jobs: Sequence[Job], store: Store, *,
     """Start writing the replay page (and seat files) of every job: on ``processes``
     worker processes (default :func:`workers`) at niceness ``nice``, in batches of
     ``batch`` games, each reading records from its own connection to ``pages.url``; or,
-    when there are fewer than two batches or one process, unless ``nice`` is set (then
+    when there are fewer than :data:`POOL_FROM` batches or one process, unless ``nice`` is set (then
     always in workers, so that this process, running bots beside the render, keeps its
     interpreter), here, from ``store``, in :meth:`Running.wait`.  The workers start at
     once, so that this process can render other pages meanwhile; leaving the block
     without waiting (an error) cancels the batches not started and waits for the others,
     so that no worker writes on."""
     batches = [list(jobs[start:start + batch]) for start in range(0, len(jobs), batch)]
-    count = min(processes or workers(), len(batches))
-    if count < 1 or (count == 1 and not nice):
+    count = pool_size(len(jobs), processes=processes, nice=nice, batch=batch)
+    if not count:
         yield Running(pages, batches, store, None)
         return
     context = multiprocessing.get_context("spawn")
@@ -168,6 +172,15 @@ def started(pages: Pages, jobs: Sequence[Job], store: Store, *,
                       [pool.submit(write_batch, pages, some) for some in batches])
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def pool_size(jobs: int, *, processes: int | None = None, nice: int = 0,
+              batch: int = BATCH) -> int:
+    """The worker processes :func:`started` starts for ``jobs`` pages; 0: none, they are
+    written in this process."""
+    batches = -(-jobs // batch)
+    count = min(processes or workers(), batches)
+    return 0 if count < 1 or (not nice and (count == 1 or batches < POOL_FROM)) else count
 
 
 def write_batch(pages: Pages, jobs: Sequence[Job], store: Store | None = None) -> None:
