@@ -23,6 +23,7 @@ the last render into the same folder is not written again.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import math
@@ -42,11 +43,13 @@ from arena.stats.rotation_learning import LEVEL as LEARNING_LEVEL
 from arena.stats.rotation_learning import Learning
 from arena.store.database import Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
+from arena.store.replays import VIEWS_FORMAT
 from arena.store.sealed import shown_config
 from reports import replay_pool
 from reports.charts import LineChart, RatingChart, line_chart, rating_chart
 from reports.folders import REPORT_MARKER, check_target, is_earlier, written_into
 from reports.match_page import match_view
+from reports.progress import Progress
 from reports.replay import seat_file
 from reports.site import Site
 from reports.stats import (
@@ -228,7 +231,8 @@ class Figures:
 
 def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
                   max_replays: int | None = None, page_rows: int = PAGE_ROWS,
-                  processes: int | None = None, nice: int = 0, logs: bool = False) -> Path:
+                  processes: int | None = None, nice: int = 0, logs: bool = False,
+                  progress: Progress | None = None) -> Path:
     """Write the report into ``out_dir``; return its index.html.
 
     A new report is written into a temporary folder beside ``out_dir`` that replaces it
@@ -243,46 +247,69 @@ def render_report(store: Store, out_dir: Path, *, bootstrap: int = 200,
     (:mod:`reports.replay_pool`).  Pages already in ``out_dir`` from identical inputs
     are left as they are.  ``logs``: each seat file holds the seat's per-move stderr
     too (``arena report --logs``, for the organiser: :mod:`arena.store.move_logs`).
+    ``progress`` is told what is being computed, and how far the replays are.
     """
     out_dir = check_target(out_dir, REPORT_MARKER, "report")
     if max_replays is not None and max_replays < 0:
         raise ValueError(f"max_replays must be 0 or more, not {max_replays}")
+    if progress is not None:
+        progress.say("reading the stored games")
     games = list(store.scan_games())
     gc.freeze()  # the games live to the end: collections need not scan them again and again
     try:
         if is_earlier(out_dir, REPORT_MARKER):
             _render(store, out_dir, games, bootstrap, max_replays, page_rows, processes, nice,
-                    logs=logs)
+                    progress, logs=logs)
         else:
             with written_into(out_dir) as work:
-                _render(store, work, games, bootstrap, max_replays, page_rows, processes, nice,
-                        logs=logs)
+                _render(store, work, games, bootstrap, max_replays, page_rows, processes,
+                        nice, progress, logs=logs)
     finally:
         gc.unfreeze()
+    if progress is not None:
+        progress.done()
     return out_dir / "index.html"
 
 
 def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap: int,
             max_replays: int | None, page_rows: int, processes: int | None,
-            nice: int, *, logs: bool = False) -> None:
+            nice: int, progress: Progress | None, *, logs: bool = False) -> None:
     site, env = Site(out_dir), _environment()
     site.copy(STYLESHEET, TEMPLATES / STYLESHEET)
     tournaments = [tournament_summary(t) for t in store.tournaments()]
+    kinds = fault_kinds(games)
+    replayed = replay_ids(games, max_replays)
+    common = {"kinds": kinds, "labels": FAULT_LABELS,
+              "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    # The replays' workers start first: this process renders the other pages meanwhile.
+    with _replay_pages(site, store, games, replayed, tournaments, common, processes, nice,
+                       logs, progress) as running:
+        _main_pages(site, env, store, games, tournaments, replayed, common, bootstrap,
+                    page_rows, progress)
+        running.wait(progress)
+    site.finish()
+
+
+def _main_pages(site: Site, env: Environment, store: Store, games: Sequence[StoredGame],
+                tournaments: list[dict[str, Any]], replayed: set[int],
+                common: dict[str, Any], bootstrap: int, page_rows: int,
+                progress: Progress | None) -> None:
+    """Every page but the replays: leaderboards, head-to-head, tournaments, bots."""
     registered = store.bots()
     # A label (BASE@VERSION) names the arena's version; beside it, what the bot reports.
     versions = {bot["name"]: bot["reported"] for bot in registered}
     bases = {bot["name"]: bot["base"] for bot in registered}
-    kinds = fault_kinds(games)
+    kinds = common["kinds"]
     figures = Figures(bootstrap, order_blocks(tournaments))
     controls = {t["id"]: time_control(t["config"]) for t in tournaments}
     checks = latest_checks(tournaments)
     rated = [game for game in games if game.tournament_id not in checks.tournament_ids]
     split = split_pools(rated, controls)
+    if progress is not None:
+        progress.say(f"rating {len(rated):,} games in {len(split)} pool(s) "
+                     f"({bootstrap} bootstrap resamples each), writing the other pages")
     sections = [section(pool, figures, kinds, versions) for pool in split]
     pool_games = {pool.anchor: pool.games for pool in split}
-    replayed = replay_ids(games, max_replays)
-    common = {"kinds": kinds, "labels": FAULT_LABELS,
-              "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
     pages = _Pages(site, env, common)
 
     played = {row.bot for s in sections for row in s.board} | set(checks.latest)
@@ -303,8 +330,6 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
                           if ranked and tournament["kind"] == "ladder" else None)
     _bot_pages(pages, store, rated, sections, replayed, versions, checks.latest, bases,
                _VersionLines(figures, pool_games))
-    _replay_pages(site, store, games, replayed, tournaments, common, processes, nice, logs)
-    site.finish()
 
 
 def section(pool: Pool, figures: Figures, kinds: Sequence[str],
@@ -637,13 +662,14 @@ def fault_kinds_of(counts: Mapping[str, int],
                  if count)
 
 
+@contextlib.contextmanager
 def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
                   replayed: set[int], tournaments: Sequence[dict[str, Any]],
                   common: dict[str, Any], processes: int | None, nice: int,
-                  logs: bool = False) -> None:
-    """Replay pages of the ``replayed`` games (:func:`reports.replay_pool.write_replays`),
-    rewritten only when their inputs changed; the last render's replay pages no
-    longer chosen are deleted."""
+                  logs: bool, progress: Progress | None) -> Iterator[replay_pool.Running]:
+    """Start writing the replay pages of the ``replayed`` games whose inputs changed
+    (:func:`reports.replay_pool.started`); the last render's replay pages no longer
+    chosen are deleted (:meth:`Site.finish`).  ``logs``: with the seats' per-move stderr."""
     for game in games:
         if game.id in replayed:
             for seat in range(len(game.seats)):
@@ -653,8 +679,33 @@ def _replay_pages(site: Site, store: Store, games: Sequence[StoredGame],
         names={t["id"]: f"#{t['id']} {t['game']}" for t in tournaments},
         protections={t["id"]: (t["config"] or {}).get("protections") for t in tournaments},
         logs=logs)
-    replay_pool.write_replays(pages, store, games, replayed, fresh=site.fresh,
-                              processes=processes, nice=nice)
+    jobs = replay_pool.stale(pages, games, replayed, site.fresh)
+    if progress is not None:
+        progress.say(_replays_plan(store, jobs, len(replayed),
+                                   replay_pool.pool_size(len(jobs), processes=processes,
+                                                         nice=nice)))
+        progress.begin()
+    with replay_pool.started(pages, jobs, store, processes=processes, nice=nice) as running:
+        yield running
+
+
+def _replays_plan(store: Store, jobs: Sequence[replay_pool.Job], replayed: int,
+                  workers: int) -> str:
+    """What the replays will cost: pages to write, and the views to compute of games the
+    run's view builder did not reach (each replayed through its engine for the
+    spectator and every seat)."""
+    stored = store.ids_with_views(VIEWS_FORMAT)
+    missing = sum(1 for game, _, _ in jobs if game.id not in stored)
+    text = f"{len(jobs):,} replay pages to write ({replayed - len(jobs):,} up to date)"
+    if not jobs:
+        return text
+    text += f" on {workers} worker processes; " if workers else " in this process; "
+    if not missing:
+        return text + "every one's replay views are stored: copying them"
+    return text + (f"{missing:,} of their games have no stored replay views yet (a run's "
+                   f"view builder, at a low priority, falls behind on a busy machine): "
+                   f"replaying those through the engine for the spectator and every seat, "
+                   f"and storing their views")
 
 
 # -- page data ----------------------------------------------------------------------------

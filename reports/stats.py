@@ -17,7 +17,7 @@ from typing import Any
 from arena.games import game_class
 from arena.games.base import OptionError, OptionSpec
 from arena.stats.match_stats import los_decisive
-from arena.stats.pools import PoolKey, pools, ratable_games
+from arena.stats.pools import PoolKey, RatableGame, pools, ratable_games
 from arena.stats.ratings import RatedPool, Rating, rate_pool
 from arena.stats.rotation_learning import (
     Learning,
@@ -334,9 +334,14 @@ def elo_over_time(games: Sequence[StoredGame], checkpoints: int = ELO_CHECKPOINT
     estimates only (a bot that won or lost every pair so far has none)."""
     lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
     total = len(games)
+    # Each prefix's ratable games grown from the last's (a game's are its own).
+    ratable: list[RatableGame] = []
+    done = 0
     for n in sorted({max(1, round(total * i / checkpoints)) for i in range(1, checkpoints + 1)}
                     if total else ()):
-        for rating in rate(games[:n], 0).ratings:
+        ratable += ratable_games(games[done:n])
+        done = n
+        for rating in rate_pool(list(ratable), bootstrap=0).ratings:
             if math.isfinite(rating.estimate):
                 lines[rating.player].append((n, rating.estimate))
     return dict(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from arena.cli.common import DEFAULT_REPORT_DIR, Subparsers, UserError, open_store, report_folder
 from arena.store.database import DEFAULT_URL
@@ -34,11 +35,13 @@ def add_export(sub: Subparsers) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from reports.progress import Progress
     from reports.render import render_report
 
     folder = report_folder(args.out)
     store = open_store(args.db)
-    index = render_report(store, folder, max_replays=args.max_replays, logs=args.logs)
+    index = render_report(store, folder, max_replays=args.max_replays, logs=args.logs,
+                          progress=Progress(sys.stderr))
     print(index.resolve())
     return 0
 

@@ -688,6 +688,12 @@ class Store:
                     .where(VIEWS.c.game_id.in_(chunk), VIEWS.c.format == form))
                 yield from ((game_id, data) for game_id, data in rows)
 
+    def ids_with_views(self, form: int) -> set[int]:
+        """Ids of the stored games whose views are stored in format ``form``."""
+        with self.engine.connect() as connection:
+            return set(connection.scalars(select(VIEWS.c.game_id)
+                                          .where(VIEWS.c.format == form)))
+
     def without_views(self, form: int, tournament_id: int | None = None, *,
                       after: int = 0, limit: int = 100) -> list[int]:
         """Ids of stored games after id ``after`` (of one tournament, if given),

@@ -144,18 +144,21 @@ def _base64(data: bytes) -> str:
 
 def views(game: StoredFacts, record: GameRecord) -> ReplayViews:
     """Compute a game's :class:`ReplayViews` from its stored record."""
-    data = replay_data(game, record)
+    replayed = replay(game, record)
+    data = _replay_data(game, record, replayed)
     return ReplayViews(data.replayed, pack(data.spectator),
                        [pack(seat) for seat in data.seats] if data.replayed else [],
-                       replay_context(game, record, replayed=data.replayed))
+                       replay_context(game, record, replayed=data.replayed,
+                                      texts=_public_texts(replayed)))
 
 
-def replay_context(game: StoredFacts, record: GameRecord, *, replayed: bool = False
-                   ) -> dict[str, Any]:
+def replay_context(game: StoredFacts, record: GameRecord, *, replayed: bool = False,
+                   texts: Sequence[str] | None = None) -> dict[str, Any]:
     """What a replay page shows besides the viewer: the bots' stderr tails and
     handshake info, the faults by seat, the end-of-game reveal, and as text
     (for a record that does not replay) the spectator's decisions (``steps``:
-    per shown step, (seat, bot, action, played by the arena)) and public events."""
+    per shown step, (seat, bot, action, played by the arena)) and public events.
+    ``texts``: the public events' :func:`event_text` in order, if known (a replay's)."""
     seats = len(game.seats)
     # The organiser publishes the bots' own stderr tails, to help their authors.  A seat
     # whose record holds none shows its fault's tail (the one its fault box shows).
@@ -173,10 +176,14 @@ def replay_context(game: StoredFacts, record: GameRecord, *, replayed: bool = Fa
              for position in ([] if replayed else timeline(game, record, None, None)[1:])]
     steps = [step for step in steps if step]
     shown = sum(map(len, steps))
+    public = [event for event in record.events if "to" not in event]
+    if texts is None or len(texts) != len(public):
+        texts = [event_text(event) for event in public]
+    # An event's text without its kind: what follows the kind (event_text's first word).
     return {"stderr": stderr, "faulted": dict(faulted), "bot_info": bot_info,
             "reveal": record.reveal, "steps": steps,
-            "events": [(event.get("kind", ""), event_text({**event, "kind": ""}).strip())
-                       for event in record.events if "to" not in event],
+            "events": [(kind := event.get("kind", ""), text[len(str(kind)):].strip())
+                       for event, text in zip(public, texts, strict=True)],
             "hidden_actions": bool(record.actions) and not steps,
             "private_decisions": bool(steps) and shown < sum(map(len, record.actions))}
 
@@ -198,9 +205,16 @@ def unpack(text: str) -> Any:
 def replay_data(game: StoredFacts, record: GameRecord) -> ReplayData:
     """The spectator's view of a game and each seat's view on top of it,
     encoded for ``replay.js`` (see :func:`encode` and :func:`encode_seat`)."""
-    replayed = replay(game, record)
-    spectator = timeline(game, record, None, replayed)
-    seats = [timeline(game, record, seat, replayed) for seat in range(len(game.seats))]
+    return _replay_data(game, record, replay(game, record))
+
+
+def _replay_data(game: StoredFacts, record: GameRecord, replayed: Replayed | None
+                 ) -> ReplayData:
+    """:func:`replay_data` of a game already replayed (``replayed``: :func:`replay`)."""
+    published = _published(game, record)
+    spectator = timeline(game, record, None, replayed, published)
+    seats = [timeline(game, record, seat, replayed, published)
+             for seat in range(len(game.seats))]
     keys = _keys([spectator, *seats])
     page = encode(spectator, keys)
     return ReplayData(
@@ -214,7 +228,9 @@ def replay_data(game: StoredFacts, record: GameRecord) -> ReplayData:
 
 
 def timeline(game: StoredFacts, record: GameRecord, viewer: int | None,
-             replayed: Replayed | None) -> list[Position]:
+             replayed: Replayed | None,
+             public_steps: tuple[bool, list[list[tuple[int, str]]]] | None = None
+             ) -> list[Position]:
     """What ``viewer`` (a seat, or None for a spectator) saw of the game, position by position.
 
     A step is shown to the viewer if it made one of the step's decisions or one
@@ -224,19 +240,18 @@ def timeline(game: StoredFacts, record: GameRecord, viewer: int | None,
     the viewer may know of, except at the viewer's own decisions, where the
     observation is exactly what the seat was sent.  ``replayed`` is the game
     replayed (:func:`replay`); without it the positions hold no observation.
+    ``public_steps``: :func:`_published`, if known (the same for every viewer).
     """
-    cls = _game_class(game.game)
-    hidden = cls is None or not cls.actions_public or not record.actions_public
-    public: PublicDecisions = cls.public_decisions if cls is not None else _none_public
+    hidden, published = public_steps or _published(game, record)
     steps = record.actions
-    published = [public(step) for step in steps]
     own = [viewer is not None and any(int(seat) == viewer for seat, _ in step)
            for step in steps]
     shown = [k for k in range(len(steps)) if hidden or own[k] or published[k]]
     arena_from = arena_default_from(game.faults)
     positions = []
     for start, end in zip([-1, *shown], [*shown, len(steps)], strict=True):
-        plays = replayed.plays[start] if replayed is not None and start >= 0 else {}
+        plays = replayed.plays[start] if hidden and replayed is not None and start >= 0 \
+            else {}
         moves = [] if start < 0 else _moves(steps[start], start, published[start], hidden,
                                             viewer, arena_from, plays)
         observation = None
@@ -256,10 +271,33 @@ def timeline(game: StoredFacts, record: GameRecord, viewer: int | None,
     return positions
 
 
+def _published(game: StoredFacts, record: GameRecord
+               ) -> tuple[bool, list[list[tuple[int, str]]]]:
+    """Whether the game's actions are hidden altogether, and each step's public
+    decisions (:meth:`Game.public_decisions`)."""
+    cls = _game_class(game.game)
+    hidden = cls is None or not _actions_public(cls, record)
+    public: PublicDecisions = cls.public_decisions if cls is not None else _none_public
+    return hidden, [public(step) for step in record.actions]
+
+
+def _actions_public(cls: type[Game], record: GameRecord) -> bool:
+    return cls.actions_public and record.actions_public
+
+
+def _public_texts(replayed: Replayed | None) -> list[str] | None:
+    """The public events' texts of a replayed game, in order."""
+    if replayed is None:
+        return None
+    return [text for step in replayed.events for to, text in step if to is None]
+
+
 def replay(game: StoredFacts, record: GameRecord) -> Replayed | None:
     """Replay a stored game through its engine; None if it does not replay
     exactly (an unknown game or option, an illegal action, other events than
-    the stored ones: a record of other code)."""
+    the stored ones: a record of other code).  What its public events say each seat
+    did (``plays``) is worked out only where the actions are hidden (it is shown only
+    there)."""
     try:
         state = make_game(game.game, len(game.seats), dict(game.options)).new_state(game.seed)
         viewers = [None, *range(len(game.seats))]
@@ -275,10 +313,19 @@ def replay(game: StoredFacts, record: GameRecord) -> Replayed | None:
             events.append([e.to_dict() for e in state.events[seen:]])
     except (GameError, ValueError, TypeError):
         return None
-    if record.events and _plain([e for step in events for e in step]) != record.events:
+    if record.events and not _same_events(events, record.events):
         return None
+    cls = _game_class(game.game)
+    hidden = cls is None or not _actions_public(cls, record)
     return Replayed(observations, [_log_lines(step) for step in events],
-                    [_plays(step) for step in events[1:]])
+                    [_plays(step) for step in events[1:]] if hidden else [])
+
+
+def _same_events(replayed: list[list[dict[str, Any]]], stored: list[Any]) -> bool:
+    """Whether the replay's events (per step) are the stored ones: compared as they are
+    first (a tuple never equals a list), in JSON's types only where that differs."""
+    flat = [event for step in replayed for event in step]
+    return flat == stored or _plain(flat) == stored
 
 
 def _plays(events: Iterable[Mapping[str, Any]]) -> dict[int, str]:
