@@ -13,6 +13,9 @@ from typing import TextIO
 
 #: Seconds between two progress lines of one stage.
 EVERY = 2.0
+#: Nothing is said before a render has lasted this long (then what was held, at once):
+#: a quick report, or one that fails at once (bad input: one line), prints no progress.
+QUIET_SECONDS = 1.0
 PREFIX = "arena: report: "
 
 
@@ -22,13 +25,19 @@ class Progress:
 
     stream: TextIO
     every: float = EVERY
+    quiet: float = QUIET_SECONDS
     started: float = field(default_factory=time.monotonic)
     _stage_start: float = 0.0
     _last: float = 0.0
+    _held: list[str] = field(default_factory=list)
 
     def say(self, text: str) -> None:
-        """One line now: a stage starting, or what it found."""
-        print(PREFIX + text, file=self.stream, flush=True)
+        """One line: a stage starting, or what it found (held while the render is
+        younger than :attr:`quiet` seconds)."""
+        self._held.append(PREFIX + text)
+        if time.monotonic() - self.started >= self.quiet:
+            print("\n".join(self._held), file=self.stream, flush=True)
+            self._held.clear()
 
     def begin(self) -> None:
         """A counted stage starts now (its rate and ETA count from here)."""
@@ -49,8 +58,11 @@ class Progress:
         self.say(line)
 
     def done(self) -> None:
-        """The whole render's time."""
-        self.say(f"done in {_duration(time.monotonic() - self.started)}")
+        """The whole render's time (nothing for a render quicker than :attr:`quiet`)."""
+        elapsed = time.monotonic() - self.started
+        if elapsed >= self.quiet:
+            self.say(f"done in {_duration(elapsed)}")
+        self._held.clear()
 
 
 def _duration(seconds: float) -> str:
