@@ -86,9 +86,12 @@ def test_new_bot_points_to_the_lab(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "docs/lab.md" in capsys.readouterr().out
 
 
-def test_bad_training_flags_are_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [["--seconds", "0"], ["--players", "9"],
+                                   ["--eval-players", "2,x"], ["--games", "-1"]])
+def test_bad_training_flags_are_one_line(flags: list[str]) -> None:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "examples/lab/train_five_or_less.py"), "--seconds", "0"],
+        [sys.executable, str(ROOT / "examples/lab/train_five_or_less.py"), *flags],
         capture_output=True, text=True, timeout=120, check=False, env=ENV)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("train: "), done.stderr

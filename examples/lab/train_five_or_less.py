@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -200,8 +200,15 @@ def report(weights: np.ndarray, games: int, seconds: float,
               f"{r.baseline:.1%}: it {verdict} the random bot")
 
 
+class Parser(argparse.ArgumentParser):
+    """Bad flags: one line on stderr, exit status 2 (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"train: {message}\n")
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0,
                         help="training time in seconds (default 60)")
     parser.add_argument("--games", type=int,
