@@ -1,17 +1,16 @@
-"""A bot playing a policy trained in the lab (docs/lab.md): it encodes each
-request exactly as the environment did while it learned (``vector.py``, a copy
-of arena/env/vector.py) and plays the policy's most likely action.
+"""A bot playing a policy trained in the lab (docs/lab.md): it computes each
+legal action's features from the request exactly as the trainer did
+(``policy.py``) and plays the action of highest score.
 
-Tables of another size than the one it learned at (the weights fit one size)
-get the game's default action, index 0."""
+The features do not depend on the table size, so it plays at any size the
+game allows; a request of another game gets the default action, index 0."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
-from policy import probabilities, split
-from vector import VectorEncoder
+from policy import NAMES, features, scores
 
 from protocol import Bot, Request, run
 
@@ -25,21 +24,16 @@ class LabBot(Bot):
 
     def __init__(self) -> None:
         saved = np.load(HERE / "weights.npz")
+        if [str(name) for name in saved["names"]] != list(NAMES):
+            raise SystemExit("lab bot: weights.npz was trained on other features than policy.py's")
         self.weights = saved["weights"]
         self.game = str(saved["game"])
-        self.players = int(saved["players"])
-        self.encoder = VectorEncoder(self.game, self.players, [str(k) for k in saved["kinds"]])
 
     def choose(self, request: Request) -> int:
-        observation = request.observation
-        if observation["game"] != self.game or observation["players"] != self.players:
+        if request.observation.get("game") != self.game or len(request.legal) < 2:
             return 0
-        if len(request.legal) == 1:
-            return 0
-        vector, _ = self.encoder.encode(observation, request.legal, observation["seat"])
-        state, slots = split(vector, self.encoder.state_size, self.encoder.slot_size,
-                             len(request.legal))
-        return int(np.argmax(probabilities(self.weights, state, slots)))
+        rows = features(request.observation, request.legal)
+        return int(np.argmax(scores(self.weights, rows)))
 
 
 if __name__ == "__main__":
