@@ -182,6 +182,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         check_execution(args)
     sandbox = sandbox_of(args, args.db)
     plans = [ladder_plan(args, game) for game in dict.fromkeys(args.ladder)]
+    play = play_settings(args, sandbox)
     store = open_store(args.db)  # an in-memory database is refused before anything is made
     bot_store = Path(args.bot_store) if args.bot_store else default_bot_store(args.db)
     if bot_store is None:  # not a SQLite file: nothing was made
@@ -191,7 +192,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     queue = SubmissionQueue(accounts, uploads_folder(bot_store))
     app: Any = create_app(accounts, queue, Settings(private=args.private,
                                                     open_signup=args.open_signup,
-                                                    play=play_settings(args, sandbox)))
+                                                    play=play))
     if args.behind_proxy:
         from hypercorn.middleware import ProxyFixMiddleware
 
