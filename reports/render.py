@@ -41,7 +41,7 @@ from arena.stats.match_stats import MatchSummary, summarize
 from arena.stats.ratings import PROVISIONAL_GAMES, RatedPool, Rating
 from arena.stats.rotation_learning import LEVEL as LEARNING_LEVEL
 from arena.stats.rotation_learning import Learning
-from arena.store.database import Store, StoredGame, stored_check
+from arena.store.database import PERSON_KIND, Store, StoredGame, stored_check
 from arena.store.faults import FAULT_LABELS
 from arena.store.replays import VIEWS_FORMAT
 from arena.store.sealed import shown_config
@@ -303,7 +303,8 @@ def _main_pages(site: Site, env: Environment, store: Store, games: Sequence[Stor
     figures = Figures(bootstrap, order_blocks(tournaments))
     controls = {t["id"]: time_control(t["config"]) for t in tournaments}
     checks = latest_checks(tournaments)
-    rated = [game for game in games if game.tournament_id not in checks.tournament_ids]
+    unrated = unrated_ids(tournaments, checks)
+    rated = [game for game in games if game.tournament_id not in unrated]
     split = split_pools(rated, controls)
     if progress is not None:
         progress.say(f"rating {len(rated):,} games in {len(split)} pool(s) "
@@ -323,7 +324,7 @@ def _main_pages(site: Site, env: Environment, store: Store, games: Sequence[Stor
     by_tournament = _group(games, lambda g: g.tournament_id)
     for tournament in tournaments:
         own = by_tournament.get(tournament["id"], [])
-        ranked = bool(own) and tournament["id"] not in checks.tournament_ids
+        ranked = bool(own) and tournament["id"] not in unrated
         _tournament_pages(pages, tournament, own, replayed, page_rows,
                           board=board(own, figures, versions, kinds) if ranked else (),
                           chart=ladder_chart(own, figures)
@@ -589,6 +590,12 @@ class Checks:
 
     tournament_ids: frozenset[int]
     latest: Mapping[str, list[dict[str, Any]]]
+
+
+def unrated_ids(tournaments: Iterable[Mapping[str, Any]], checks: Checks) -> frozenset[int]:
+    """The tournaments whose games count in no rating or leaderboard: the checks,
+    and a person's games against bots in the browser (:data:`PERSON_KIND`)."""
+    return checks.tournament_ids | {t["id"] for t in tournaments if t["kind"] == PERSON_KIND}
 
 
 def latest_checks(tournaments: Iterable[Mapping[str, Any]]) -> Checks:

@@ -20,7 +20,6 @@ in its config (``check``); no leaderboard or rating counts these games.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -31,7 +30,7 @@ import trio
 from arena.formats.schedule import Stream
 from arena.games import game_class
 from arena.runner.client import TimeControl
-from arena.runner.plan import Plan, create_tournament
+from arena.runner.plan import Plan, create_tournament, finishing
 from arena.runner.process import BotSpec, default_sandbox
 from arena.runner.referee import BotRun, Entrant
 from arena.runner.sandbox import Sandbox, resolve
@@ -262,16 +261,11 @@ def store_check(store: Store, plan: Plan, check: GameCheck, results: dict[int, G
     config = {"check": {**asdict(check), "bot": plan.bots[0].name,
                         "command": plan.bots[0].command}}
     tid = create_tournament(store, plan, kind=CHECK_KIND, extra=config)
-    try:
+    with finishing(store, tid):
         store.set_protections(tid, sandbox.describe())
         options = plan.make_game().options
         for number in sorted(results):
             store.save_game(tid, 0, number, options, results[number])
-    except BaseException:
-        with contextlib.suppress(Exception):
-            store.set_status(tid, "failed", wait=False)
-        raise
-    store.set_status(tid, "finished")
     return tid
 
 

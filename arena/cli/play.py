@@ -37,9 +37,9 @@ from arena.cli.common import (
     sandbox_of,
     time_control,
 )
-from arena.cli.running import mark_failed, run_plan
+from arena.cli.running import run_plan
 from arena.games import game_class, make_game
-from arena.runner.plan import Plan, bot_config, create_tournament, find_tournament
+from arena.runner.plan import Plan, create_tournament, find_tournament, store_single_game
 from arena.runner.process import BotSpec
 from arena.runner.referee import EntrantFactory, play_single_game
 from arena.runner.sandbox import SANDBOX_CHOICES, Limits, Sandbox
@@ -150,15 +150,7 @@ def _human_seat(seat: int | None, names: Sequence[str]) -> dict[int, EntrantFact
 def _store_play(store: Store, game: str, options: dict[str, Any], full_options: dict[str, Any],
                 bots: Sequence[BotSpec], result: GameResult) -> None:
     """Store an ``arena play`` game as a one-game tournament of kind "play"."""
-    store.register_bots([(b.name, b.command) for b in bots])
-    config = {"game": game, "options": options, "bots": [bot_config(b) for b in bots]}
-    tid = store.create_tournament(game, config, [[b.name for b in bots]], 1, kind="play")
-    try:
-        store.save_game(tid, 0, 0, full_options, result)
-    except BaseException:
-        mark_failed(store, tid)
-        raise
-    store.set_status(tid, "finished")
+    store_single_game(store, game, options, full_options, bots, result)
 
 #: Games per table in the demo, sized so the whole demo takes about a minute.
 DEMO_GAMES = {"furious-five": 80, "five": 100, "five-or-less": 24, "five-card-rummy": 48,

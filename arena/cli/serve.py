@@ -103,6 +103,11 @@ def add_serve(sub: Subparsers) -> None:
                           "the SQLite database; required for another database)")
     srv.add_argument("--check-games", type=int, default=None, metavar="N",
                      help="games per game in an upload's check (default: check-bot's)")
+    srv.add_argument("--play-games", type=int, default=None, metavar="N",
+                     help="games people play against the ladders' bots in the browser at "
+                          "once, 0 to 64 (default 4; 0: none)")
+    srv.add_argument("--play-move-time", type=float, default=None, metavar="SECONDS",
+                     help="a person's time per move in the browser (default 300)")
     add_checker_flags(srv)
     add_sandbox_flags(srv)
     add_parallel_flags(srv)  # the ladders' tables: in their processes, or on Dask workers
@@ -178,6 +183,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         check_execution(args)
     sandbox = sandbox_of(args, args.db)
     plans = [ladder_plan(args, game) for game in dict.fromkeys(args.ladder)]
+    play = play_settings(args, sandbox)
     store = open_store(args.db, create=True, create_flag=create_flag(args))
     bot_store = Path(args.bot_store) if args.bot_store else default_bot_store(args.db)
     if bot_store is None:  # not a SQLite file: nothing was made
@@ -186,7 +192,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     accounts = Accounts(store)
     queue = SubmissionQueue(accounts, uploads_folder(bot_store))
     app: Any = create_app(accounts, queue, Settings(private=args.private,
-                                                    open_signup=args.open_signup))
+                                                    open_signup=args.open_signup,
+                                                    play=play))
     if args.behind_proxy:
         from hypercorn.middleware import ProxyFixMiddleware
 
@@ -230,6 +237,22 @@ def add_create_flag(parser: argparse.ArgumentParser) -> None:
 def create_flag(args: argparse.Namespace) -> str | None:
     """``--create`` for :func:`arena.cli.common.open_store` unless it was given."""
     return None if args.create else "--create"
+
+
+def play_settings(args: argparse.Namespace, sandbox: Any) -> Any:
+    """How people play the ladders' bots in the browser: ``--ladder``'s games at
+    its ``--seats``, in the server's sandbox; UserError for a flag out of range."""
+    from arena.server.state import PLAY_GAMES, PLAY_MOVE_SECONDS, PlaySettings
+
+    at_once = PLAY_GAMES if args.play_games is None else args.play_games
+    if not 0 <= at_once <= 64:
+        raise UserError(f"--play-games must be from 0 to 64, not {at_once}")
+    seconds = PLAY_MOVE_SECONDS if args.play_move_time is None else args.play_move_time
+    if not 1 <= seconds <= 86400:
+        raise UserError(f"--play-move-time must be from 1 to 86400 seconds, not {seconds:g}")
+    return PlaySettings(games=tuple(dict.fromkeys(args.ladder)) if at_once else (),
+                        seats=args.seats, sandbox=sandbox, at_once=at_once,
+                        move_seconds=seconds)
 
 
 def check_games_flag(args: argparse.Namespace) -> None:

@@ -89,14 +89,16 @@ class Terminal(SeatClient):
 
 
 class HumanEntrant(Entrant):
-    """An :class:`Entrant` played by a person at the terminal instead of a process."""
+    """An :class:`Entrant` played by a person instead of a process: at the terminal,
+    or through ``seat``, another :class:`SeatClient` (a browser's, for
+    ``arena serve``: :mod:`arena.server.play`)."""
 
     def __init__(self, spec: BotSpec, control: TimeControl, match_start: dict[str, Any],
                  nursery: trio.Nursery, sandbox: Sandbox | None = None, *,
                  names: Sequence[str] = (), stdin: TextIO = sys.stdin,
-                 stdout: TextIO = sys.stdout) -> None:
+                 stdout: TextIO = sys.stdout, seat: SeatClient | None = None) -> None:
         super().__init__(spec, control, match_start, nursery, sandbox)
-        self.terminal = Terminal(names, stdin, stdout)
+        self.terminal = seat if seat is not None else Terminal(names, stdin, stdout)
 
     async def ensure_started(self) -> SeatClient:
         self.client = self.terminal

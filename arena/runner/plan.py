@@ -5,11 +5,12 @@ this plan."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import random
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,7 @@ from arena.runner.process import BotSpec
 from arena.runner.sandbox import Limits, Sandbox, resolve
 from arena.stats.rotation_learning import order_block, rotation_order
 from arena.store.database import Store
+from arena.store.records import GameResult
 
 if TYPE_CHECKING:
     pass
@@ -270,6 +272,36 @@ def bot_config(bot: BotSpec) -> dict[str, str]:
     """How a tournament's configuration stores an entrant."""
     config = {"name": bot.name, "command": bot.command}
     return config if bot.directory is None else {**config, "directory": bot.directory}
+
+
+def store_single_game(store: Store, game: str, options: Mapping[str, Any],
+                      full_options: dict[str, Any], bots: Sequence[BotSpec],
+                      result: GameResult, *, kind: str = "play",
+                      extra: Mapping[str, Any] | None = None) -> int:
+    """Store one game played outside any tournament (``arena play --db``, a
+    person's game in the browser) as a finished one-game tournament of ``kind``
+    (``extra`` added to its config); the game's id.  An error leaves the
+    tournament "failed", never "running"."""
+    store.register_bots([(b.name, b.command) for b in bots])
+    config = {"game": game, "options": dict(options), "bots": [bot_config(b) for b in bots],
+              **(extra or {})}
+    tid = store.create_tournament(game, config, [[b.name for b in bots]], 1, kind=kind)
+    with finishing(store, tid):
+        game_id = store.save_game(tid, 0, 0, full_options, result)
+    return game_id
+
+
+@contextlib.contextmanager
+def finishing(store: Store, tournament_id: int) -> Iterator[None]:
+    """Store a tournament's games in the block: then it is "finished"; if the
+    block raises, "failed", never left "running"."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            store.set_status(tournament_id, "failed", wait=False)
+        raise
+    store.set_status(tournament_id, "finished")
 
 
 def create_tournament(store: Store, plan: Plan, *, kind: str | None = None,

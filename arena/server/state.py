@@ -4,6 +4,7 @@ handler reaches through ``request.app.state.server``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import anyio
 from jinja2 import Environment
@@ -13,6 +14,30 @@ from arena.server.submissions import SubmissionQueue
 from arena.server.views import Views
 from arena.store.accounts import Accounts
 from arena.store.limits import Limit
+
+if TYPE_CHECKING:
+    from arena.runner.sandbox import Sandbox
+
+#: Games people play against the ladder's bots in the browser at once, in one
+#: server (``arena serve --play-games``); a further start is 429.
+PLAY_GAMES = 4
+#: Seconds a person has for each move in the browser (``--play-move-time``);
+#: then their seat forfeits with a timeout, as a bot's would.
+PLAY_MOVE_SECONDS = 300.0
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """Playing the ladder's bots in the browser (:mod:`arena.server.play`): the
+    ladder ``games`` (none: no one can), the seats at a table, the sandbox the
+    bots run in (the server's, as its ladders'), how many games at once in
+    the server and the person's seconds per move."""
+
+    games: tuple[str, ...] = ()
+    seats: int = 2
+    sandbox: Sandbox | None = None
+    at_once: int = PLAY_GAMES
+    move_seconds: float = PLAY_MOVE_SECONDS
 
 
 @dataclass
@@ -36,6 +61,7 @@ class Settings:
     upload_address_limit: Limit = field(default_factory=lambda: Limit("upload-address", 60, 3600.0))
     #: argon2 computations at once (server-wide), more waiting, seconds each waits.
     hashers: Hashers = field(default_factory=lambda: Hashers(at_once=2, waiting=8, wait=5.0))
+    play: PlaySettings = field(default_factory=PlaySettings)
 
 
 @dataclass

@@ -25,7 +25,7 @@ from arena.store.database import Store, StoredGame
 from arena.store.replays import ReplayViews
 from arena.store.view_jobs import load_views
 from reports.charts import LineChart, line_chart
-from reports.render import BoardRow, Figures, Section, latest_checks, section
+from reports.render import BoardRow, Figures, Section, latest_checks, section, unrated_ids
 from reports.stats import fault_kinds, order_blocks, rate, split_pools, time_control
 
 #: Resamples behind each rating interval on the server's leaderboards.
@@ -198,7 +198,8 @@ class Views:
         games = self._games(stamp)
         tournaments = {t["id"]: t for t in self.store.tournaments()}
         checks = latest_checks(tournaments.values())
-        rated = [g for g in games if g.tournament_id not in checks.tournament_ids]
+        unrated = unrated_ids(tournaments.values(), checks)
+        rated = [g for g in games if g.tournament_id not in unrated]
         controls = {tid: time_control(t["config"]) for tid, t in tournaments.items()}
         registered = self.store.bots()
         versions = {bot["name"]: bot["reported"] for bot in registered}

@@ -79,6 +79,9 @@ DEFAULT_URL = "sqlite:///arena.db"
 #: The kind of the tournaments ``arena check-bot`` stores: their games count in
 #: no leaderboard or rating.
 CHECK_KIND = "check"
+#: The kind of the one-game tournaments of a person playing the ladder's bots in
+#: the browser (``arena serve``): unrated too, in no leaderboard.
+PERSON_KIND = "person"
 
 
 GAMES, FAULTS, RECORDS, BOTS, CLAIMS, SECRETS, VIEWS, LOGS = (
