@@ -10,6 +10,7 @@ no console error and no horizontal scrolling."""
 
 from __future__ import annotations
 
+import html
 import io
 import re
 import sqlite3
@@ -124,6 +125,58 @@ def test_the_account_page_leads_to_getting_started(site: Site) -> None:
     assert "At least 8 characters." in account.text
 
 
+# -- the leaderboard ---------------------------------------------------------------------
+
+RATING = re.compile(r"^([+-]\d+(\.\d+)? \[[^\]]+\]|[<>] [+-]\d+|[+-]0)( \([^)]*\))?$")
+
+
+def board_rows(page: str) -> dict[str, dict[str, str]]:
+    """The rows of the page's boards by bot: each cell's text by class, and the row's."""
+    found = {}
+    for row in re.findall(r"<tr(?: class=\"own\")?>.*?</tr>", page, re.S):
+        bot = re.search(r'<td class="bot"><a [^>]*>([^<]+)</a>', row)
+        if bot:
+            cells = {name: html.unescape(re.sub(r"<[^>]+>", "", text)).strip() for name, text in
+                     re.findall(r'<td class="(?:num )?(\w+)(?: \w+)?">(.*?)</td>', row, re.S)}
+            found[bot.group(1)] = {**cells, "row": row}
+    return found
+
+
+def test_the_leaderboard_has_a_tab_per_game_with_owners_and_ratings(site: Site) -> None:
+    page = site.get("/")
+    assert page.ok
+    assert re.search(r'<nav class="tabs".*href="/\?game=five" aria-current="page".*'
+                     r'href="/\?game=furious-five"', page.text, re.S)
+    rows = board_rows(page.text)
+    assert set(rows) == {"annbot@1", "annbot@2", "org1@1", "org2@1"}
+    assert rows["annbot@2"]["owner"] == rows["annbot@1"]["owner"] == "ann"
+    assert rows["org1@1"]["owner"] == "organiser"
+    for row in rows.values():
+        assert RATING.match(row["elo"]), row["elo"]
+        assert int(row["games"]) > 0 and row["age"]
+    other = board_rows(site.get("/?game=furious-five").text)
+    assert set(other) == {"org1@1", "org2@1"}
+    assert site.get("/?game=octablitz").status_code == 404
+
+
+def test_movement_is_since_the_day_before_and_new_versions_are_new(site: Site) -> None:
+    rows = board_rows(site.get("/").text)
+    assert rows["annbot@2"]["move"] == "new"
+    for bot in ("annbot@1", "org1@1", "org2@1"):  # ranked two days ago
+        assert rows[bot]["move"] != "new" and re.fullmatch(r"[▲▼]\d+|–", rows[bot]["move"])
+
+
+def test_overlapping_ranks_are_explained_and_own_rows_highlighted(site: Site) -> None:
+    page = site.get("/")
+    if "(1–" in page.text:
+        assert "cannot order them yet" in page.text
+        assert re.search(r'<abbr class="ranks" title="Rank 1–\d with 95% confidence', page.text)
+    assert 'class="own"' not in page.text
+    mine = sign_in(site.base, "ann", PASSWORD).get(f"{site.base}/", timeout=30).text
+    own = {bot for bot, row in board_rows(mine).items() if 'class="own"' in row["row"]}
+    assert own == {"annbot@1", "annbot@2"}
+
+
 # -- every page in Chromium ------------------------------------------------------------
 
 PAGES = ["/signin", "/signup", "/start", "/account", "/", "/?game=furious-five",
@@ -153,3 +206,10 @@ def test_each_page_fits_its_width_without_console_errors(site: Site, width: int)
             errors = [entry["message"] for entry in browser.get_log("browser")
                       if entry["level"] == "SEVERE"]
             assert not errors, (path, errors)
+        browser.get(site.base + "/")
+        browser.find_element(By.ID, "board-filter").send_keys("ann")
+        shown = [row.find_element(By.CSS_SELECTOR, "td.bot").text for row in
+                 browser.find_elements(By.CSS_SELECTOR, ".board tbody tr")
+                 if row.is_displayed()]
+        assert sorted(shown) == ["annbot@1", "annbot@2"]
+        assert browser.find_element(By.ID, "filter-count").text == "2 of 4"

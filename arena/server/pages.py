@@ -9,8 +9,10 @@ their blocking work through ``run_in_threadpool``.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -42,6 +44,7 @@ from arena.server.auth import (
     set_session_cookie,
     too_many,
 )
+from arena.server.boards import boards, games_of
 from arena.server.common import (
     TEMPLATES,
     bot_url,
@@ -55,7 +58,7 @@ from arena.server.common import (
 )
 from arena.server.submissions import UploadRefused
 from arena.server.views import PAGE_ROWS, history_chart
-from arena.store.accounts import PASSWORD, AccountError, User
+from arena.store.accounts import PASSWORD, AccountError, Accounts, User
 from arena.store.database import CHECK_KIND
 from arena.store.limits import Limit
 from reports.render import latest_checks
@@ -96,12 +99,30 @@ def static(request: Request) -> Response:
 # -- what everyone sees ----------------------------------------------------------------
 
 def leaderboard(request: Request, who: Viewer) -> Response:
-    snap = server_of(request).views.snapshot()
-    checking = server_of(request).accounts.submissions(unfinished=True)
+    server = server_of(request)
+    snap = server.views.snapshot()
+    tabs = games_of(snap)
+    game = request.query_params.get("game") or (tabs[0] if tabs else None)
+    if game is not None and game not in tabs:
+        raise HTTPException(404, f"no leaderboard of {game[:40]!r}")
+    checking = server.accounts.submissions(unfinished=True)
+    added = {v.label: v.added for v in server.accounts.store.bot_versions()}
+    own = set(server.accounts.owned(who.user.id)) if who.user else set()
+    shown = boards(snap, game, owner_names(server.accounts), own, added) if game else []
     return render(request, who, "leaderboard.html", live=True, active="leaderboard",
-                  sections=snap.sections, bases=snap.bases, checking=checking,
+                  tabs=tabs, game=game, boards=shown, checking=checking,
                   running=[t for t in snap.tournaments.values() if t["status"] == "running"
                            and t["kind"] != CHECK_KIND])
+
+
+def owner_names(accounts: Accounts) -> Callable[[str], str]:
+    """A base name's owner as the leaderboard shows it (each looked up once)."""
+    @functools.cache
+    def name(base: str) -> str:
+        owner_id = accounts.owner(base)
+        user = accounts.user(owner_id) if owner_id is not None else None
+        return user.name if user else "organiser"
+    return name
 
 
 def bot(request: Request, who: Viewer) -> Response:

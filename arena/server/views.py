@@ -66,6 +66,8 @@ class Snapshot:
         default_factory=dict, compare=False)
     #: Fits of a pool's first games, shared by the snapshots of one server.
     fits: Fits | None = field(default=None, compare=False)
+    #: When each game was stored (POSIX seconds), by id.
+    times: dict[int, float] = field(default_factory=dict, compare=False)
 
     @property
     def stamp_text(self) -> str:
@@ -209,7 +211,7 @@ class Views:
         return Snapshot(stamp, games, tournaments, sections, kinds,
                         pools={pool.anchor: pool.games for pool in pools},
                         bases={bot["name"]: bot["base"] for bot in registered},
-                        fits=self.fits)
+                        fits=self.fits, times=self._times(games))
 
     def _games(self, stamp: tuple[int, ...]) -> list[StoredGame]:
         """Every stored game, oldest first: the snapshot's before and those stored
@@ -217,6 +219,14 @@ class Views:
         before = self._snapshot.games if self._snapshot is not None else []
         games = [*before, *self.store.scan_games(after=before[-1].id if before else 0)]
         return games if len(games) == stamp[1] else list(self.store.scan_games())
+
+    def _times(self, games: list[StoredGame]) -> dict[int, float]:
+        """:attr:`Snapshot.times` of ``games``: the snapshot's before and those
+        stored since read (all of them again if some were deleted)."""
+        before = self._snapshot.times if self._snapshot is not None else {}
+        times = {**before, **self.store.finish_times(after=max(before, default=0))}
+        return times if all(g.id in times for g in games[-1:]) and len(times) == len(games) \
+            else self.store.finish_times()
 
     def _replay(self, game_id: int) -> tuple[StoredGame, ReplayViews] | None:
         game = self.store.game(game_id)
