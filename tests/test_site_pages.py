@@ -18,6 +18,7 @@ import sys
 import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import requests
@@ -30,6 +31,7 @@ from tests.server import arena, csrf_of, running_server, set_password, sign_in, 
 PASSWORD = "a long enough password"
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 HEURISTIC = f"{sys.executable} -m sample_bots.five_heuristic"
+ILLEGAL = f"{sys.executable} {Path(__file__).parent / 'bots' / 'zoo' / 'illegal.py'} out_of_range"
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     with sqlite3.connect(folder / "arena.db") as connection:
         connection.execute("UPDATE games SET finished = datetime(finished, '-2 days')")
     tournament(db, "five", f"annbot={HEURISTIC}", f"org1={RANDOM}", f"org2={RANDOM}")
-    tournament(db, "furious-five", f"org1={RANDOM}", f"org2={RANDOM}")
+    tournament(db, "furious-five", f"org1={RANDOM}", f"org2={RANDOM}", f"badbot={ILLEGAL}")
     with running_server(db, "--open-signup") as base:
         set_password(base, link, PASSWORD)
         yield Site(base, db)
@@ -155,7 +157,7 @@ def test_the_leaderboard_has_a_tab_per_game_with_owners_and_ratings(site: Site) 
         assert RATING.match(row["elo"]), row["elo"]
         assert int(row["games"]) > 0 and row["age"]
     other = board_rows(site.get("/?game=furious-five").text)
-    assert set(other) == {"org1@1", "org2@1"}
+    assert {"org1@1", "org2@1"} <= set(other) and "annbot@1" not in other
     assert site.get("/?game=octablitz").status_code == 404
 
 
@@ -177,10 +179,69 @@ def test_overlapping_ranks_are_explained_and_own_rows_highlighted(site: Site) ->
     assert own == {"annbot@1", "annbot@2"}
 
 
+# -- a bot's page ------------------------------------------------------------------------
+
+def table_rows(page: str, table: str) -> list[list[str]]:
+    """The cells' text of each body row of table ``#table``."""
+    body = re.search(rf'<table[^>]*id="{table}".*?<tbody>(.*?)</tbody>', page, re.S)
+    assert body, f"no table {table}"
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+             for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body.group(1), re.S)]
+
+
+def test_a_bots_ratings_are_drawn_over_time(site: Site) -> None:
+    page = site.get("/bots/annbot").text
+    chart = re.search(r'<svg id="history-chart-1".*?</svg>', page, re.S)
+    assert chart, "no rating chart"
+    ticks = re.findall(r'<text class="tick x"[^>]*>([^<]+)</text>', chart.group(0))
+    # two days between the first tournament and the others: dates, not game counts
+    assert ticks and all(re.fullmatch(r"[A-Z][a-z]{2} \d{2}", tick) for tick in ticks), ticks
+    # annbot@2 won every pair so far: no finite estimate, no line
+    assert "<title>annbot@1</title>" in chart.group(0)
+
+
+def test_a_bots_head_to_head_covers_every_opponent_with_an_elo_interval(site: Site) -> None:
+    rows = table_rows(site.get("/bots/annbot").text, "h2h-table")
+    met = {(row[1], row[2]) for row in rows}
+    assert met == {(v, o) for v in ("annbot@1", "annbot@2") for o in ("org1@1", "org2@1")}
+    for row in rows:
+        wins, draws, losses = map(int, row[4].split("–"))
+        assert wins + draws + losses == int(row[3]) > 0
+        assert re.fullmatch(r"[+-]\d+\.\d (\+/- \d+\.\d|\[.*\])|[<>] [+-]\d+\.\d \(.*\)",
+                            row[6]), row[6]
+
+
+def test_a_bots_games_are_listed_from_its_side(site: Site) -> None:
+    rows = table_rows(site.get("/bots/annbot").text, "games-table")
+    assert len(rows) == 16  # 8 games a version: two tables of 4
+    for game_id, when, game, version, seat, score, place, result, opponents in rows:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", when) and game == "five"
+        assert version.startswith("annbot@") and "annbot" not in opponents
+        stored = site.get(f"/api/games/{game_id}").json()
+        assert stored["seats"][int(seat)] == version
+        places = stored["places"]
+        assert place == f"{places[int(seat)]} of 2"
+        assert float(score) == stored["scores"][int(seat)]
+        assert result == ("W" if places[int(seat)] == 1 and places.count(1) == 1 else
+                          "D" if places[int(seat)] == 1 else "L")
+
+
+def test_a_bots_faults_show_the_move_and_message_and_stderr_only_to_its_owner(
+        site: Site) -> None:
+    rows = table_rows(site.get("/bots/badbot").text, "faults-table")
+    assert rows
+    for game_id, version, kind, step, message in rows:
+        assert version == "badbot@1" and kind == "illegal_action", kind
+        assert step.isdigit() and int(step) >= 2, step  # its third request at the earliest
+        assert message and game_id.isdigit()
+    assert 'class="stderr"' not in site.get("/bots/badbot").text
+
+
 # -- every page in Chromium ------------------------------------------------------------
 
 PAGES = ["/signin", "/signup", "/start", "/account", "/", "/?game=furious-five",
-         "/bots/annbot", "/bots/org1"]
+         "/bots/annbot", "/bots/org1", "/bots/badbot"]
 
 
 @pytest.mark.parametrize("width", [1280, 390])

@@ -45,6 +45,14 @@ from arena.server.auth import (
     too_many,
 )
 from arena.server.boards import boards, games_of
+from arena.server.botpage import (
+    head_to_head,
+    own_faults,
+    own_games,
+    time_chart,
+    timed_history,
+    when_text,
+)
 from arena.server.common import (
     TEMPLATES,
     bot_url,
@@ -57,7 +65,7 @@ from arena.server.common import (
     viewer,
 )
 from arena.server.submissions import UploadRefused
-from arena.server.views import PAGE_ROWS, history_chart
+from arena.server.views import PAGE_ROWS
 from arena.store.accounts import PASSWORD, AccountError, Accounts, User
 from arena.store.database import CHECK_KIND
 from arena.store.limits import Limit
@@ -142,18 +150,19 @@ def bot(request: Request, who: Viewer) -> Response:
               if checks.get(label) and all(c.get("passed") for c in checks[label])}
     manage = who.may_manage(owner_id)
     games = snap.filtered(bot=base)
-    faults = [(g.id, f) for g in games for f in g.faults if f["bot"] in labels][:FAULTS_SHOWN]
     owner = server.accounts.user(owner_id) if owner_id is not None else None
     pools = {s.anchor: s.title for s, _ in snap.rows(labels)}
     order = [v.label for v in versions]
     history = []
     for anchor, title in pools.items():
-        points = snap.history(anchor, labels)
-        history.append((title, points, history_chart(points, order)))
+        points = timed_history(snap, anchor, labels)
+        history.append((title, [(when_text(t), elo) for t, elo in points],
+                        time_chart(points, order)))
     return render(request, who, "bot.html", live=True, base=base, versions=versions,
-                  history=history,
-                  owner=owner.name if owner else None, ratings=ratings, passed=passed,
-                  manage=manage, games=games[:PAGE_ROWS], faults=faults if manage else [],
+                  history=history, owner=owner.name if owner else None, ratings=ratings,
+                  passed=passed, manage=manage, games=own_games(snap, base, games[:PAGE_ROWS]),
+                  faults=own_faults(games, labels, FAULTS_SHOWN),
+                  head_to_head=head_to_head(snap, order), bases=snap.bases,
                   submissions=server.accounts.submissions(bases=[base]) if manage else [])
 
 

@@ -24,7 +24,6 @@ from arena.store.accounts import Accounts
 from arena.store.database import Store, StoredGame
 from arena.store.replays import ReplayViews
 from arena.store.view_jobs import load_views
-from reports.charts import LineChart, line_chart
 from reports.render import BoardRow, Figures, Section, latest_checks, section
 from reports.stats import fault_kinds, order_blocks, rate, split_pools, time_control
 
@@ -285,12 +284,3 @@ def rating_history(games: Sequence[StoredGame], players: set[str], fits: Fits | 
         if found:
             history.append((n, found))
     return history
-
-
-def history_chart(history: Sequence[tuple[int, dict[str, float]]],
-                  labels: Sequence[str]) -> LineChart | None:
-    """The rating history as a line chart, a line per version (in ``labels``' order)."""
-    lines = [(label, [(float(n), elo[label]) for n, elo in history if label in elo])
-             for label in labels]
-    return line_chart([line for line in lines if line[1]], xlabel="games", ylabel="Elo")
-
