@@ -118,12 +118,13 @@ def test_leaderboards_and_games_for_everyone(site: Site) -> None:
     elo = {row["bot"]: row["elo"] for row in board["pools"][0]["rows"]}["org1@1"]
     history = re.search(r'id="history".*?<tbody>(.*?)</tbody>', bot_page, re.S)
     assert history is not None
-    rows = re.findall(r'<tr><td class="num">(\d+)</td><td class="num">([^<]*)</td>',
+    rows = re.findall(r'<tr><td class="nowrap">([^<]+)</td><td class="num">([^<]*)</td>',
                       history.group(1))
-    assert [int(n) for n, _ in rows] == sorted(int(n) for n, _ in rows)
+    assert rows and [when for when, _ in rows] == sorted(when for when, _ in rows)
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", when) for when, _ in rows)
     assert all(re.fullmatch(r"[+-]\d+", cell) for _, cell in rows)
     if elo is not None:  # finite after all 4 games (a bot that won every game has none)
-        assert rows[-1] == ("4", f"{elo:+.0f}")
+        assert rows[-1][1] == f"{elo:+.0f}"
 
 
 def test_pages_for_everyone_are_kept_and_revalidated_by_their_etag(site: Site) -> None:

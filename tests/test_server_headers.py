@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pytest
 import requests
 
-from arena.server import api, pages
+from arena.server import api, guide, pages
 from arena.store.replays import unpack
 from tests.replay_page import page_facts
 from tests.server import (
@@ -108,9 +108,15 @@ def every_route(site: Site) -> list[Case]:
     shared_and_private("/api/leaderboard", "/api/leaderboard")
     shared_and_private("/api/games", "/api/games")
     shared_and_private("/api/games/{game_id:int}", f"/api/games/{game}")
-    for name in ("style.css", "replay.css", "replay.js", "live.js", "nothing.js"):
+    for name in ("style.css", "replay.css", "replay.js", "live.js", "site.css", "board.js",
+                 "nothing.js"):
         cases.append(Case(("GET", "/static/{name}"), requests.get(f"{base}/static/{name}",
                                                                  timeout=60)))
+    cases += [Case(("GET", "/start"), ann.get(f"{base}/start", timeout=60), PRIVATE),
+              Case(("GET", "/start"), requests.get(f"{base}/start", timeout=60), PRIVATE),
+              Case(("GET", "/start/kits/{language}.tar.gz"),
+                   requests.get(f"{base}/start/kits/c.tar.gz", timeout=60)),
+              Case(("GET", "/rules/{game}.md"), requests.get(f"{base}/rules/five.md", timeout=60))]
     seat = "/games/{game_id:int}/seat/{seat:int}.json"
     cases += [Case(("GET", seat), root.get(f"{base}/games/{game}/seat/1.json", timeout=60),
                    PRIVATE),
@@ -188,7 +194,7 @@ def every_route(site: Site) -> list[Case]:
 def route_set() -> set[tuple[str, str]]:
     """Every (method, path pattern) the application routes."""
     found = set()
-    for route in [*pages.routes(), *api.routes()]:
+    for route in [*pages.routes(), *api.routes(), *guide.routes()]:
         for method in route.methods or ():
             if method != "HEAD":
                 found.add((method, route.path))

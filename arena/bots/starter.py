@@ -110,6 +110,15 @@ def new_bot(directory: Path, language: str, games: Sequence[str] = ()) -> list[s
     return sorted(path.name + ("/" if path.is_dir() else "") for path in target.iterdir())
 
 
+def write_kit(folder: Path, language: str, name: str, games: Sequence[str] = ()) -> Kit:
+    """Write ``language``'s kit for bot ``name`` into the existing ``folder``
+    without its setup step (npm: the server's downloads), for ``games`` (default:
+    every game); BotError for a bad language or game."""
+    kit = _kit(language)
+    _write(folder, kit, name, _games(games))
+    return kit
+
+
 def _kit(language: str) -> Kit:
     if language not in LANGUAGES:
         raise BotError(f"no starter kit for {language!r} (languages: "

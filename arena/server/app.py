@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp
 
-from arena.server import api, pages, play
+from arena.server import api, guide, pages, play
 from arena.server.bodies import BodyLimit
 from arena.server.common import TEMPLATES, CachedPages, server_of
 from arena.server.headers import SecurityHeaders
@@ -61,7 +61,7 @@ def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -
         {"report": FileSystemLoader(REPORT_TEMPLATES)})]), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(report_environment().filters)
-    app = Site(routes=[*play.routes(), *api.routes(), *pages.routes()],
+    app = Site(routes=[*play.routes(), *api.routes(), *pages.routes(), *guide.routes()],
                middleware=[Middleware(BodyLimit, archive_bytes=queue.limits.archive_bytes),
                            Middleware(CachedPages)],
                exception_handlers={HTTPException: http_error, Exception: server_error})

@@ -9,8 +9,10 @@ their blocking work through ``run_in_threadpool``.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -42,6 +44,15 @@ from arena.server.auth import (
     set_session_cookie,
     too_many,
 )
+from arena.server.boards import boards, games_of
+from arena.server.botpage import (
+    head_to_head,
+    own_faults,
+    own_games,
+    time_chart,
+    timed_history,
+    when_text,
+)
 from arena.server.common import (
     TEMPLATES,
     bot_url,
@@ -54,18 +65,19 @@ from arena.server.common import (
     viewer,
 )
 from arena.server.submissions import UploadRefused
-from arena.server.views import PAGE_ROWS, history_chart
-from arena.store.accounts import PASSWORD, AccountError, User
+from arena.server.views import PAGE_ROWS
+from arena.store.accounts import PASSWORD, AccountError, Accounts, User
 from arena.store.database import CHECK_KIND
 from arena.store.limits import Limit
 from reports.render import latest_checks
 from reports.replay import TEMPLATES as REPORT_TEMPLATES
 
-#: Files under /static/: the report's stylesheet and replay viewer, the live-page poller.
+#: Files under /static/: the report's stylesheet and replay viewer; the server's
+#: own stylesheet, live-page poller and leaderboard filter.
 STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
           "replay.css": REPORT_TEMPLATES / "replay.css",
-          "replay.js": REPORT_TEMPLATES / "replay.js"}
-LIVE_JS = "live.js"
+          "replay.js": REPORT_TEMPLATES / "replay.js",
+          **{name: TEMPLATES / name for name in ("site.css", "live.js", "board.js")}}
 #: Static files are the same for everyone: kept, and asked again each time.
 STATIC_HEADERS = {"Cache-Control": "no-cache"}
 #: Seconds a signed-out browser's form token (its cookie) lasts.
@@ -87,9 +99,6 @@ def render(request: Request, who: Viewer, name: str, status: int = 200, *,
 
 def static(request: Request) -> Response:
     name = request.path_params["name"]
-    if name == LIVE_JS:
-        return FileResponse(TEMPLATES / LIVE_JS, media_type="text/javascript",
-                            headers=STATIC_HEADERS)
     if name not in STATIC:
         raise HTTPException(404, f"no file {name!r}")
     return FileResponse(STATIC[name], headers=STATIC_HEADERS)
@@ -98,12 +107,30 @@ def static(request: Request) -> Response:
 # -- what everyone sees ----------------------------------------------------------------
 
 def leaderboard(request: Request, who: Viewer) -> Response:
-    snap = server_of(request).views.snapshot()
-    checking = server_of(request).accounts.submissions(unfinished=True)
+    server = server_of(request)
+    snap = server.views.snapshot()
+    tabs = games_of(snap)
+    game = request.query_params.get("game") or (tabs[0] if tabs else None)
+    if game is not None and game not in tabs:
+        raise HTTPException(404, f"no leaderboard of {game[:40]!r}")
+    checking = server.accounts.submissions(unfinished=True)
+    added = {v.label: v.added for v in server.accounts.store.bot_versions()}
+    own = set(server.accounts.owned(who.user.id)) if who.user else set()
+    shown = boards(snap, game, owner_names(server.accounts), own, added) if game else []
     return render(request, who, "leaderboard.html", live=True, active="leaderboard",
-                  sections=snap.sections, bases=snap.bases, checking=checking,
+                  tabs=tabs, game=game, boards=shown, checking=checking,
                   running=[t for t in snap.tournaments.values() if t["status"] == "running"
                            and t["kind"] != CHECK_KIND])
+
+
+def owner_names(accounts: Accounts) -> Callable[[str], str]:
+    """A base name's owner as the leaderboard shows it (each looked up once)."""
+    @functools.cache
+    def name(base: str) -> str:
+        owner_id = accounts.owner(base)
+        user = accounts.user(owner_id) if owner_id is not None else None
+        return user.name if user else "organiser"
+    return name
 
 
 def bot(request: Request, who: Viewer) -> Response:
@@ -123,18 +150,19 @@ def bot(request: Request, who: Viewer) -> Response:
               if checks.get(label) and all(c.get("passed") for c in checks[label])}
     manage = who.may_manage(owner_id)
     games = snap.filtered(bot=base)
-    faults = [(g.id, f) for g in games for f in g.faults if f["bot"] in labels][:FAULTS_SHOWN]
     owner = server.accounts.user(owner_id) if owner_id is not None else None
     pools = {s.anchor: s.title for s, _ in snap.rows(labels)}
     order = [v.label for v in versions]
     history = []
     for anchor, title in pools.items():
-        points = snap.history(anchor, labels)
-        history.append((title, points, history_chart(points, order)))
+        points = timed_history(snap, anchor, labels)
+        history.append((title, [(when_text(t), elo) for t, elo in points],
+                        time_chart(points, order)))
     return render(request, who, "bot.html", live=True, base=base, versions=versions,
-                  history=history,
-                  owner=owner.name if owner else None, ratings=ratings, passed=passed,
-                  manage=manage, games=games[:PAGE_ROWS], faults=faults if manage else [],
+                  history=history, owner=owner.name if owner else None, ratings=ratings,
+                  passed=passed, manage=manage, games=own_games(snap, base, games[:PAGE_ROWS]),
+                  faults=own_faults(games, labels, FAULTS_SHOWN),
+                  head_to_head=head_to_head(snap, order), bases=snap.bases,
                   submissions=server.accounts.submissions(bases=[base]) if manage else [])
 
 

@@ -24,7 +24,6 @@ from arena.store.accounts import Accounts
 from arena.store.database import Store, StoredGame
 from arena.store.replays import ReplayViews
 from arena.store.view_jobs import load_views
-from reports.charts import LineChart, line_chart
 from reports.render import BoardRow, Figures, Section, latest_checks, section, unrated_ids
 from reports.stats import fault_kinds, order_blocks, rate, split_pools, time_control
 
@@ -66,6 +65,8 @@ class Snapshot:
         default_factory=dict, compare=False)
     #: Fits of a pool's first games, shared by the snapshots of one server.
     fits: Fits | None = field(default=None, compare=False)
+    #: When each game was stored (POSIX seconds), by id.
+    times: dict[int, float] = field(default_factory=dict, compare=False)
 
     @property
     def stamp_text(self) -> str:
@@ -210,7 +211,7 @@ class Views:
         return Snapshot(stamp, games, tournaments, sections, kinds,
                         pools={pool.anchor: pool.games for pool in pools},
                         bases={bot["name"]: bot["base"] for bot in registered},
-                        fits=self.fits)
+                        fits=self.fits, times=self._times(games))
 
     def _games(self, stamp: tuple[int, ...]) -> list[StoredGame]:
         """Every stored game, oldest first: the snapshot's before and those stored
@@ -218,6 +219,14 @@ class Views:
         before = self._snapshot.games if self._snapshot is not None else []
         games = [*before, *self.store.scan_games(after=before[-1].id if before else 0)]
         return games if len(games) == stamp[1] else list(self.store.scan_games())
+
+    def _times(self, games: list[StoredGame]) -> dict[int, float]:
+        """:attr:`Snapshot.times` of ``games``: the snapshot's before and those
+        stored since read (all of them again if some were deleted)."""
+        before = self._snapshot.times if self._snapshot is not None else {}
+        times = {**before, **self.store.finish_times(after=max(before, default=0))}
+        return times if all(g.id in times for g in games[-1:]) and len(times) == len(games) \
+            else self.store.finish_times()
 
     def _replay(self, game_id: int) -> tuple[StoredGame, ReplayViews] | None:
         game = self.store.game(game_id)
@@ -276,12 +285,3 @@ def rating_history(games: Sequence[StoredGame], players: set[str], fits: Fits | 
         if found:
             history.append((n, found))
     return history
-
-
-def history_chart(history: Sequence[tuple[int, dict[str, float]]],
-                  labels: Sequence[str]) -> LineChart | None:
-    """The rating history as a line chart, a line per version (in ``labels``' order)."""
-    lines = [(label, [(float(n), elo[label]) for n, elo in history if label in elo])
-             for label in labels]
-    return line_chart([line for line in lines if line[1]], xlabel="games", ylabel="Elo")
-

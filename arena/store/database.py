@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -640,6 +640,14 @@ class Store:
                     found.setdefault(game_id, {})[seat] = move_logs.unpack(data)
         return found
 
+    def finish_times(self, after: int = 0) -> dict[int, float]:
+        """When each game with an id above ``after`` was stored, in POSIX seconds
+        (the server's ratings over time and its games' ages)."""
+        query = select(GAMES.c.id, GAMES.c.finished).where(GAMES.c.id > after)
+        with self.engine.connect() as connection:
+            return {game_id: _posix(finished) for game_id, finished in
+                    connection.execute(query)}
+
     def game(self, game_id: int) -> StoredGame | None:
         """One stored game (as :meth:`scan_games` reads it), or None."""
         found = next(self.scan_games(after=game_id - 1, batch=1), None)
@@ -803,3 +811,8 @@ _SCANNED = ("options", "seats", "scores", "places", "game_places", "ignored")
 _FAULT_KEYS = ("seat", "bot", "kind", "detail", "stderr_tail", "step")
 #: Distinct JSON values :meth:`Store.scan_games` keeps decoded at once (then starts afresh).
 _SHARED_VALUES = 50_000
+
+
+def _posix(moment: datetime) -> float:
+    """A stored time in POSIX seconds (SQLite gives it back without its zone: UTC)."""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()

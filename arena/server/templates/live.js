@@ -14,6 +14,7 @@
         if (page.ok && main) {
           document.querySelector("main").replaceWith(main);
           document.body.dataset.stamp = html.body.dataset.stamp || String(live.stamp);
+          document.dispatchEvent(new Event("arena:swapped"));
         }
       }
     } catch (error) {
