@@ -148,11 +148,12 @@ def test_submit_wait_prints_the_progress_then_the_bot_page(served: Served,
     assert isinstance(proc, subprocess.CompletedProcess) and isinstance(lines, list)
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
     assert re.fullmatch(r"submission \d+: annlog: queued", lines[0])
-    assert "  checking" in lines
+    # A stage shorter than the poll may be missed (a check of 2 quick games): not its games.
     games = [line for line in lines if re.fullmatch(
         r"  five game \d+ \(seat \d\): score -?[\d.]+, place \d, no faults", line)]
     assert len(games) == 2, lines  # --check-games 2: each once
-    assert lines.index("  checking") < lines.index(games[0])
+    if "  checking" in lines:
+        assert lines.index("  checking") < lines.index(games[0])
     assert re.fullmatch(r"submission \d+: annlog@1: passed", lines[-2]), lines
     assert lines[-1] == f"bot page: {served.base}/bots/annlog"
     submission = int(lines[0].split()[1].rstrip(":"))
