@@ -190,9 +190,10 @@ def test_match_resume_plays_the_missing_games_and_recomputes_the_test(
     with sqlite3.connect(path) as conn:  # lose a whole pair and half of another
         ids = [row[0] for row in conn.execute("select id from games where number in (2, 3, 5)")]
         marks = ",".join("?" * len(ids))
-        for table in ("records", "faults"):
+        for table in ("records", "faults", "move_logs", "replay_views"):
             conn.execute(f"delete from {table} where game_id in ({marks})", ids)
         conn.execute(f"delete from games where id in ({marks})", ids)
+        conn.execute("update tournaments set status = 'interrupted'")  # else finished
     wrong = arena_here(capsys, "tournament", "--resume", "1", "--db", db)
     assert_one_line_error(wrong, "is a match", "arena match --resume 1")
     resumed = arena_here(capsys, "match", "--resume", "1", "--db", db, "-j", "2")

@@ -60,7 +60,9 @@ def test_sigkill_at_random_moments_then_resume_plays_exactly_the_schedule(
     final = subprocess.run(arena_argv(db, command, parallel, resume=True),
                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            timeout=300)
-    assert final.returncode in (0, 3), final.stderr
+    # The last killed run may have played the last game: then there is nothing to resume.
+    assert final.returncode in (0, 3) or "is finished: nothing to resume" in final.stderr, \
+        final.stderr
     tables = BOTS * (BOTS - 1) // 2
     expected = {(t, g) for t in range(tables) for g in range(GAMES_PER_TABLE)}
     keys = stored_keys(db)

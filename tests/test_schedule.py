@@ -171,8 +171,8 @@ def test_resume_plays_exactly_the_missing_games_on_fresh_processes(tmp_path: Pat
             "or (tables.number = 2 and games.number in (3, 5))")]
         assert len(ids) == 3
         marks = ",".join("?" * len(ids))
-        conn.execute(f"delete from records where game_id in ({marks})", ids)
-        conn.execute(f"delete from faults where game_id in ({marks})", ids)
+        for table in ("records", "faults", "move_logs", "replay_views"):
+            conn.execute(f"delete from {table} where game_id in ({marks})", ids)
         conn.execute(f"delete from games where id in ({marks})", ids)
     trio.run(lambda: run_tournament(plan, store, tid, parallel=2))
 

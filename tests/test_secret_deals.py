@@ -261,6 +261,7 @@ def test_resuming_without_its_stored_secret_is_one_line(
     assert run.returncode == 0, run.stderr
     with sqlite3.connect(tmp_path / "a.db") as connection:
         connection.execute("delete from deal_secrets")
+        connection.execute("update tournaments set status = 'interrupted'")  # else finished
     again = arena("tournament", "--resume", "1", "--db", db)  # bad input: its own process
     assert again.returncode == 2 and again.stderr.strip().splitlines() == [
         "arena: error: tournament 1 cannot be resumed: this tournament's deal secret is "

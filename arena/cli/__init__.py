@@ -177,8 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"no command: one of {', '.join(COMMANDS)}")
     try:
         status: int = args.run(args)
-        return status
     except BaseException as exc:
+        settle_created(succeeded=False)
         if isinstance(exc, user_errors()):
             from arena.cli.common import fail
             fail(str(exc))
@@ -196,6 +196,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(f"cannot use the database {getattr(args, 'db', None) or DEFAULT_URL}: "
              f"{damaged} (a damaged file: restore it from a backup; sqlite3's .recover "
              f"may save what is left)")
+    settle_created(succeeded=status == 0)
+    return status
+
+
+def settle_created(succeeded: bool) -> None:
+    """:func:`arena.cli.common.settle_created`, if a command opened a database."""
+    common = sys.modules.get("arena.cli.common")
+    if common is not None:
+        common.settle_created(succeeded)
 
 
 def user_errors() -> tuple[type[BaseException], ...]:

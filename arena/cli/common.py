@@ -251,8 +251,36 @@ def open_store(url: str, *, create: bool = False, create_flag: str | None = None
         _refuse_a_typo(url, create_flag)
     store = Store(url, on_locked=_say_locked, create=create)
     if store.created:
-        print(f"arena: created a new database {mask_passwords(url)}", file=sys.stderr)
+        _CREATED.append((store, url))
     return store
+
+
+#: Databases this command made (:func:`open_store`), said or discarded when it ends.
+_CREATED: list[tuple[Store, str]] = []
+
+
+def settle_created(succeeded: bool) -> None:
+    """When a command ends: say once on stderr which databases it made; a failed
+    command's new database that holds nothing (no tournament, no bot) is deleted
+    instead, so that bad input leaves no file behind and stays one line (one that
+    holds something stays, unsaid: the failure's own lines, such as the resume
+    command of an interrupted run, come last)."""
+    while _CREATED:
+        store, url = _CREATED.pop()
+        path = database_file(url)
+        if succeeded:
+            print(f"arena: created a new database {mask_passwords(url)}", file=sys.stderr)
+        elif path is not None and _holds_nothing(store):
+            store.close()
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(path + suffix).unlink(missing_ok=True)
+
+
+def _holds_nothing(store: Store) -> bool:
+    try:
+        return not store.tournaments() and not store.bots()
+    except Exception:  # a database that cannot be read: keep it
+        return False
 
 def _refuse_a_typo(url: str, flag: str) -> None:
     """UserError if ``url`` is a SQLite file not made yet beside other databases."""
