@@ -277,8 +277,16 @@ def settle_created(succeeded: bool) -> None:
 
 
 def _holds_nothing(store: Store) -> bool:
+    """Whether every table but Alembic's stamp is empty (no tournament, bot, user,
+    session, submission...: a failed ``serve`` on a new database keeps its sign-ups)."""
+    import sqlalchemy
+
     try:
-        return not store.tournaments() and not store.bots()
+        with store.engine.connect() as connection:
+            names = sqlalchemy.inspect(connection).get_table_names()
+            return not any(
+                connection.execute(sqlalchemy.text(f'SELECT 1 FROM "{name}" LIMIT 1')).first()
+                for name in names if name != "alembic_version")
     except Exception:  # a database that cannot be read: keep it
         return False
 
