@@ -14,6 +14,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,38 @@ def test_the_mount_table_shows_no_organiser_path(tmp_path: Path) -> None:
     assert report["protocol"] == "/arena/python/protocol/__init__.py"
     assert sorted(report["traces"]) == list(editable_traces())
     assert set(report["traces"].values()) <= {0}
+
+
+COPY_AND_DIE = """
+import os, signal, sys
+from arena.runner.sandbox import packages_copy
+print(packages_copy()[0], flush=True)
+if sys.argv[1] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_the_packages_copy_of_a_killed_arena_is_removed_by_the_next(tmp_path: Path) -> None:
+    """Each arena process copies the editable packages once; a normal exit
+    deletes its copy, and a copy whose process was killed (no exit handler
+    ran) is deleted by the next arena process that makes one, while a copy of
+    a live process is kept."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+
+    def copy(how: str) -> Path:
+        done = subprocess.run([sys.executable, "-c", COPY_AND_DIE, how], env=env,
+                              capture_output=True, text=True, timeout=60, check=False)
+        return Path(done.stdout.strip()).parent
+
+    killed = copy("kill")
+    assert killed.is_dir() and killed.parent == tmp_path
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as live:
+        living = tmp_path / f"arena-python-{live.pid}-x"
+        living.mkdir()
+        ended = copy("exit")
+        live.kill()
+    assert not killed.exists() and not ended.exists()
+    assert living.is_dir()
 
 
 def test_an_adhoc_bot_in_the_working_directory_sees_only_its_named_files(

@@ -32,6 +32,7 @@ from typing import TypeVar
 import trio
 
 from arena.formats.schedule import Chain, chain_name
+from arena.runner.sandbox import process_gone
 from arena.store.database import Store
 from arena.store.engine import StorageError
 
@@ -54,15 +55,7 @@ def dead_here(owner: str) -> bool:
     arena killed and resumed at once).  A process id taken again since only
     means waiting for the lease."""
     host, _, pid = owner.rpartition(":")[0].rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # it exists, owned by another user
-        return False
-    return False
+    return host == socket.gethostname() and pid.isdigit() and process_gone(int(pid))
 
 
 class Claims:

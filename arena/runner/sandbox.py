@@ -763,7 +763,8 @@ def packages_copy() -> tuple[str, str]:
     world-readable, deleted when the process exits: its folder, bound at
     :data:`PACKAGES_DIR` so that no bot's mount table shows the checkout's
     path, and an empty file bound over :func:`editable_traces`."""
-    root = tempfile.mkdtemp(prefix="arena-python-")
+    _remove_orphan_copies()
+    root = tempfile.mkdtemp(prefix=f"{COPY_PREFIX}{os.getpid()}-")
     atexit.register(shutil.rmtree, root, True)
     packages, empty = os.path.join(root, "packages"), os.path.join(root, "empty")
     for name, source in editable_packages():
@@ -777,6 +778,33 @@ def packages_copy() -> tuple[str, str]:
             if not os.path.islink(path):
                 os.chmod(path, os.stat(path).st_mode | 0o444)
     return packages, empty
+
+
+#: The name of :func:`packages_copy`'s folder, then its process id and a dash.
+COPY_PREFIX = "arena-python-"
+
+
+def _remove_orphan_copies() -> None:
+    """Delete the package copies of this user's arena processes that ended
+    without their exit handler (killed): found by the process id in the name."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{COPY_PREFIX}*-*"):
+        pid = folder.name[len(COPY_PREFIX):].split("-", 1)[0]
+        with contextlib.suppress(OSError):
+            if (pid.isdigit() and folder.lstat().st_uid == os.getuid()
+                    and stat.S_ISDIR(folder.lstat().st_mode) and process_gone(int(pid))):
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def process_gone(pid: int) -> bool:
+    """Whether no process of this machine has id ``pid`` (one of another user
+    exists)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 @functools.cache
