@@ -10,15 +10,18 @@ import hashlib
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 def environment() -> Environment:
     """The templates (autoescaped, strict) with the report's filters."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined  # here: only pages need it
+
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(json=to_json, value=format_value, percent=percent,

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from tqdm import tqdm
-
 from arena.bots.versions import NAME, NAME_RULE
 from arena.runner.client import CLOCKS, TimeControl
 from arena.runner.cluster import local_layout, open_client
 from arena.runner.process import BotSpec
+from arena.runner.progress import write_above_bars
 from arena.runner.sandbox import SANDBOX_CHOICES, Limits, Sandbox, path_arguments, resolve
 from arena.runner.views import running_builders
 from arena.store.database import DEFAULT_URL, Store
@@ -306,12 +305,12 @@ def _refuse_a_typo(url: str, flag: str) -> None:
 def _say_locked() -> None:
     builders = running_builders()
     if not builders:
-        tqdm.write(LOCKED_MESSAGE, file=sys.stderr)
+        write_above_bars(LOCKED_MESSAGE)
         return
     pids = ", ".join(str(pid) for pid in sorted(builders))
-    tqdm.write(LOCKED_MESSAGE.replace(
+    write_above_bars(LOCKED_MESSAGE.replace(
         "another process", f"another process (perhaps this run's own view builder, pid "
-                           f"{pids}, storing replay views at a low priority)"), file=sys.stderr)
+                           f"{pids}, storing replay views at a low priority)"))
 
 def report_folder(out: str, *, export: bool = False) -> Path:
     """The report's (or the export's) folder if it may be written: absent, empty or an

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import trio
-from tqdm import tqdm
 
 from arena.cli.bots import choose_bots, existing_store
 from arena.cli.common import (
@@ -49,7 +48,7 @@ from arena.formats.schedule import Ladder
 from arena.runner.ladder import Entrants, create_ladder, run_ladder
 from arena.runner.plan import Plan
 from arena.runner.process import BotSpec
-from arena.runner.progress import Progress
+from arena.runner.progress import Progress, write_above_bars
 from arena.runner.sandbox import Limits, Sandbox
 from arena.runner.views import run_view_builder
 from arena.store.database import DEFAULT_URL, Store
@@ -193,7 +192,7 @@ def entrant_lines(game: str, before: tuple[list[str], dict[str, str]] | None,
 
 def say_above_progress(message: str) -> None:
     """A line on stderr that does not break a progress bar."""
-    tqdm.write(message, file=sys.stderr)
+    write_above_bars(message)
 
 def _check_ladder_flags(args: argparse.Namespace) -> None:
     if args.max_groups is not None and not 1 <= args.max_groups <= MAX_GROUPS:

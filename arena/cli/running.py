@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
 import trio
-from tqdm import tqdm
 
 from arena.cli.bots import check_spec
 from arena.cli.common import (
@@ -38,7 +37,7 @@ from arena.formats.deals import commitment
 from arena.formats.schedule import Gauntlet, Match
 from arena.formats.tables import ConfigError, balance
 from arena.runner.plan import Plan, new_secret
-from arena.runner.progress import Progress
+from arena.runner.progress import Progress, write_above_bars
 from arena.runner.sandbox import Sandbox
 from arena.runner.tournament import run_match, run_tournament
 from arena.runner.views import run_view_builder
@@ -67,8 +66,8 @@ async def until_signal(work: Callable[[], Awaitable[None]],
                         exit_at_once()
                     stopped = signum
                     playing.cancel()
-                    tqdm.write("arena: stopping: every bot is ended and every finished game "
-                               "kept (again to exit at once)", file=sys.stderr)
+                    write_above_bars("arena: stopping: every bot is ended and every finished "
+                                     "game kept (again to exit at once)")
 
         nursery.start_soon(watch)
         with playing:

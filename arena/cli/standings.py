@@ -2,7 +2,7 @@
 ladder run, every ``--standings-every N`` games while it runs, and from the database
 with ``arena standings``.
 
-The figures are the report's (:func:`reports.render.board`: the Elo fit with its
+The figures are the report's (:func:`reports.board.board`: the Elo fit with its
 bootstrap intervals and rank intervals, the place tallies and faults of
 :mod:`reports.stats`), and a match's test is the one ``arena match`` runs
 (:func:`arena.runner.tournament.match_test` on the stored games), so the terminal
@@ -87,9 +87,9 @@ class Standings:
 
 def standings(title: str, games: Sequence[StoredGame],
               blocks: Mapping[int, int] | None = None) -> Standings:
-    """The report's leaderboard (:func:`reports.render.board`) of ``games``;
+    """The report's leaderboard (:func:`reports.board.board`) of ``games``;
     ``blocks``: :func:`reports.stats.order_blocks` of their tournaments."""
-    from reports.render import Figures, board
+    from reports.board import Figures, board
     from reports.stats import fault_kinds
 
     figures = Figures(BOOTSTRAP, blocks)

@@ -12,14 +12,26 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
-from typing import TextIO
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING, TextIO
 
 from arena.store.records import GameResult
 
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
 #: Seconds between two progress lines when the output is not a terminal.
 LINE_EVERY = 5.0
+
+
+def write_above_bars(message: str, out: TextIO | None = None) -> None:
+    """``message`` as a line on ``out`` (default stderr) that does not break a
+    progress bar; tqdm is asked only if it was loaded (no bar is drawn otherwise)."""
+    out = out if out is not None else sys.stderr
+    tqdm = sys.modules.get("tqdm")
+    if tqdm is None:
+        print(message, file=out)
+    else:
+        tqdm.tqdm.write(message, file=out)
 
 
 def _duration(seconds: float) -> str:
@@ -47,8 +59,12 @@ class Progress:
         self.last_line = self.started
         if interactive is None:
             interactive = self.out.isatty()
-        self.bar = (tqdm(total=total, initial=done, unit="game", dynamic_ncols=True,
-                         file=self.out) if interactive else None)
+        self.bar: tqdm[None] | None = None
+        if interactive:
+            from tqdm import tqdm  # here: only a terminal draws a bar
+
+            self.bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True,
+                            file=self.out)
 
     def __call__(self, result: GameResult) -> None:
         self.done += 1
