@@ -4,5 +4,6 @@
 test with the drawn order of seat rotations it relies on
 (:mod:`~arena.stats.rotation_learning`).
 
-Imports nothing of the arena: numpy and scipy only; it knows nothing of storage.
+Imports nothing of the arena: numpy only (scipy would cost half a second of CPU to
+import); it knows nothing of storage.
 """

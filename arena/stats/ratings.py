@@ -35,9 +35,6 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse
-from scipy.optimize import brentq
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 Game = Sequence[tuple[str, int]]
 FloatArray = NDArray[np.floating[Any]]
@@ -443,8 +440,8 @@ class _Pool:
     games: IntArray
     first: IntArray
     second: IntArray
-    type_points: sparse.csr_array
-    type_totals: sparse.csr_array
+    type_points: _Sparse
+    type_totals: _Sparse
     type_counts: IntArray
 
     @classmethod
@@ -461,17 +458,45 @@ class _Pool:
                  _sums(cell, points), _sums(cell, weight))
         rows, columns, type_points, type_totals, counts = _group_types(*cells)
 
-        def matrix(values: FloatArray) -> sparse.csr_array:
-            return sparse.csr_array((values, (rows, columns)), shape=(len(counts), pairs))
+        def matrix(values: FloatArray) -> _Sparse:
+            return _Sparse(rows, columns, values, pairs)
 
         return cls(tuple(index), played.astype(np.int64), pair_codes // max(n, 1),
                    pair_codes % max(n, 1), matrix(type_points), matrix(type_totals), counts)
 
     def stats(self, counts: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Pair points and totals (rows x pairs) for rows of type multiplicities."""
-        points = np.asarray(self.type_points.T @ counts.T).T
-        totals = np.asarray(self.type_totals.T @ counts.T).T
-        return points, totals
+        return self.type_points.times(counts), self.type_totals.times(counts)
+
+
+@dataclass(frozen=True)
+class _Sparse:
+    """A sparse matrix as entries (row, column, value) with ``columns`` columns, for the
+    one product the fit needs (numpy alone: scipy.sparse costs half a second to import)."""
+
+    rows: IntArray
+    cols: IntArray
+    values: FloatArray
+    columns: int
+
+    def times(self, weights: FloatArray) -> FloatArray:
+        """``weights @ self`` (rows of weights over this matrix's rows), in chunks."""
+        out = np.empty((len(weights), self.columns))
+        step = max(1, _MAX_BATCH_CELLS // max(len(self.rows), 1))
+        for start in range(0, len(weights), step):
+            chunk = weights[start : start + step]
+            out[start : start + step] = _scatter(chunk[:, self.rows] * self.values, self.cols,
+                                                 self.columns)
+        return out
+
+
+def _scatter(values: FloatArray, index: IntArray, size: int) -> FloatArray:
+    """Per row of ``values`` (rows x k), the sums of its entries by ``index`` (k) into
+    ``size`` bins: rows x size."""
+    rows = len(values)
+    bins = (np.arange(rows)[:, None] * size + index).ravel()
+    sums = np.bincount(bins, weights=values.ravel(), minlength=rows * size)
+    return np.asarray(sums, dtype=np.float64).reshape(rows, size)
 
 
 def _sums(index: IntArray, values: FloatArray) -> FloatArray:
@@ -522,20 +547,22 @@ class _Fit:
 
     theta: FloatArray
     strong: IntArray
-    edges: tuple[IntArray, IntArray]
+    #: ``reach[row, i, j]``: j is reachable from i (i scored against ... against j), or i == j.
+    reach: BoolArray
 
     @classmethod
     def solve(cls, first: IntArray, second: IntArray, points: FloatArray, totals: FloatArray,
               start: FloatArray) -> _Fit:
         rows, n = len(points), len(start)
-        edges = _score_edges(first, second, points, totals, n)
-        graph = sparse.csr_array((np.ones(len(edges[0])), edges), shape=(rows * n, rows * n))
-        _, labels = connected_components(graph, directed=True, connection="strong")
-        strong = labels.reshape(rows, n).astype(np.int64)
+        reach = _closure(_score_graph(first, second, points, totals, n))
+        # Strongly connected: each reaches the other; labelled by the component's first
+        # bot, offset by row so that labels are unique across rows.
+        mutual = reach & reach.transpose(0, 2, 1)
+        strong = mutual.argmax(axis=2) + (np.arange(rows) * n)[:, None]
         within = strong[:, first] == strong[:, second]
         problem = _Problem.build(first, second, points * within, totals * within, strong)
         theta = _newton(problem, np.tile(start, (rows, 1)))
-        return cls(_centre(theta, strong), strong, edges)
+        return cls(_centre(theta, strong), strong, reach)
 
     def place(self, reps: IntArray, component: IntArray, align: BoolArray,
               target: FloatArray) -> FloatArray:
@@ -546,44 +573,47 @@ class _Fit:
         other bot is ``+inf`` above it (it reaches the reference in the graph), ``-inf``
         below, NaN when neither (no comparison in this row).
         """
-        n = len(component)
         in_reference = self.strong == np.take_along_axis(self.strong, reps, axis=1)[:, component]
         mask = in_reference & align
         groups = np.eye(reps.shape[1])[component]
         gap = np.where(mask, target - self.theta, 0.0) @ groups
         shift = gap / np.maximum(mask @ groups, 1)
-        above, below = _reachable(self.edges, reps, n)
+        above, below = _reachable(self.reach, reps)
         placed = np.where(above, np.inf, np.where(below, -np.inf, np.nan))
         return np.where(in_reference, self.theta + shift[:, component], placed)
 
 
-def _score_edges(first: IntArray, second: IntArray, points: FloatArray, totals: FloatArray,
-                 n: int) -> tuple[IntArray, IntArray]:
-    """Edges of the block-diagonal graph over rows x players: i -> j when i scored against j
-    (a relative slack keeps rounding from making an edge)."""
-    offset = (np.arange(len(points)) * n)[:, None]
-    head, tail = first + offset, second + offset
+def _score_graph(first: IntArray, second: IntArray, points: FloatArray, totals: FloatArray,
+                 n: int) -> BoolArray:
+    """Per row, the graph over players: ``graph[row, i, j]`` when i scored against j (a
+    relative slack keeps rounding from making an edge)."""
+    graph = np.zeros((len(points), n, n), dtype=bool)
     won, lost = points > 1e-12 * totals, totals - points > 1e-12 * totals
-    return (np.concatenate([head[won], tail[lost]]), np.concatenate([tail[won], head[lost]]))
+    row, pair = np.nonzero(won)
+    graph[row, first[pair], second[pair]] = True
+    row, pair = np.nonzero(lost)
+    graph[row, second[pair], first[pair]] = True
+    return graph
 
 
-def _reachable(edges: tuple[IntArray, IntArray], reps: IntArray, n: int
-               ) -> tuple[BoolArray, BoolArray]:
+def _closure(graph: BoolArray) -> BoolArray:
+    """Reflexive transitive closure of each row's graph, by repeated squaring (as costly
+    as one Newton step of the fit, which solves rows x n x n systems)."""
+    n = graph.shape[1]
+    reach = (graph | np.eye(n, dtype=bool)).astype(np.float32)
+    while True:
+        wider = (reach @ reach > 0).astype(np.float32)
+        if np.array_equal(wider, reach):
+            return reach > 0
+        reach = wider
+
+
+def _reachable(reach: BoolArray, reps: IntArray) -> tuple[BoolArray, BoolArray]:
     """Bots that reach a row's reference bots (above them) and that they reach (below)."""
-    rows = len(reps)
-    size = rows * n
-    sources = (reps + (np.arange(rows) * n)[:, None]).ravel()
-    hub = np.full(len(sources), size)
-    result = []
-    for src, dst in (edges[::-1], edges):
-        graph = sparse.csr_array(
-            (np.ones(len(src) + len(hub)), (np.concatenate([src, hub]),
-                                            np.concatenate([dst, sources]))),
-            shape=(size + 1, size + 1))
-        seen = np.zeros(size + 1, dtype=bool)
-        seen[breadth_first_order(graph, size, directed=True, return_predecessors=False)] = True
-        result.append(seen[:size].reshape(rows, n))
-    return result[0], result[1]
+    rows = np.arange(len(reps))[:, None]
+    above = np.asarray(reach[rows, :, reps].any(axis=1), dtype=bool)
+    below = np.asarray(reach[rows, reps, :].any(axis=1), dtype=bool)
+    return above, below
 
 
 def _centre(theta: FloatArray, labels: IntArray) -> FloatArray:
@@ -614,24 +644,20 @@ class _Problem:
     wins: FloatArray
     totals: FloatArray
     same_component: FloatArray
-    signed: sparse.csr_array
-    incidence: sparse.csr_array
+    signs: FloatArray
+    ends: IntArray
 
     @classmethod
     def build(cls, first: IntArray, second: IntArray, wins: FloatArray, totals: FloatArray,
               labels: IntArray) -> _Problem:
-        n, pairs = labels.shape[1], np.arange(len(first))
-        rows = np.concatenate([pairs, pairs])
-        cols = np.concatenate([first, second])
-        signs = np.concatenate([np.ones(len(first)), -np.ones(len(first))])
         return cls(
             first=first,
             second=second,
             wins=wins,
             totals=totals,
             same_component=(labels[:, :, None] == labels[:, None, :]).astype(np.float64),
-            signed=sparse.csr_array((signs, (rows, cols)), shape=(len(first), n)),
-            incidence=sparse.csr_array((np.abs(signs), (rows, cols)), shape=(len(first), n)),
+            signs=np.concatenate([np.ones(len(first)), -np.ones(len(first))]),
+            ends=np.concatenate([first, second]),
         )
 
     def _diffs(self, theta: FloatArray) -> FloatArray:
@@ -647,13 +673,15 @@ class _Problem:
         p = _sigmoid(self._diffs(theta))
         residual = self.totals * p - self.wins
         curvature = self.totals * p * (1.0 - p)
-        grad = np.asarray(self.signed.T @ residual.T).T
+        n = theta.shape[1]
+        both = np.concatenate([residual, residual], axis=1)
+        grad = _scatter(both * self.signs, self.ends, n)
         grad += np.einsum("bij,bj->bi", self.same_component, theta)
         hess = self.same_component.copy()
         hess[:, self.first, self.second] -= curvature
         hess[:, self.second, self.first] -= curvature
-        n = theta.shape[1]
-        hess[:, np.arange(n), np.arange(n)] += np.asarray(self.incidence.T @ curvature.T).T
+        hess[:, np.arange(n), np.arange(n)] += _scatter(
+            np.concatenate([curvature, curvature], axis=1), self.ends, n)
         return grad, hess
 
 
@@ -769,10 +797,20 @@ def _groups(pool: _Pool, totals: FloatArray) -> tuple[IntArray, BoolArray]:
     """Connected group of each bot in the graph of pairs that met, and whether the bot met
     anyone (a bot alone in its group has no rating)."""
     n, met = len(pool.players), totals > 0
-    graph = sparse.csr_array((np.ones(met.sum()), (pool.first[met], pool.second[met])),
-                             shape=(n, n))
-    _, component = connected_components(graph, directed=False)
-    return component.astype(np.int64), np.bincount(component)[component] > 1
+    a, b = pool.first[met], pool.second[met]
+    # Each bot takes the least label of its neighbours until none changes; components are
+    # then numbered by their first bot, as scipy's connected_components numbers them.
+    label = np.arange(n)
+    while True:
+        lower = label.copy()
+        np.minimum.at(lower, a, label[b])
+        np.minimum.at(lower, b, label[a])
+        lower = lower[lower]
+        if np.array_equal(lower, label):
+            break
+        label = lower
+    component = np.unique(label, return_inverse=True)[1].reshape(n)
+    return component.astype(np.int64), np.bincount(component, minlength=n)[component] > 1
 
 
 def _anchor_index(pool: _Pool, anchor: str | None, rated: BoolArray) -> int | None:
@@ -885,7 +923,16 @@ def _solve_shift(x: FloatArray, weight: FloatArray) -> float:
     low, high = -float(x.max()), 40.0 - float(x.min())
     while excess(low) > 0:
         low -= 10.0
-    return float(brentq(excess, low, high, xtol=1e-12))
+    # Bisection (excess rises with d): scipy's brentq would cost its import.
+    for _ in range(200):  # 1e-12 apart, or as near as floats get
+        if high - low <= 1e-12:
+            break
+        middle = 0.5 * (low + high)
+        if excess(middle) > 0:
+            high = middle
+        else:
+            low = middle
+    return 0.5 * (low + high)
 
 
 def _bootstrap(pool: _Pool, point: _PointFit, bootstrap: int, seed: int) -> FloatArray:
