@@ -31,10 +31,13 @@ from arena.store.engine import (
     FIRST_REVISION,
     HEAD_REVISION,
     MIGRATIONS,
+    SQLITE_SCHEMA,
     StorageError,
     alembic_config,
     insert_new_in_savepoint,
     schema_revision,
+    sqlite_statements,
+    write_sqlite_schema,
 )
 from arena.store.records import PACKED_MSGPACK, FaultRecord, GameRecord, GameResult
 from arena.store.schema import Base
@@ -103,6 +106,26 @@ def test_a_new_database_is_migrated_to_the_head_and_matches_the_models(url: str)
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
     engine.dispose()
+
+
+def test_a_new_sqlite_database_is_what_the_migrations_make(tmp_path: Path) -> None:
+    """The snapshot a new SQLite database is made from (no Alembic) is current: the same
+    statements as running every migration leaves (whose order of a table's indexes
+    varies from run to run), and a new database holds them."""
+    fresh = tmp_path / "fresh.json"
+    write_sqlite_schema(fresh)
+    made, snapshot = json.loads(fresh.read_text()), json.loads(SQLITE_SCHEMA.read_text())
+    assert (made["revision"], sorted(made["statements"])) == (
+        snapshot["revision"], sorted(snapshot["statements"])), (
+        "the migrations changed: remake arena/store/sqlite_schema.json with "
+        "python -c 'from arena.store.engine import write_sqlite_schema; write_sqlite_schema()'")
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    Store(url).close()
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        assert sqlite_statements(connection) == snapshot["statements"]
+    engine.dispose()
+    assert revision(url) == HEAD_REVISION
 
 
 #: The schema as the code before migrations created it (SQLAlchemy's create_all

@@ -6,7 +6,9 @@ inserts that tolerate a row already there.  Queries live in
 from __future__ import annotations
 
 import functools
+import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -46,6 +48,12 @@ LOCK_RETRY_SECONDS = 1.0
 
 #: Alembic's scripts: the schema's revisions.
 MIGRATIONS = Path(__file__).with_name("migrations")
+
+#: A new SQLite database's schema at :data:`HEAD_REVISION`: the statements that running
+#: every migration leaves in ``sqlite_master``, replayed rather than running Alembic
+#: (importing it and running the migrations costs about half a second of CPU);
+#: :func:`write_sqlite_schema` remakes it, a test checks it is current.
+SQLITE_SCHEMA = Path(__file__).with_name("sqlite_schema.json")
 
 #: The revision that matches the schema of databases created before migrations.
 FIRST_REVISION = "0001"
@@ -258,8 +266,54 @@ def upgrade_schema(engine: Engine, *, create: bool = True) -> bool:
         if current == HEAD_REVISION:
             return False
         new = current is None and not inspect(connection).has_table("games")
+        if new and _create_sqlite_schema(connection):
+            return True
         _migrate(connection, current, engine.url.render_as_string())
         return new
+
+
+def sqlite_statements(connection: Connection) -> list[str]:
+    """Every statement a SQLite database's schema is made of (tables, indexes,
+    triggers, views), in the order they were made; SQLite's own tables left out."""
+    return list(connection.scalars(text(
+        "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+        "ORDER BY rowid")))
+
+
+def _create_sqlite_schema(connection: Connection) -> bool:
+    """In an empty SQLite database, the schema at :data:`HEAD_REVISION` from
+    :data:`SQLITE_SCHEMA`, stamped; False (nothing done) for another database, a
+    database that holds anything, or a snapshot of another revision."""
+    if connection.dialect.name != "sqlite" or sqlite_statements(connection):
+        return False
+    try:
+        snapshot = json.loads(SQLITE_SCHEMA.read_text())
+    except (OSError, ValueError):
+        return False
+    if snapshot.get("revision") != HEAD_REVISION:
+        return False
+    for statement in snapshot["statements"]:
+        connection.exec_driver_sql(statement)
+    connection.execute(text("INSERT INTO alembic_version (version_num) VALUES (:head)"),
+                       {"head": HEAD_REVISION})
+    return True
+
+
+def write_sqlite_schema(path: Path = SQLITE_SCHEMA) -> None:
+    """Write :data:`SQLITE_SCHEMA` from a new database that every migration made (after
+    adding a migration: ``python -c 'from arena.store.engine import write_sqlite_schema;
+    write_sqlite_schema()'``)."""
+    with tempfile.TemporaryDirectory() as folder:
+        engine = create_engine(f"sqlite:///{folder}/schema.db")
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+        with writer(engine).begin() as connection:
+            _migrate(connection, None, "the snapshot's database")
+        with engine.connect() as connection:
+            statements = sqlite_statements(connection)
+        engine.dispose()
+    path.write_text(json.dumps({"revision": HEAD_REVISION, "statements": statements},
+                               indent=1) + "\n")
 
 
 def _migrate(connection: Connection, current: str | None, url: str) -> None:
