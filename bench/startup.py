@@ -12,6 +12,9 @@ bots too; "arena's own" is the arena process alone (its ``RUSAGE_SELF`` at exit,
 read by a wrapper around its ``main``), the fixed cost the bots do not add.
 Medians over the rounds; the ratio is this tree's over the baseline's.  CPU time,
 not wall time, so a busy machine changes it less (caches and frequency still do).
+The goals (issue 29) are printed beside: ``--version`` and ``--help`` under 0.15 s,
+a small tournament's fixed cost (the arena's own CPU: start, schema check, closing
+standings) under 0.5 s.
 """
 
 from __future__ import annotations
@@ -40,6 +43,13 @@ own = resource.getrusage(resource.RUSAGE_SELF)
 print(f"OWN-CPU {own.ru_utime + own.ru_stime:.4f}", file=sys.stderr)
 sys.exit(status)
 """
+
+#: Each command's goal in CPU seconds, and which figure it is measured on.
+GOALS: dict[str, tuple[float, str]] = {
+    "arena --version": (0.15, "all"),
+    "arena --help": (0.15, "all"),
+    "2-game tournament": (0.5, "arena own"),
+}
 
 COMMANDS: dict[str, list[str]] = {
     "arena --version": ["--version"],
@@ -92,13 +102,17 @@ def main() -> None:
     print(f"CPU seconds, median of {args.rounds} interleaved rounds "
           f"(baseline: {args.baseline_tree})")
     print(f"{'command':<22} {'this tree':>10} {'baseline':>10} {'ratio':>7}   "
-          f"{'arena own':>9} {'baseline':>9} {'ratio':>7}")
+          f"{'arena own':>9} {'baseline':>9} {'ratio':>7}   goal")
     for name in COMMANDS:
         new, old = (samples["this tree", name], samples["baseline", name])
         total_new, total_old = (statistics.median(s[0] for s in x) for x in (new, old))
         own_new, own_old = (statistics.median(s[1] for s in x) for x in (new, old))
+        goal, figure = GOALS[name]
+        measured = own_new if figure == "arena own" else total_new
+        verdict = "met" if measured < goal else "NOT met"
         print(f"{name:<22} {total_new:>10.3f} {total_old:>10.3f} {total_new / total_old:>7.2f}"
-              f"   {own_new:>9.3f} {own_old:>9.3f} {own_new / own_old:>7.2f}")
+              f"   {own_new:>9.3f} {own_old:>9.3f} {own_new / own_old:>7.2f}"
+              f"   < {goal:g} s ({figure}): {verdict}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,10 +30,11 @@ print("MODULES", *sorted(sys.modules), file=sys.stderr)
 """
 
 
-def imported_modules(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def imported_modules(*args: str, cwd: Path | None = None
+                     ) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """``arena ARGS`` in a process of its own, and every module it imported."""
     proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+                          text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=cwd)
     listed = [line for line in proc.stderr.splitlines() if line.startswith("MODULES ")]
     assert listed, proc.stderr
     return proc, set(listed[-1].split()[1:])
@@ -49,6 +51,26 @@ def test_version_and_help_import_no_heavy_library(flag: str) -> None:
         assert proc.stdout.startswith("arena ") and "database schema" in proc.stdout
     else:
         assert all(name in proc.stdout for name in COMMANDS)
+
+
+#: What a small tournament does not need: the closing standings' statistics are numpy's,
+#: a new SQLite database is made without migrating, no bar is drawn off a terminal, no
+#: page is rendered, no cluster started.
+NOT_FOR_A_TOURNAMENT = ("scipy", "alembic", "mako", "jinja2", "tqdm", "distributed", "dask",
+                        "starlette", "hypercorn")
+
+
+def test_a_small_tournament_imports_only_what_it_uses(tmp_path: Path) -> None:
+    random_bot = f"{sys.executable} -m sample_bots.random_bot"
+    proc, modules = imported_modules(
+        "tournament", "-g", "five", "-k", "2", "-n", "2", "-j", "1", "--sandbox", "none",
+        "-b", f"a={random_bot}", "-b", f"b={random_bot}",
+        "--db", f"sqlite:///{tmp_path / 'new.db'}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "rank" in proc.stderr and "a@1" in proc.stderr  # the closing standings
+    assert {"sqlalchemy", "trio", "numpy"} <= {name.split(".")[0] for name in modules}
+    needless = {name for name in modules if name.split(".")[0] in NOT_FOR_A_TOURNAMENT}
+    assert not needless, sorted(needless)
 
 
 def test_a_command_imports_its_own_group_only() -> None:
