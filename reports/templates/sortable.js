@@ -1,4 +1,3 @@
-<script>
 /* Click a column header to sort; pages read fine without this. */
 document.querySelectorAll("table.sortable").forEach(function (table) {
   function key(cell) {
@@ -52,4 +51,3 @@ document.querySelectorAll("table.filterable").forEach(function (table) {
     count.textContent = words.length ? shown + " of " + rows.length + " rows" : "";
   });
 });
-</script>
