@@ -90,9 +90,9 @@ def leader_row(position: int, row: BoardRow, base: str, owner: Callable[[str], s
     movement = None
     if before is not None and row.bot in before and rating is not None:
         movement = before.index(row.bot) + 1 - position
+    age = age_text(now - added.timestamp()) if added else "\u2013"
     return LeaderRow(position, ranks, row.bot, base, owner(base), row.elo, row.tally.games,
-                     row.tally.average_place, row.tally.first_share, age_text(now - added.timestamp())
-                     if added else "\u2013", movement, base in own)
+                     row.tally.average_place, row.tally.first_share, age, movement, base in own)
 
 
 def previous_order(snap: Snapshot, anchor: str, until: float) -> list[str] | None:
