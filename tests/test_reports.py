@@ -148,6 +148,11 @@ def test_every_page_is_written(arena: tuple[Store, dict[str, list[int]], Path]) 
         html = page.read_text()
         for target in ("index.html", "head-to-head.html", "tournaments.html"):
             assert f'href="{target}"' in html, (page.name, target)
+        # the server's layout and stylesheet: no inline script (its CSP allows none)
+        assert re.findall(r'<link rel="stylesheet"[^>]*>', html) == [
+            '<link rel="stylesheet" href="style.css">'], page.name
+        for tag in re.findall(r"<script\b[^>]*>", html):
+            assert "src=" in tag or 'type="application/' in tag, (page.name, tag)
 
 
 def test_leaderboard_rates_every_bot_and_ranks_the_strong_one_first(
