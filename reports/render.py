@@ -70,17 +70,16 @@ from reports.stats import (
     time_control,
     time_samples,
 )
+from reports.templating import SHARED_FILES, environment
 
 # re-exported: their home was here (tests and other code import them from here)
 from reports.templating import bot_page as bot_page
-from reports.templating import environment
 from reports.templating import format_value as format_value
 from reports.templating import match_number as match_number
 from reports.templating import percent as percent
 from reports.templating import shade as shade
 
 TEMPLATES = Path(__file__).parent / "templates"
-STYLESHEET = "style.css"
 #: Games per page of a tournament's games list, at most.
 PAGE_ROWS = 500
 #: Bytes of games-list rows per page, at most (a page stays well under 2 MB).
@@ -198,7 +197,8 @@ def _render(store: Store, out_dir: Path, games: Sequence[StoredGame], bootstrap:
             max_replays: int | None, page_rows: int, processes: int | None,
             nice: int, progress: Progress | None, *, logs: bool = False) -> None:
     site, env = Site(out_dir), _environment()
-    site.copy(STYLESHEET, TEMPLATES / STYLESHEET)
+    for name in SHARED_FILES:
+        site.copy(name, TEMPLATES / name)
     tournaments = [tournament_summary(t) for t in store.tournaments()]
     kinds = fault_kinds(games)
     replayed = replay_ids(games, max_replays)

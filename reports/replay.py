@@ -16,7 +16,8 @@ The organiser decides whether seat views are published:
 ``write_replays(..., seat_views=False)`` writes none, and the selector then offers
 the spectator only.  A report folder holding seat files shows every seat's hidden
 cards to whoever opens them: publish one only once its games are over, or render it
-without seat views.  One shared ``replay.js`` and ``replay.css`` per report.
+without seat views.  One shared ``replay.js`` per report; its styles are a section of the one
+stylesheet, ``style.css``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from arena.store.replays import ReplayViews
 
 TEMPLATES = Path(__file__).parent / "templates"
 #: The files every replay page shares, copied once into the report folder.
-ASSETS = ("replay.js", "replay.css")
+ASSETS = ("replay.js",)
 
 
 def write_replay(template: Template, out_dir: Path, game: StoredGame, views: ReplayViews,

@@ -16,14 +16,20 @@ if TYPE_CHECKING:
     from jinja2 import Environment
 
 TEMPLATES = Path(__file__).parent / "templates"
+#: The stylesheet and scripts the report's pages share, written beside them by every
+#: render (the replay viewer's: :data:`reports.replay.ASSETS`); the server serves the
+#: same stylesheet under /static/.
+SHARED_FILES = ("style.css", "sortable.js")
 
 
 def environment() -> Environment:
-    """The templates (autoescaped, strict) with the report's filters."""
+    """The templates (autoescaped, strict) with the report's filters; the shared files
+    (``assets``, base.html's prefix of their URLs) lie beside the pages."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined  # here: only pages need it
 
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals["assets"] = ""
     env.filters.update(json=to_json, value=format_value, percent=percent,
                        shade=shade, bot_page=bot_page, match_number=match_number)
     return env

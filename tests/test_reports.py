@@ -26,7 +26,7 @@ from reports.render import (
     replay_ids,
 )
 from reports.site import MANIFEST
-from reports.templating import environment, percent
+from reports.templating import TEMPLATES, environment, percent
 from tests.arena_db import Played, broken_copy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,14 +137,22 @@ def test_every_page_is_written(arena: tuple[Store, dict[str, list[int]], Path]) 
     _, ids, out = arena
     names = {p.name for p in out.iterdir()}
     expected = {"index.html", "head-to-head.html", "tournaments.html", "style.css",
-                "tournament-1.html", "tournament-2.html", "tournament-3.html", MANIFEST}
+                "sortable.js", "tournament-1.html", "tournament-2.html", "tournament-3.html",
+                MANIFEST}
     expected |= {f"game-{i}.html" for i in ids["five"] + ids["small"]}
     expected |= {bot_page(bot) for bot in ("strong", "mid", "weak", XSS, "A", "B", "C")}
-    assert names - {"replay.js", "replay.css"} == expected
+    assert names - {"replay.js"} == expected
+    for name in ("style.css", "sortable.js"):  # the files the server serves too
+        assert (out / name).read_bytes() == (TEMPLATES / name).read_bytes()
     for page in out.glob("*.html"):
         html = page.read_text()
         for target in ("index.html", "head-to-head.html", "tournaments.html"):
             assert f'href="{target}"' in html, (page.name, target)
+        # the server's layout and stylesheet: no inline script (its CSP allows none)
+        assert re.findall(r'<link rel="stylesheet"[^>]*>', html) == [
+            '<link rel="stylesheet" href="style.css">'], page.name
+        for tag in re.findall(r"<script\b[^>]*>", html):
+            assert "src=" in tag or 'type="application/' in tag, (page.name, tag)
 
 
 def test_leaderboard_rates_every_bot_and_ranks_the_strong_one_first(
@@ -408,6 +416,8 @@ def test_links_lead_only_to_pages_that_exist(played: Played, tmp_path: Path) -> 
     linked = set()
     for page in tmp_path.glob("*.html"):
         for target in re.findall(r'href="([^"#]+)', page.read_text()):
+            if target == "data:,":  # the layout's empty icon: no request for favicon.ico
+                continue
             assert (tmp_path / target).is_file(), (page.name, target)
             linked.add(target)
     assert any(name.startswith("game-") for name in linked)

@@ -84,6 +84,16 @@ def no_console_errors(browser: WebDriver) -> None:
     assert not errors, errors
 
 
+def fits_both_widths(browser: WebDriver) -> None:
+    """The page shown, at 390 and at 1280 px, is no wider than the window (then
+    back at 1280 px)."""
+    for width in (390, 1280):
+        browser.set_window_size(width, 900)
+        wide = browser.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth")
+        assert wide <= 0, f"{browser.current_url} is {wide} px too wide at {width} px"
+
+
 def fetched(browser: WebDriver) -> list[str]:
     """The URLs the page has fetched since it was loaded."""
     urls: list[str] = browser.execute_script(
@@ -141,6 +151,7 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
         until(carol, lambda: text(carol, "#status") == "passed",
               f"the check did not pass: {text(carol, 'main')}", SLOW)
         assert carol.execute_script("return window.notReloaded") is True
+        fits_both_widths(carol)  # the submission page, with its build and check
         no_console_errors(carol)
         done = wait_status(base, opponent, reply.json()["id"])
         assert done["status"] == "passed", done.get("message")
@@ -181,6 +192,11 @@ def test_an_author_signs_up_uploads_and_watches_their_bot_play(database: str,
         assert f"{base}/games/{game['id']}/seat/{seat}.json" in fetched(carol)
         choose_view(carol, "spectator")
         choose_view(carol, str(seat))
+        no_console_errors(carol)
+
+        carol.get(f"{base}/play")  # the ladder's bots to play
+        assert text(carol, "h1") == "Play the bots"
+        fits_both_widths(carol)
         no_console_errors(carol)
 
         sign_up(dave, base, "dave")

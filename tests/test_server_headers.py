@@ -15,6 +15,7 @@ import requests
 
 from arena.server import api, guide, pages
 from arena.store.replays import unpack
+from reports.templating import TEMPLATES as REPORT_TEMPLATES
 from tests.replay_page import page_facts
 from tests.server import (
     bot_archive,
@@ -108,7 +109,7 @@ def every_route(site: Site) -> list[Case]:
     shared_and_private("/api/leaderboard", "/api/leaderboard")
     shared_and_private("/api/games", "/api/games")
     shared_and_private("/api/games/{game_id:int}", f"/api/games/{game}")
-    for name in ("style.css", "replay.css", "replay.js", "live.js", "site.css", "board.js",
+    for name in ("style.css", "replay.js", "live.js", "play.js", "board.js", "replay.css",
                  "nothing.js"):
         cases.append(Case(("GET", "/static/{name}"), requests.get(f"{base}/static/{name}",
                                                                  timeout=60)))
@@ -239,10 +240,28 @@ def test_every_response_of_every_route_carries_the_security_headers(site: Site) 
 
 def test_static_files_say_what_they_are(site: Site) -> None:
     """``nosniff``: a browser takes a file only for what its Content-Type says."""
-    for name, kind in (("style.css", "text/css"), ("replay.css", "text/css"),
-                       ("replay.js", "javascript"), ("live.js", "javascript")):
+    for name, kind in (("style.css", "text/css"), ("replay.js", "javascript"),
+                       ("live.js", "javascript"), ("play.js", "javascript")):
         reply = requests.get(f"{site.base}/static/{name}", timeout=60)
         assert reply.status_code == 200 and kind in reply.headers["Content-Type"], name
+
+
+def test_every_page_has_the_one_stylesheet_the_report_writes(site: Site) -> None:
+    """One layout, one stylesheet: the report's style.css, as the report writes it;
+    every file a page names under /static/ is there."""
+    sheet = requests.get(f"{site.base}/static/style.css", timeout=60)
+    assert sheet.content == (REPORT_TEMPLATES / "style.css").read_bytes()
+    assert ".form-card" in sheet.text and ".viewer .board" in sheet.text
+    for name in ("replay.css", "site.css", "play.css"):
+        assert requests.get(f"{site.base}/static/{name}", timeout=60).status_code == 404
+    for path in ("/", "/games", f"/games/{site.game}", "/start", "/signin", "/play",
+                 "/account", "/no/such/page"):
+        html = site.ann.get(site.base + path, timeout=60).text
+        assert re.findall(r'<link rel="stylesheet"[^>]*>', html) == [
+            '<link rel="stylesheet" href="/static/style.css">'], path
+        for name in re.findall(r'(?:src|href)="/static/([^"]+)"', html):
+            reply = requests.get(f"{site.base}/static/{name}", timeout=60)
+            assert reply.status_code == 200, (path, name)
 
 
 def test_error_pages_and_unrouted_methods_carry_the_headers(site: Site) -> None:

@@ -19,6 +19,7 @@ import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import requests
@@ -27,6 +28,9 @@ from arena.store.accounts import Accounts
 from arena.store.database import Store
 from tests.chromium import chromium
 from tests.server import arena, csrf_of, running_server, set_password, sign_in, user_add
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 PASSWORD = "a long enough password"
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
@@ -38,6 +42,8 @@ ILLEGAL = f"{sys.executable} {Path(__file__).parent / 'bots' / 'zoo' / 'illegal.
 class Site:
     base: str
     db: str
+    #: bob's password link (path), not used: the password page
+    bob_link: str
 
     def get(self, path: str, session: requests.Session | None = None) -> requests.Response:
         return (session or requests).get(self.base + path, timeout=60)
@@ -57,7 +63,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp("site")
     db = f"sqlite:///{folder / 'arena.db'}"
     _, link = user_add(db, "ann")
-    user_add(db, "bob")
+    _, bob = user_add(db, "bob")
     accounts = Accounts(Store(db))
     ann = accounts.user_named("ann")
     assert ann is not None and accounts.claim_name("annbot", ann.id)
@@ -68,7 +74,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     tournament(db, "furious-five", f"org1={RANDOM}", f"org2={RANDOM}", f"badbot={ILLEGAL}")
     with running_server(db, "--open-signup") as base:
         set_password(base, link, PASSWORD)
-        yield Site(base, db)
+        yield Site(base, db, bob.replace("http://127.0.0.1:8000", ""))
 
 
 # -- forms and getting started --------------------------------------------------------------
@@ -156,6 +162,7 @@ def test_the_leaderboard_has_a_tab_per_game_with_owners_and_ratings(site: Site) 
     for row in rows.values():
         assert RATING.match(row["elo"]), row["elo"]
         assert int(row["games"]) > 0 and row["age"]
+        assert 1.0 <= float(row["place"]) <= 2.0 and re.fullmatch(r"\d+%", row["firsts"])
     other = board_rows(site.get("/?game=furious-five").text)
     assert {"org1@1", "org2@1"} <= set(other) and "annbot@1" not in other
     assert site.get("/?game=octablitz").status_code == 404
@@ -240,8 +247,26 @@ def test_a_bots_faults_show_the_move_and_message_and_stderr_only_to_its_owner(
 
 # -- every page in Chromium ------------------------------------------------------------
 
-PAGES = ["/signin", "/signup", "/start", "/account", "/", "/?game=furious-five",
-         "/bots/annbot", "/bots/org1", "/bots/badbot"]
+#: Every page of the site, as anyone sees it and as ann (who owns annbot) does;
+#: GAME: a game of annbot's (its replay; ann's view has her seat's stderr by move).
+PUBLIC = ["/", "/?game=furious-five", "/games", "/games?game=five", "GAME", "/bots/annbot",
+          "/bots/badbot", "/start", "/signin", "/signup", "PASSWORD", "/no/such/page"]
+SIGNED_IN = ["/account", "/", "/?game=furious-five", "/games", "GAME", "/bots/annbot",
+             "/bots/org1", "/bots/badbot", "/start", "/play", "/no/such/page"]
+
+
+def fits_without_console_errors(browser: WebDriver, url: str, width: int) -> None:
+    """Page ``url`` is no wider than the window and logged no error (a page that
+    answers 404 only its own status)."""
+    browser.get(url)
+    inner = browser.execute_script("return window.innerWidth")
+    assert abs(inner - width) < 40, (url, inner)
+    wide = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, f"{url} is {wide} px wider than the window at {width} px"
+    errors = [entry["message"] for entry in browser.get_log("browser")
+              if entry["level"] == "SEVERE" and not (url.endswith("/no/such/page") and
+                                                     entry["message"].startswith(url))]
+    assert not errors, (url, errors)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -249,24 +274,23 @@ def test_each_page_fits_its_width_without_console_errors(site: Site, width: int)
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.wait import WebDriverWait
 
+    games = site.get("/api/games").json()["games"]
+    game = next(g["id"] for g in games if any(s.startswith("annbot@") for s in g["seats"]))
+    named = {"GAME": f"/games/{game}", "PASSWORD": site.bob_link}
     with chromium() as browser:
         browser.set_window_size(width, 900)
+        for path in PUBLIC:
+            fits_without_console_errors(browser, site.base + named.get(path, path), width)
         browser.get(f"{site.base}/signin")
         browser.find_element(By.ID, "signin-name").send_keys("ann")
         browser.find_element(By.ID, "signin-password").send_keys(PASSWORD)
         browser.find_element(By.CSS_SELECTOR, "#signin-form button[type='submit']").click()
         WebDriverWait(browser, 30, poll_frequency=0.3).until(
             lambda _: browser.current_url.endswith("/account"), "not signed in")
-        for path in PAGES:
-            browser.get(site.base + path)
-            inner = browser.execute_script("return window.innerWidth")
-            assert abs(inner - width) < 40, (path, inner)
-            wide = browser.execute_script(
-                "return document.documentElement.scrollWidth - window.innerWidth")
-            assert wide <= 0, f"{path} is {wide} px wider than the window at {width} px"
-            errors = [entry["message"] for entry in browser.get_log("browser")
-                      if entry["level"] == "SEVERE"]
-            assert not errors, (path, errors)
+        for path in SIGNED_IN:
+            fits_without_console_errors(browser, site.base + named.get(path, path), width)
+        browser.get(site.base + named["GAME"])
+        assert browser.find_elements(By.ID, "move-logs"), "ann's seat has no stderr by move"
         browser.get(site.base + "/")
         browser.find_element(By.ID, "board-filter").send_keys("ann")
         shown = [row.find_element(By.CSS_SELECTOR, "td.bot").text for row in

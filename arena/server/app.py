@@ -28,7 +28,7 @@ from starlette.types import ASGIApp
 
 from arena.server import api, guide, pages, play
 from arena.server.bodies import BodyLimit
-from arena.server.common import TEMPLATES, CachedPages, server_of
+from arena.server.common import ASSETS, TEMPLATES, CachedPages, server_of
 from arena.server.headers import SecurityHeaders
 from arena.server.state import Server, Settings
 from arena.server.submissions import SubmissionQueue
@@ -56,11 +56,13 @@ def create_app(accounts: Accounts, queue: SubmissionQueue, settings: Settings) -
     """The application over ``accounts``' database; ``queue`` takes uploads (and
     ``arena check-uploads`` beside it checks them).  Run
     :func:`keep_fresh` on its views beside it, or its snapshot never changes."""
-    # The report's templates under report/ (its chart macros), with their filters.
+    # The report's templates under report/ (the layout, the replay markup, the chart
+    # macros), with their filters.
     env = Environment(loader=ChoiceLoader([FileSystemLoader(TEMPLATES), PrefixLoader(
         {"report": FileSystemLoader(REPORT_TEMPLATES)})]), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(report_environment().filters)
+    env.globals["assets"] = ASSETS
     app = Site(routes=[*play.routes(), *api.routes(), *pages.routes(), *guide.routes()],
                middleware=[Middleware(BodyLimit, archive_bytes=queue.limits.archive_bytes),
                            Middleware(CachedPages)],

@@ -1,6 +1,7 @@
 """The leaderboard as the server shows it: one tab per game, each of its pools'
 rows with the owner, the rating as :meth:`~arena.stats.ratings.Rating.format`
-writes it, the rank interval explained, the version's age and the movement
+writes it (the report's text), the average place and share of firsts, the rank
+interval explained, the version's age and the movement
 since the day before (the rank order of a fit, no bootstrap, on the pool's games
 stored until then)."""
 
@@ -31,6 +32,8 @@ class LeaderRow:
     owner: str
     rating: str
     games: int
+    #: Its average place (1 = first; a faulted game counts as last).
+    average_place: float
     first_share: float
     age: str
     #: Places gained (> 0) or lost since the day before; None: not ranked then.
@@ -87,9 +90,9 @@ def leader_row(position: int, row: BoardRow, base: str, owner: Callable[[str], s
     movement = None
     if before is not None and row.bot in before and rating is not None:
         movement = before.index(row.bot) + 1 - position
+    age = age_text(now - added.timestamp()) if added else "\u2013"
     return LeaderRow(position, ranks, row.bot, base, owner(base), row.elo, row.tally.games,
-                     row.tally.first_share, age_text(now - added.timestamp())
-                     if added else "\u2013", movement, base in own)
+                     row.tally.average_place, row.tally.first_share, age, movement, base in own)
 
 
 def previous_order(snap: Snapshot, anchor: str, until: float) -> list[str] | None:

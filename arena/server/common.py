@@ -25,8 +25,11 @@ from arena.store.accounts import Submission
 
 COOKIE_BYTES = f"{COOKIE}=".encode()
 
-#: The server's own templates (its pages extend ``layout.html``) and ``live.js``.
+#: The server's own templates (its pages extend ``layout.html``, the report's
+#: ``base.html`` with the server's navigation) and scripts.
 TEMPLATES = Path(__file__).with_name("templates")
+#: Where the pages find the shared stylesheet and scripts (``base.html``'s ``assets``).
+ASSETS = "/static/"
 
 
 def server_of(request: Request) -> Server:

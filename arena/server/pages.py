@@ -72,12 +72,12 @@ from arena.store.limits import Limit
 from reports.render import latest_checks
 from reports.replay import TEMPLATES as REPORT_TEMPLATES
 
-#: Files under /static/: the report's stylesheet and replay viewer; the server's
-#: own stylesheet, live-page poller and leaderboard filter.
+#: Files under /static/ (:data:`~arena.server.common.ASSETS`): the stylesheet the
+#: report writes (one for both) and its replay viewer; the server's live-page
+#: poller and leaderboard filter.
 STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
-          "replay.css": REPORT_TEMPLATES / "replay.css",
           "replay.js": REPORT_TEMPLATES / "replay.js",
-          **{name: TEMPLATES / name for name in ("site.css", "live.js", "board.js")}}
+          **{name: TEMPLATES / name for name in ("live.js", "board.js")}}
 #: Static files are the same for everyone: kept, and asked again each time.
 STATIC_HEADERS = {"Cache-Control": "no-cache"}
 #: Seconds a signed-out browser's form token (its cookie) lasts.

@@ -71,8 +71,8 @@ EVENTS_KEPT = 200
 FINISHED_KEPT = 256
 #: The move that resigns.
 RESIGN = -1
-#: The page's script and styles, served as /static/NAME.
-FILES = {"play.js": TEMPLATES / "play.js", "play.css": TEMPLATES / "play.css"}
+#: The page's script, served as /static/NAME (its styles are style.css's).
+FILES = {"play.js": TEMPLATES / "play.js"}
 
 
 @dataclass

@@ -1,4 +1,5 @@
-<script>
+/* The report's tables (sortable.js, beside its pages): a file, never an inline script,
+   so that the pages hold none (the server's CSP allows none) and still open from file://. */
 /* Click a column header to sort; pages read fine without this. */
 document.querySelectorAll("table.sortable").forEach(function (table) {
   function key(cell) {
@@ -52,4 +53,3 @@ document.querySelectorAll("table.filterable").forEach(function (table) {
     count.textContent = words.length ? shown + " of " + rows.length + " rows" : "";
   });
 });
-</script>
