@@ -17,10 +17,11 @@ face-down cards through a private ``down_cards`` event and ``my_down``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from itertools import combinations
+from functools import cache
+from itertools import combinations, combinations_with_replacement
 from typing import Any, ClassVar
 
 from arena.games import cards as deck_tools
@@ -192,13 +193,22 @@ def _run_texts(verb: str, runs: int, above: int = -1) -> tuple[str, ...]:
                  if strength > above and runs >> strength & 1)
 
 
-@lru_cache(maxsize=1 << 15)
-def _down_texts(levels: tuple[int, ...]) -> tuple[str, ...]:
-    """The face-down plays of ``len(levels)`` (2 or more) cards from a hand whose
-    levels 1..n are ``levels``: every distinct choice, ascending."""
-    # Each kind as many times as it is held, up to the play's size.
-    hand = [NAMES[kind] for kind in sorted(k for level in levels for k in _kinds_in(level))]
-    return tuple(_action(DOWN, cards) for cards in dict.fromkeys(combinations(hand, len(levels))))
+@cache
+def _down_table() -> dict[tuple[str, ...], str]:
+    """The text of every face-down play of 2 to 5 cards the deck allows, by its
+    cards in canonical order (about 10,000, made on first use)."""
+    copies = Counter(deck_tools.rummy_deck())
+    return {cards: DOWN + " " + " ".join(cards)
+            for size in range(2, 6) for cards in combinations_with_replacement(NAMES, size)
+            if all(cards.count(card) <= copies[card] for card in cards)}
+
+
+def _down_texts(hand: Sequence[str], size: int) -> tuple[str, ...]:
+    """The face-down plays of ``size`` (2 or more) cards from ``hand`` (canonical
+    order): every distinct choice, ascending.  Whole hands seldom repeat, so
+    this is not memoised: the choices come from C (combinations of a sorted
+    hand give the distinct ones first in ascending order), their texts from a table."""
+    return tuple(map(_down_table().__getitem__, dict.fromkeys(combinations(hand, size))))
 
 
 @cache
@@ -353,6 +363,8 @@ class OctablitzState(State):
         self.to_play = leader
         self._deciding: tuple[int, ...] = (leader,)
         self.lead: Combo | None = None
+        #: must_play_down(to_play), kept for the seat to play (asked twice a step).
+        self._must_down = False
         self.best_seat = leader
         self.best_strength = -1
         self.best_cards: list[str] = []
@@ -394,8 +406,8 @@ class OctablitzState(State):
         levels = self.levels[seat]
         size = lead.count
         down = (_same_texts(DOWN, 1, levels[1]) if size == 1
-                else _down_texts(tuple(levels[1:size + 1])))
-        if self.must_play_down(seat):
+                else _down_texts(self.hands[seat], size))
+        if self._must_down:
             return down
         best = self.best_strength
         if lead.kind == RUN:
@@ -443,8 +455,9 @@ class OctablitzState(State):
                 self._end_deal(self.leader)
                 return
         else:
-            self.to_play = (seat + 1) % self.num_players
-            self._deciding = (self.to_play,)
+            self.to_play = following = (seat + 1) % self.num_players
+            self._deciding = (following,)
+            self._must_down = self.must_play_down(following)
         if self.turns >= self.max_turns:
             self._end_deal(None)
 
@@ -611,7 +624,7 @@ class OctablitzState(State):
             del obs["hand"], obs["must_play_down"], obs["my_down"]
         else:
             obs["hand"] = (*self.hands[seat],)
-            if seat == self.to_play and not self.over and self.must_play_down(seat):
+            if seat == self.to_play and self._must_down and not self.over:
                 obs["must_play_down"] = True
             obs["my_down"] = (*self.down[seat],)
         return obs

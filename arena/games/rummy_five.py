@@ -306,8 +306,10 @@ def _names(kinds: tuple[int, ...]) -> tuple[str, ...]:
 
 # Shared, immutable Event objects for the frequent events (draws and discards):
 # building a frozen Event is a large share of a turn's cost, and these repeat.
-@cache
-def _draw_events(players: int) -> tuple[tuple[tuple[Event, tuple[Event, ...]], ...], ...]:
+_DrawEvents = tuple[tuple[tuple[Event, tuple[Event, ...]], ...], ...]
+
+
+def _draw_events(players: int) -> _DrawEvents:
     """``_draw_events(n)[seat][left]``: the draw event the other seats see when
     ``seat`` draws leaving ``left`` cards, and by kind drawn the one the drawer sees."""
     return tuple(
@@ -317,6 +319,12 @@ def _draw_events(players: int) -> tuple[tuple[tuple[Event, tuple[Event, ...]], .
                      for name in NAMES))
               for left in range(len(DECK)))
         for seat in range(players))
+
+
+#: _DRAW_EVENTS[n] is _draw_events(n), made once (empty below the minimum of players).
+_DRAW_EVENTS: tuple[_DrawEvents, ...] = tuple(
+    _draw_events(n) if n >= RummyFive.min_players else ()
+    for n in range(RummyFive.max_players + 1))
 
 
 #: _DISCARD_EVENTS[seat][go][kind]: the public discard event.
@@ -359,6 +367,22 @@ def _call_kinds(hand: tuple[int, ...]) -> int:
     return kinds
 
 
+@cache
+def _four(hand: tuple[int, ...]) -> tuple[tuple[int, int], int, tuple[str, ...]]:
+    """For the four sorted concealed kinds of a free player (no Run/Set call) in
+    one look-up: their :func:`waits_of`, the kinds they could claim (a Catch or
+    a call) and their names."""
+    waits = waits_of(hand, True)
+    return waits, waits[0] | _call_kinds(hand), _names(hand)
+
+
+@cache
+def _five(hand: tuple[int, ...], drawn: int) -> tuple[tuple[str, ...], tuple[Action, ...]]:
+    """For a hand of sorted kinds just after drawing ``drawn``, in one look-up:
+    its names and, were its holder free (no Go, no call), its turn's actions."""
+    return _names(hand), _free_turn(hand, drawn) if len(hand) == 5 else ()
+
+
 #: Observation fields a spectator does not get.
 _PRIVATE = ("hand", "drawn", "catch_barred")
 
@@ -394,6 +418,10 @@ class RummyFiveState(State):
         n = self.num_players
         self.deck: list[int] = []
         self.hands: list[list[int]] = [[] for _ in range(n)]
+        #: The names of each hand, kept with it (what the observation shows).
+        self.hand_names: list[tuple[str, ...]] = [()] * n
+        #: The turn's actions of the seat that just drew, were it free (_five).
+        self._free_actions: tuple[Action, ...] = ()
         self.trios: list[list[int]] = [[] for _ in range(n)]
         #: Face-up discards per seat, by name (only ever shown or popped).
         self.piles: list[tuple[str, ...]] = [()] * n
@@ -430,7 +458,7 @@ class RummyFiveState(State):
         if self.phase == TURN:
             if self.went_go[seat] or self.called[seat]:
                 return self._locked_turn_actions(seat)
-            return _free_turn(tuple(self.hands[seat]), self.drawn)
+            return self._free_actions
         if self.phase == CLAIM:
             return self._window_actions(seat)
         return [DISCARD[k] for k in sorted(set(self.hands[seat]))]  # CLAIM_DISCARD
@@ -500,7 +528,7 @@ class RummyFiveState(State):
             for key in _PRIVATE:
                 del obs[key]
         else:
-            obs["hand"] = _names(tuple(self.hands[seat]))
+            obs["hand"] = self.hand_names[seat]
             if seat == self.current and self.phase == TURN:
                 obs["drawn"] = NAMES[self.drawn]
             obs["catch_barred"] = _kinds_names(self.discarded[seat] | self.passed[seat])
@@ -544,11 +572,9 @@ class RummyFiveState(State):
         self.deal_no += 1
         self._reset_deal_fields()
         self.hands, self.deck = cards.deal(order, self.num_players, 4, self.dealer)
-        for hand in self.hands:
+        for seat, hand in enumerate(self.hands):
             hand.sort()
-        self.waits = [waits_of(tuple(hand), True) for hand in self.hands]
-        self.claimable = [waits[0] | _call_kinds(tuple(hand))
-                          for waits, hand in zip(self.waits, self.hands, strict=True)]
+            self.waits[seat], self.claimable[seat], self.hand_names[seat] = _four(tuple(hand))
         self.emit("hand_start", deal=self.deal_no, dealer=self.dealer,
                   dealer_count=self.dealer_count, chips=list(self.chips), pot=self.pot,
                   deck_size=len(self.deck))
@@ -566,12 +592,14 @@ class RummyFiveState(State):
             self._end_in_draw("turn_cap")
             return
         kind = deck.pop()
-        insort(self.hands[seat], kind)
+        hand = self.hands[seat]
+        insort(hand, kind)
+        self.hand_names[seat], self._free_actions = _five(tuple(hand), kind)
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
         self.phase, self.current, self.drawn = TURN, seat, kind
         left = len(deck)
-        others_see, drawer_sees = _draw_events(self.num_players)[seat][left]
+        others_see, drawer_sees = _DRAW_EVENTS[self.num_players][seat][left]
         self.events += (others_see, drawer_sees[kind])
         self._deciding = (seat,)
         public = self._public
@@ -623,10 +651,11 @@ class RummyFiveState(State):
         if self.called[seat]:
             self.waits[seat] = waits = waits_of(self._key(seat), False)
             self.claimable[seat] = waits[0]
+            self.hand_names[seat] = _names(tuple(hand))
         else:
-            key = tuple(hand)
-            self.waits[seat] = waits = waits_of(key, True)
-            self.claimable[seat] = waits[0] if go else waits[0] | _call_kinds(key)
+            waits, claimable, self.hand_names[seat] = _four(tuple(hand))
+            self.waits[seat] = waits
+            self.claimable[seat] = waits[0] if go else claimable
         self.piles[seat] += (NAMES[kind],)
         self.discarded[seat] |= 1 << kind
         self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
@@ -714,7 +743,9 @@ class RummyFiveState(State):
                     caller = seat
         if catcher >= 0:
             self.piles[discarder] = self.piles[discarder][:-1]
-            insort(self.hands[catcher], kind)
+            hand = self.hands[catcher]
+            insort(hand, kind)
+            self.hand_names[catcher] = _names(tuple(hand))
             self._win(catcher, kind, discarder)
         elif caller >= 0:
             self._claim_trio(caller, _PARSE[actions[caller]][0], discarder, kind)
@@ -727,6 +758,7 @@ class RummyFiveState(State):
         used = (kind, kind) if call == "set" else RUN_PARTNERS[kind]
         for k in used:
             hand.remove(k)
+        self.hand_names[seat] = _names(tuple(hand))
         self.trios[seat] = sorted((kind, *used))
         self.trio_names[seat] = _names(tuple(self.trios[seat]))
         self.called[seat] = self.any_called = True
