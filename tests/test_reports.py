@@ -454,10 +454,7 @@ def test_every_game_is_replayed_by_default() -> None:
 
 
 def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path) -> None:
-    db = tmp_path / "copy.db"
-    with sqlite3.connect(played.path) as source, sqlite3.connect(db) as copy:
-        source.backup(copy)  # with what is still in the write-ahead log
-    store, out, old = Store(f"sqlite:///{db}"), tmp_path / "site", 1_000_000_000
+    store, out, old = _copy(played, tmp_path), tmp_path / "site", 1_000_000_000
 
     def render_after_aging() -> set[str]:
         """Render; the files it wrote (every file is made old first)."""
@@ -469,13 +466,7 @@ def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path
     render_after_aging()
     assert render_after_aging() == {MANIFEST}
     tid = played.tournaments["five"]
-    last = list(store.games(tid))[-1]  # played again as the table's next deal
-    record = store.record(last.id)
-    assert record is not None
-    store.save_game(tid, last.table, last.number + 3, last.options, GameResult(
-        seed=last.seed, bots=last.seats, scores=last.scores, game_places=last.game_places,
-        places=last.places, faults=[], record=record, ignored=last.ignored,
-        duration=last.duration, decisions=last.decisions))
+    _play_last_deal_again(store, tid)
     assert render_after_aging() == {
         MANIFEST, "index.html", "head-to-head.html", "tournaments.html",
         f"tournament-{tid}.html",  # its standings and list of pages
@@ -483,6 +474,46 @@ def test_rendering_again_writes_only_what_changed(played: Played, tmp_path: Path
         f"tournament-{tid}-4.html", *(bot_page(f"{bot}@1") for bot in "abc")}
     assert [int(row[0]) for row in table(out / f"tournament-{tid}-4.html", "games")[1:]] == [
         max(game.id for game in store.games())]
+
+
+def _copy(played: Played, tmp_path: Path) -> Store:
+    """A store of a copy of the played database."""
+    db = tmp_path / "copy.db"
+    with sqlite3.connect(played.path) as source, sqlite3.connect(db) as copy:
+        source.backup(copy)  # with what is still in the write-ahead log
+    return Store(f"sqlite:///{db}")
+
+
+def _play_last_deal_again(store: Store, tid: int) -> None:
+    """Store the tournament's last game again as its table's next deal (a new game)."""
+    last = list(store.games(tid))[-1]
+    record = store.record(last.id)
+    assert record is not None
+    store.save_game(tid, last.table, last.number + 3, last.options, GameResult(
+        seed=last.seed, bots=last.seats, scores=last.scores, game_places=last.game_places,
+        places=last.places, faults=[], record=record, ignored=last.ignored,
+        duration=last.duration, decisions=last.decisions))
+
+
+def test_a_render_after_new_games_equals_a_full_render(played: Played, tmp_path: Path) -> None:
+    store = _copy(played, tmp_path)
+    again, full = tmp_path / "again", tmp_path / "full"
+    render_report(store, again, bootstrap=BOOTSTRAP, page_rows=2)  # every replay
+    for tid in played.tournaments.values():
+        _play_last_deal_again(store, tid)
+    render_report(store, again, bootstrap=BOOTSTRAP, page_rows=2)  # only what changed
+    render_report(store, full, bootstrap=BOOTSTRAP, page_rows=2)
+
+    def contents(out: Path) -> dict[str, str]:
+        """Every file but the manifest, its generation time left out."""
+        return {path.name: re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "TIME",
+                                  path.read_text(encoding="utf-8"))
+                for path in out.iterdir() if path.name != MANIFEST}
+
+    rendered, expected = contents(again), contents(full)
+    assert sorted(rendered) == sorted(expected)
+    assert [name for name in expected if rendered[name] != expected[name]] == []
+    assert any(name.startswith("game-") and name.endswith("-seat1.js") for name in expected)
 
 
 def test_replay_pages_are_rewritten_only_when_their_inputs_change(played: Played,
