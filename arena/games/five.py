@@ -144,7 +144,12 @@ def drop_actions(hand: Sequence[str]) -> list[Action]:
 
 def _legal_drops(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action, ...]:
     """:func:`drop_actions` followed by ``extras``, built as one tuple."""
-    if sum(map(_RANK_BIT, hand)).bit_count() == len(hand):  # equal bits would carry
+    if len(hand) == HAND_SIZE:  # most hands: unpacked, as map() and sum() cost more
+        a, b, c, d, e = hand
+        if a[0] != b[0] != c[0] != d[0] != e[0]:  # canonical order: a rank's cards adjoin
+            drop = _DROP_ONE
+            return (drop[e], drop[d], drop[c], drop[b], drop[a], *extras)
+    elif sum(map(_RANK_BIT, hand)).bit_count() == len(hand):  # equal bits would carry
         # No two cards of a rank: single drops, highest rank (and points) first.
         return (*map(_DROP_ONE.__getitem__, reversed(hand)), *extras)
     return (*_drop_actions_grouped(hand), *extras)
@@ -355,7 +360,8 @@ class FiveState(State):
         for seat, score in scores.items():
             totals[seat] += score
         limit = self.limit
-        newly_out = [s for s in sorted(self.order) if totals[s] >= limit]
+        newly_out = ([s for s in sorted(self.order) if totals[s] >= limit]
+                     if max(totals) >= limit else [])
         for seat in newly_out:
             self.out_in_hand[seat] = self.hand_no
             self.eliminated[seat] = True
