@@ -39,8 +39,8 @@ from arena.games.cards import (
     CARD_ORDER,
     JOKER,
     RANK_ORDINAL,
-    canonical,
-    deal,
+    RANKS,
+    SUITS,
     first_hand_deck,
     shuffled,
     standard_deck,
@@ -74,6 +74,10 @@ POINTS: dict[str, int] = {
 _CARD_KEY = CARD_ORDER.__getitem__
 #: The single-card drop of each card.
 _DROP_ONE: dict[str, Action] = {card: DROP_PREFIX + card for card in _ALL_KINDS}
+#: Seats in turn order from each first seat, for each number of players.
+_ROTATIONS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((first + i) % n for i in range(n)) for first in range(n))
+    for n in range(MAX_PLAYERS + 1))
 #: What a seat may do at its turn start besides dropping.
 _TURN_START_EXTRAS = (TAKE, END)
 _RANK_ORDER: dict[str, int] = {JOKER: 0, **RANK_ORDINAL}
@@ -107,21 +111,25 @@ def drop_cards(action: Action) -> list[str]:
 
 
 class _Drop(NamedTuple):
-    """A drop action's cards (listed order) and points, memoised by :func:`_drop_of`."""
+    """A drop action's cards (listed order), points and events, memoised by
+    :func:`_drop_of`."""
 
     cards: tuple[str, ...]
     points: int
+    #: The public ``drop`` event of each seat when the deck refills the hand ...
+    drew_events: tuple[Event, ...]
+    #: ... and when the card taken does.
+    took_events: tuple[Event, ...]
 
 
 @cache  # pure; about 450 drop actions exist
 def _drop_of(action: Action) -> _Drop:
     cards = tuple(drop_cards(action))
-    return _Drop(cards, hand_total(cards))
-
-
-@cache  # pure; one event per seat, drop action and source of the refill
-def _drop_event(seat: int, action: Action, drew: bool) -> Event:
-    return Event("drop", {"seat": seat, "cards": drop_cards(action), "drew": drew})
+    listed = [*cards]  # one list for every event: events are never changed
+    return _Drop(cards, hand_total(cards), *(
+        tuple(Event("drop", {"seat": seat, "cards": listed, "drew": drew})
+              for seat in range(MAX_PLAYERS))
+        for drew in (True, False)))
 
 
 def drop_actions(hand: Sequence[str]) -> list[Action]:
@@ -131,15 +139,25 @@ def drop_actions(hand: Sequence[str]) -> list[Action]:
     distinct choice of top card.  Order: points removed (most first), then cards
     dropped (most first), then rank (high first), then the action string.
     """
-    if sum(map(_RANK_BIT, hand)).bit_count() == len(hand):  # equal bits would carry
+    return [*_legal_drops(hand, ())]
+
+
+def _legal_drops(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action, ...]:
+    """:func:`drop_actions` followed by ``extras``, built as one tuple."""
+    if len(hand) == HAND_SIZE:  # most hands: unpacked, as map() and sum() cost more
+        a, b, c, d, e = hand
+        if a[0] != b[0] != c[0] != d[0] != e[0]:  # canonical order: a rank's cards adjoin
+            drop = _DROP_ONE
+            return (drop[e], drop[d], drop[c], drop[b], drop[a], *extras)
+    elif sum(map(_RANK_BIT, hand)).bit_count() == len(hand):  # equal bits would carry
         # No two cards of a rank: single drops, highest rank (and points) first.
-        return [*map(_DROP_ONE.__getitem__, reversed(hand))]
-    return _drop_actions_grouped(hand)
+        return (*map(_DROP_ONE.__getitem__, reversed(hand)), *extras)
+    return (*_drop_actions_grouped(hand), *extras)
 
 
 def _drop_actions_grouped(hand: Sequence[str]) -> list[Action]:
     """:func:`drop_actions` for any hand, from the drops of its rank groups."""
-    keyed: list[_DropKey] = []
+    actions: list[Action] = []
     start = 0
     size = len(hand)
     while start < size:
@@ -147,28 +165,37 @@ def _drop_actions_grouped(hand: Sequence[str]) -> list[Action]:
         end = start + 1
         while end < size and hand[end][0] == rank:
             end += 1
-        keyed += _group_drops(tuple(hand[start:end]))
+        actions += _group_drops(tuple(hand[start:end]))
         start = end
-    keyed.sort()
-    return [key[3] for key in keyed]
-
-
-#: Sort key of a drop action; the action string itself is the last item.
-_DropKey = tuple[int, int, int, str]
+    actions.sort(key=_DROP_ORDER.__getitem__)
+    return actions
 
 
 @cache  # pure; the groups of same-rank cards are at most a few hundred
-def _group_drops(cards: tuple[str, ...]) -> tuple[_DropKey, ...]:
-    """Sort keys of every drop from ``cards`` (one rank, canonical order)."""
-    points = POINTS[cards[0]]
-    rank_key = -_RANK_ORDER[cards[0][0]]
-    keyed: dict[str, _DropKey] = {}
+def _group_drops(cards: tuple[str, ...]) -> tuple[Action, ...]:
+    """Every drop from ``cards`` (one rank, canonical order)."""
+    actions: dict[Action, None] = {}  # the two jokers are one card name
     for size in range(1, min(len(cards), MAX_DROP) + 1):
         for subset in combinations(cards, size):
             for i, top in enumerate(subset):
-                action = DROP_PREFIX + " ".join((*subset[:i], *subset[i + 1 :], top))
-                keyed[action] = (-points * size, -size, rank_key, action)
-    return tuple(keyed.values())
+                actions[DROP_PREFIX + " ".join((*subset[:i], *subset[i + 1 :], top))] = None
+    return (*actions,)
+
+
+def _drop_key(action: Action) -> tuple[int, int, int, str]:
+    """The documented order of drops: points removed (most first), cards
+    dropped (most first), rank (high first), the action string."""
+    cards = drop_cards(action)
+    return (-hand_total(cards), -len(cards), -_RANK_ORDER[cards[0][0]], action)
+
+
+#: The place of every drop action in the documented order, in which the drops
+#: of any hand are listed (the order does not depend on the rest of the hand).
+_DROP_ORDER: dict[Action, int] = {action: place for place, action in enumerate(sorted(
+    {action for rank in (*RANKS, JOKER)
+     for action in _group_drops((JOKER, JOKER) if rank == JOKER else
+                                tuple(rank + suit for suit in SUITS))},
+    key=_drop_key))}
 
 
 def hand_scores(hand_totals: Mapping[int, int], caller: int | None) -> dict[int, int]:
@@ -179,11 +206,9 @@ def hand_scores(hand_totals: Mapping[int, int], caller: int | None) -> dict[int,
     """
     if caller is None:
         return dict(hand_totals)
-    caller_total = hand_totals[caller]
-    others = [t for s, t in hand_totals.items() if s != caller]
-    if all(caller_total < t for t in others):
+    lowest = min((t for s, t in hand_totals.items() if s != caller), default=None)
+    if lowest is None or hand_totals[caller] < lowest:
         return {s: 0 if s == caller else t for s, t in hand_totals.items()}
-    lowest = min(others)
     return {
         s: CALL_PENALTY if s == caller else (0 if t == lowest else t)
         for s, t in hand_totals.items()
@@ -295,17 +320,19 @@ class FiveState(State):
         n = self.num_players
         first = self.first_player
         out = self.out_in_hand
-        self.order = order = [seat for seat in ((first + i) % n for i in range(n)) if not out[seat]]
-        # One card at a time in turn order from the first player, so dealt
-        # hands come in the order of self.order; then the up card, then the deck.
-        dealt, self.deck = deal(deck_top_first, len(order), HAND_SIZE, 0)
+        self.order = order = [seat for seat in _ROTATIONS[n][first] if not out[seat]]
+        # One card at a time in turn order from the first player (as cards.deal
+        # deals, inlined: a hand is a few decisions); then the up card, the deck.
+        players = len(order)
+        dealt = players * HAND_SIZE
         hands: list[list[str]] = [[] for _ in range(n)]
-        for seat, cards in zip(order, dealt, strict=True):
-            hands[seat] = canonical(cards)
+        for i, seat in enumerate(order):
+            hands[seat] = sorted(deck_top_first[i:dealt:players], key=_CARD_KEY)
         self.hands = hands
-        self.points = [*map(hand_total, hands)]
+        self.points = [sum(map(_POINTS_OF, hand)) for hand in hands]
         self.known = [[] for _ in range(n)]
-        up = self.deck.pop()
+        self.deck = deck = deck_top_first[:dealt - 1:-1]  # top card last
+        up = deck.pop()
         self.discard = [up]
         self.taken = None
         self.pos = 0
@@ -323,7 +350,7 @@ class FiveState(State):
 
     def _end_hand(self, caller: int | None) -> None:
         hands = self.hands
-        totals_now = {s: hand_total(hands[s]) for s in self.order}
+        totals_now = {s: sum(map(_POINTS_OF, hands[s])) for s in self.order}
         scores = hand_scores(totals_now, caller)
         n = self.num_players
         # The next hand deals fresh lists, so these hands are never changed again.
@@ -332,7 +359,9 @@ class FiveState(State):
         totals = self.totals
         for seat, score in scores.items():
             totals[seat] += score
-        newly_out = sorted(s for s in self.order if totals[s] >= self.limit)
+        limit = self.limit
+        newly_out = ([s for s in sorted(self.order) if totals[s] >= limit]
+                     if max(totals) >= limit else [])
         for seat in newly_out:
             self.out_in_hand[seat] = self.hand_no
             self.eliminated[seat] = True
@@ -389,7 +418,7 @@ class FiveState(State):
         public["discard"] = (*discard,)
 
     def _drop(self, seat: int, action: Action) -> None:
-        cards, points = _drop_of(action)
+        cards, points, drew_events, took_events = _drop_of(action)
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
@@ -403,31 +432,34 @@ class FiveState(State):
         self.discard += cards
         taken = self.taken
         events = self.events
-        events.append(_drop_event(seat, action, taken is None))
-        if taken is not None:
+        public = self._public
+        if taken is not None:  # the drop phase: back to a turn start
+            events.append(took_events[seat])
             card = taken
             known.append(taken)
             known_changed = True
             self.taken = None
+            self.phase = PHASE_START
+            public["phase"] = PHASE_START
+            public["taken"] = None
         else:
-            card = self.deck.pop()
+            events.append(drew_events[seat])
+            deck = self.deck
+            card = deck.pop()
             events.append(_DRAWN_EVENTS[seat][card])
-            if not self.deck:
+            if not deck:
                 self._reshuffle()
         insort(hand, card, key=_CARD_KEY)
         self.points[seat] += POINTS[card] - points
-        self.phase = PHASE_START
-        self.turns += 1
-        if self.turns >= self.max_turns:
+        self.turns = turns = self.turns + 1
+        if turns >= self.max_turns:
             self._end_hand(None)
             return
-        self.pos = pos = (self.pos + 1) % len(self.order)
-        self.to_move = seat_next = self.order[pos]
+        order = self.order
+        self.pos = pos = (self.pos + 1) % len(order)
+        self.to_move = seat_next = order[pos]
         self._deciding = (seat_next,)
         discard = self.discard
-        public = self._public
-        public["phase"] = PHASE_START
-        public["taken"] = None
         public["top_discard"] = discard[-1]
         public["discard"] = (*discard,)
         public["deck_size"] = len(self.deck)
@@ -439,7 +471,7 @@ class FiveState(State):
             known_cards = [*public["known_cards"]]
             known_cards[seat] = (*known,)
             public["known_cards"] = (*known_cards,)
-        public["turn_number"] = self.turns
+        public["turn_number"] = turns
 
     def _reshuffle(self) -> None:
         """The deck ran out: the top discard stays, the rest becomes the deck."""
@@ -452,12 +484,10 @@ class FiveState(State):
     def deciding_seats(self) -> tuple[int, ...]:
         return self._deciding
 
-    def _legal_actions(self, seat: int) -> list[Action]:
+    def _legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Drops first (index 0 drops the most points), then ``take``, then ``end``."""
-        legal = drop_actions(self.hands[seat])
-        if self.phase == PHASE_START:
-            legal += _TURN_START_EXTRAS
-        return legal
+        return _legal_drops(self.hands[seat],
+                            _TURN_START_EXTRAS if self.phase == PHASE_START else ())
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_move

@@ -17,7 +17,7 @@ from bisect import insort
 from collections.abc import Mapping, Sequence
 from functools import cache
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from arena.games.base import (
     Action,
@@ -156,44 +156,62 @@ _DROP_ACTION: dict[tuple[str, ...], Action] = {
     cards: "drop " + " ".join(cards) for cards in _every_disposal()}
 _DROP_ORDER: dict[Action, int] = {action: i for i, action in enumerate(_DROP_ACTION.values())}
 _DROP_ONE: dict[str, Action] = {card: _DROP_ACTION[card,] for card in _DECK}
-#: Each card as a bit of its rank (ace = bit 0).
-_RANK_BIT = {card: 1 << index for card, index in _RANK_INDEX.items()}.__getitem__
-#: Each card as a bit in a 16-bit field per suit (ace = bit 0), ace and two
-#: also at bits 13 and 14, so that three bits in a row are a run (K-A-2 too).
-_SUIT_RANK_BITS = {
-    card: (1 << index | (1 << index + _NUM_RANKS if index < RUN_MIN - 1 else 0))
-    << 16 * SUITS.index(card[1])
+#: Each card as two bit fields, summed over a hand in one go: bits 0-15 its
+#: rank's bit (ace = bit 0; two cards of a rank carry: a set), and above them a
+#: 16-bit field per suit (ace = bit 0), ace and two also at bits 13 and 14, so
+#: that three bits in a row are a run (K-A-2 too).
+_CARD_BITS = {
+    card: 1 << index
+    | (1 << index | (1 << index + _NUM_RANKS if index < RUN_MIN - 1 else 0))
+    << 16 * (1 + SUITS.index(card[1]))
     for card, index in _RANK_INDEX.items()
 }.__getitem__
+_RANK_FIELD = (1 << 16) - 1
+#: What a seat whose total allows it may do beside dropping.
+_CALL_ONLY = (CALL,)
 
 
 def turn_drops(hand: Sequence[str]) -> list[Action]:
     """The drop actions of a canonically sorted hand: most points first, then
     more cards; equal ones in the order of :func:`disposals`."""
-    ranks = sum(map(_RANK_BIT, hand))  # two equal bits carry: a set
-    suited = sum(map(_SUIT_RANK_BITS, hand))
-    if ranks.bit_count() == len(hand) and not suited & suited >> 1 & suited >> 2:
+    return [*_turn_legal(hand, ())]
+
+
+def _turn_legal(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action, ...]:
+    """:func:`turn_drops` followed by ``extras``, built as one tuple."""
+    bits = sum(map(_CARD_BITS, hand))
+    suited = bits >> 16
+    if (bits & _RANK_FIELD).bit_count() == len(hand) and not suited & suited >> 1 & suited >> 2:
         # No set and no run: the singles, highest first.
-        return [*map(_DROP_ONE.__getitem__, reversed(hand))]
+        return (*map(_DROP_ONE.__getitem__, reversed(hand)), *extras)
     legal = [*map(_DROP_ACTION.__getitem__, disposals(hand))]
     legal.sort(key=_DROP_ORDER.__getitem__)
-    return legal
+    return (*legal, *extras)
 
 
-@cache  # pure; one entry per drop action
-def _parse_drop(action: Action) -> tuple[str, ...]:
-    return tuple(action.split()[1:])
+class _Drop(NamedTuple):
+    """What a drop action does, memoised by :func:`_drop_of`."""
+
+    #: Its cards as listed.
+    cards: tuple[str, ...]
+    points: int
+    #: Its cards in canonical order (the next player's ``previous_disposal``)
+    live: tuple[str, ...]
+    #: The next player's draw decision: its legal actions.
+    draws: tuple[Action, ...]
+    #: The public ``drop`` event of each seat.
+    events: tuple[Event, ...]
 
 
-@cache  # pure; one entry per seat and drop action
-def _drop_event(seat: int, action: Action) -> Event:
-    return Event("drop", {"seat": seat, "cards": [*_parse_drop(action)]})
-
-
-@cache  # pure; one entry per disposal (a few hundred exist)
-def _draw_actions(disposal: tuple[str, ...]) -> tuple[Action, ...]:
-    """The draw decision's legal actions after ``disposal`` (canonical order)."""
-    return (DRAW_STACK, *map(_DRAW_ONE.__getitem__, disposal))
+@cache  # pure; one entry per drop action (a few hundred exist)
+def _drop_of(action: Action) -> _Drop:
+    cards = tuple(action.split()[1:])
+    live = tuple(canonical(cards))
+    listed = [*cards]  # one list for every event: events are never changed
+    return _Drop(cards, hand_total(cards), live,
+                 (DRAW_STACK, *map(_DRAW_ONE.__getitem__, live)),
+                 tuple(Event("drop", {"seat": seat, "cards": listed})
+                       for seat in range(MAX_PLAYERS)))
 
 
 
@@ -274,8 +292,9 @@ class FiveOrLessState(State):
         self.live_owner: int | None = None
         #: The draw decision's legal actions (from ``live``).
         self._draws: tuple[Action, ...] = (DRAW_STACK,)
-        #: The current player's disposal during its draw decision.
+        #: The current player's disposal during its draw decision, and its action.
         self.dropped: list[str] = []
+        self._drop_action: Action = ""
         self.precall_queue: list[int] = []
         self.last_result: dict[str, Any] = {}
         self._public: Observation = {}
@@ -389,10 +408,8 @@ class FiveOrLessState(State):
             return self._draws
         if phase == PRECALL:
             return (PASS, CALL) if self.points[seat] <= PRECALL_MAX else (PASS,)
-        legal = turn_drops(self.hands[seat])
-        if self.points[seat] <= self.call_max:
-            legal.append(CALL)
-        return legal
+        return _turn_legal(self.hands[seat],
+                           _CALL_ONLY if self.points[seat] <= self.call_max else ())
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_move
@@ -415,11 +432,12 @@ class FiveOrLessState(State):
         self._end_hand(seat, precall)
 
     def _drop(self, seat: int, action: Action) -> None:
-        cards = _parse_drop(action)
+        drop = _drop_of(action)
+        cards = drop.cards
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
-        self.points[seat] -= sum(map(_POINTS_OF, cards))
+        self.points[seat] -= drop.points
         known = self.known[seat]
         public = self._public
         if known:
@@ -427,8 +445,9 @@ class FiveOrLessState(State):
             if len(self.known[seat]) != len(known):
                 public["known"] = (*map(tuple, self.known),)
         self.dropped = [*cards]
+        self._drop_action = action
         self.phase = DRAW
-        self.events.append(_drop_event(seat, action))
+        self.events.append(drop.events[seat])
         public["phase"] = DRAW
         sizes = [*public["hand_sizes"]]
         sizes[seat] = len(hand)
@@ -448,36 +467,37 @@ class FiveOrLessState(State):
         else:
             card = _PICKED[action]
             live.remove(card)
-            self.known[seat].append(card)
-            public["known"] = (*map(tuple, self.known),)
+            known = self.known
+            known[seat].append(card)
+            public["known"] = (*map(tuple, known),)
             events.append(_PICK_EVENTS[seat][card])
         hand = self.hands[seat]
         insort(hand, card, key=_CARD_KEY)
         self.points[seat] += POINTS[card]
-        self.discards += live
-        dropped = self.dropped
-        if len(dropped) > 1:
-            dropped.sort(key=_CARD_KEY)
-        self.live = dropped
-        self._draws = _draw_actions((*dropped,))
+        discards = self.discards
+        if live:
+            discards += live
+            public["discards"] = (*discards,)
+        _, _, disposal, self._draws, _ = _drop_of(self._drop_action)
+        self.live = [*disposal]  # the disposal in canonical order
         self.live_owner = seat
         self.dropped = []
-        self.turns += 1
-        if self.turns >= self.max_turns:
+        self.turns = turns = self.turns + 1
+        if turns >= self.max_turns:
             self._end_hand(None)
             return
         self.phase = TURN
-        self.pos = pos = (self.pos + 1) % len(self.order)
-        self.to_move = seat_next = self.order[pos]
+        order = self.order
+        self.pos = pos = (self.pos + 1) % len(order)
+        self.to_move = seat_next = order[pos]
         self._deciding = (seat_next,)
         public["phase"] = TURN
-        public["turn_number"] = self.turns
+        public["turn_number"] = turns
         sizes = [*public["hand_sizes"]]
         sizes[seat] = len(hand)
         public["hand_sizes"] = (*sizes,)
         public["stack_size"] = len(self.stack)
-        public["discards"] = (*self.discards,)
-        public["previous_disposal"] = (*dropped,)
+        public["previous_disposal"] = disposal
         public["previous_player"] = seat
         public["disposal"] = ()
 
@@ -486,6 +506,7 @@ class FiveOrLessState(State):
         assert self.discards, "stack and older disposals cannot both be empty"
         self.stack = shuffled(self.discards, self.rng)
         self.discards = []
+        self._public["discards"] = ()
         self.emit("reshuffle", stack_size=len(self.stack))
 
     # -- what a seat sees ---------------------------------------------------
