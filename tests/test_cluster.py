@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,22 +91,39 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def dask_cluster(workers: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A Dask scheduler and ``workers`` worker processes on a free local port, as an
-    organiser starts them (``dask scheduler``, ``dask worker``): its address and the
-    worker command's process; both stopped at the end."""
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port",
-                                  str(port), "--no-dashboard"], **quiet)
-    worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "2", "--nworkers",
-                               str(workers), "--no-dashboard"], **quiet)
-    try:
-        yield address, worker
-    finally:
-        for process in (worker, scheduler):
-            process.terminate()
-            process.wait(timeout=30)
+    """A Dask scheduler and ``workers`` worker processes, as an organiser starts them
+    (``dask scheduler``, ``dask worker``): its address and the worker command's
+    process; both stopped at the end.  The scheduler takes a port of its own and
+    says it in its scheduler file: a port chosen before it binds may be taken
+    meanwhile by another test's cluster."""
+    with tempfile.TemporaryDirectory() as folder:
+        where = Path(folder) / "scheduler.json"
+        quiet = subprocess.DEVNULL
+        scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                      "--scheduler-file", str(where), "--no-dashboard"],
+                                     stdout=quiet, stderr=quiet)
+        worker = None
+        try:
+            address = scheduler_address(where, scheduler)
+            worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "2",
+                                       "--nworkers", str(workers), "--no-dashboard"],
+                                      stdout=quiet, stderr=quiet)
+            yield address, worker
+        finally:
+            for process in (worker, scheduler):
+                if process is not None:
+                    process.terminate()
+                    process.wait(timeout=30)
+
+
+def scheduler_address(where: Path, scheduler: subprocess.Popen[bytes]) -> str:
+    """The address the scheduler wrote to its file, once it has (within 120 s)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and scheduler.poll() is None:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            return str(json.loads(where.read_text())["address"])
+        time.sleep(0.1)
+    raise AssertionError(f"the Dask scheduler wrote no address (exit {scheduler.poll()})")
 
 
 def arena_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
