@@ -74,10 +74,10 @@ from reports.replay import TEMPLATES as REPORT_TEMPLATES
 
 #: Files under /static/ (:data:`~arena.server.common.ASSETS`): the stylesheet the
 #: report writes (one for both) and its replay viewer; the server's live-page
-#: poller and leaderboard filter.
+#: poller, leaderboard filter and browser game (:mod:`arena.server.play`).
 STATIC = {"style.css": REPORT_TEMPLATES / "style.css",
           "replay.js": REPORT_TEMPLATES / "replay.js",
-          **{name: TEMPLATES / name for name in ("live.js", "board.js")}}
+          **{name: TEMPLATES / name for name in ("live.js", "board.js", "play.js")}}
 #: Static files are the same for everyone: kept, and asked again each time.
 STATIC_HEADERS = {"Cache-Control": "no-cache"}
 #: Seconds a signed-out browser's form token (its cookie) lasts.

@@ -32,14 +32,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import trio
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.bots.versions import entrant_status
@@ -51,7 +50,7 @@ from arena.runner.process import BotSpec
 from arena.runner.referee import play_single_game
 from arena.runner.terminal_view import event_lines, observation_lines
 from arena.server.auth import Viewer, check_csrf
-from arena.server.common import TEMPLATES, server_of, viewer
+from arena.server.common import server_of, viewer
 from arena.server.pages import render
 from arena.server.state import PlaySettings
 from arena.store.database import PERSON_KIND, Store
@@ -71,8 +70,6 @@ EVENTS_KEPT = 200
 FINISHED_KEPT = 256
 #: The move that resigns.
 RESIGN = -1
-#: The page's script, served as /static/NAME (its styles are style.css's).
-FILES = {"play.js": TEMPLATES / "play.js"}
 
 
 @dataclass
@@ -410,15 +407,9 @@ async def move_json(request: Request) -> Response:
     return JSONResponse({"ok": True})
 
 
-def static_file(request: Request) -> Response:
-    path: Path = FILES[request.url.path.rsplit("/", 1)[-1]]
-    return FileResponse(path, headers={"Cache-Control": "no-cache"})
-
-
 def routes() -> list[Route]:
     """The browser game's pages and API (before the others: /api/ ends in a catch-all)."""
     return [
-        *(Route(f"/static/{name}", static_file) for name in FILES),
         Route("/play", play_page),
         Route("/play", play_form, methods=["POST"]),
         Route("/play/{number:int}", game_page),
