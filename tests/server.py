@@ -46,10 +46,13 @@ def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 def played_database(folder: Path, games: int = 2) -> str:
     """A SQLite database in ``folder`` (its URL) holding a finished tournament of
     ``games`` games of five between the organiser's bots ``org1`` and ``org2``
-    (random bots, no sandbox)."""
+    (random bots, no sandbox). Known deals and one seed for both bots: every deal is
+    played from both seats by the same player, so neither bot wins every game and
+    both have a finite rating."""
     db = f"sqlite:///{folder / 'arena.db'}"
-    random_bot = f"{sys.executable} -m sample_bots.random_bot"
-    played = arena("tournament", "-g", "five", "-k", "2", "-n", str(games), "--sandbox",
+    random_bot = f"env RANDOM_BOT_SEED=7 {sys.executable} -m sample_bots.random_bot"
+    played = arena("tournament", "-g", "five", "-k", "2", "-n", str(games), "--seed", "1",
+                   "--sandbox",
                    "none", "-j", "1", "-b", f"org1={random_bot}", "-b", f"org2={random_bot}",
                    "--db", db)
     assert played.returncode == 0, played.stderr

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from sample_bots import random_bot
 from tests.marked import bot_command, stored_keys, wait_gone
 
 RUNS = {
@@ -72,17 +73,34 @@ def test_the_first_signal_prints_the_standings_and_the_resume_command(
         assert con.execute("SELECT status FROM tournaments").fetchall() == [("interrupted",)]
 
 
+def lingering_bot(folder: Path) -> str:
+    """The random bot, which on its way out ignores SIGTERM and sleeps: ending it takes
+    the arena its whole exit grace, a window in which a stopped run is still stopping."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "lingering_bot.py"
+    script.write_text(
+        "import atexit, runpy, signal, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "atexit.register(time.sleep, 60)\n"
+        f"runpy.run_path({random_bot.__file__!r}, run_name='__main__')\n")
+    return f"{sys.executable} {script}"
+
+
 def test_a_second_signal_exits_at_once(tmp_path: Path) -> None:
     marker = str(tmp_path / "bots")
     db = tmp_path / "arena.db"
-    proc = start("tournament", db, bot_command(tmp_path / "bots"))
+    proc = start("tournament", db, lingering_bot(tmp_path / "bots"))
     wait_for_games(proc, db, 4)
     os.kill(proc.pid, signal.SIGINT)
-    # The closing standings take a while (the rating fit and its bootstrap): the second
-    # signal comes while the bots are ended or the standings are computed.
-    time.sleep(0.2)
+    assert proc.stderr is not None
+    err = ""
+    while "arena: stopping" not in err:  # then the bots are being ended
+        line = proc.stderr.readline()
+        assert line, err
+        err += line
     os.kill(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    proc.wait(timeout=60)
+    err += proc.stderr.read()  # not communicate(): it misses what readline() buffered
     assert proc.returncode == 130, err
     assert err.rstrip().endswith("arena: interrupted again: exiting at once"), err
     assert "Traceback" not in err and "resume with" not in err

@@ -123,8 +123,7 @@ def test_leaderboards_and_games_for_everyone(site: Site) -> None:
     assert rows and [when for when, _ in rows] == sorted(when for when, _ in rows)
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", when) for when, _ in rows)
     assert all(re.fullmatch(r"[+-]\d+", cell) for _, cell in rows)
-    if elo is not None:  # finite after all 4 games (a bot that won every game has none)
-        assert rows[-1][1] == f"{elo:+.0f}"
+    assert elo is not None and rows[-1][1] == f"{elo:+.0f}"
 
 
 def test_pages_for_everyone_are_kept_and_revalidated_by_their_etag(site: Site) -> None:
