@@ -35,7 +35,9 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple, Self, final
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, Self, TypeVar, cast, final
+
+from mypy_extensions import mypyc_attr
 
 Action = str
 Observation = dict[str, Any]
@@ -277,6 +279,10 @@ def _copy_random(rng: random.Random) -> random.Random:
     return out
 
 
+# Compiled with mypyc (arena/games/native.py): classes outside the group may subclass
+# these (a test's or a benchmark's game), and copy, pickle and clone make instances
+# without calling __init__, as in pure Python ("serializable").
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
 class Game(ABC):
     """A game's parameters; makes states.
 
@@ -378,7 +384,12 @@ class Game(ABC):
         return {k: v for k, v in self.options.items() if k != "deck"}
 
 
-class State(ABC):
+#: The game a state belongs to (its class), as ``self.game``'s type.
+GameT = TypeVar("GameT", bound=Game)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
+class State(ABC, Generic[GameT]):
     """A game in progress.
 
     The base owns the public contract and enforces it the same way for every
@@ -398,8 +409,8 @@ class State(ABC):
     * :meth:`clone` is an independent copy that plays on identically.
     """
 
-    def __init__(self, game: Game, seed: int) -> None:
-        self.game = game
+    def __init__(self, game: GameT, seed: int) -> None:
+        self.game: GameT = game
         self.num_players = game.num_players
         self.seed = seed
         self._rng = random.Random(seed)
@@ -471,7 +482,8 @@ class State(ABC):
         """
         other = copy.copy(self)
         memo: dict[int, Any] = {id(self.game): self.game}
-        for name, value in vars(self).items():
+        # __getstate__: vars(self) in pure Python; compiled, the native attributes.
+        for name, value in cast(dict[str, Any], self.__getstate__()).items():
             if name == "events":
                 other.events = list(value)
             elif name == "_rng_holders":

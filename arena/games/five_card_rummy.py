@@ -530,10 +530,8 @@ class FiveCardRummy(Game):
         return FiveCardRummyState(self, seed)
 
 
-class FiveCardRummyState(State):
+class FiveCardRummyState(State[FiveCardRummy]):
     """A game of Five Card Rummy in progress."""
-
-    game: FiveCardRummy
 
     def __init__(self, game: FiveCardRummy, seed: int) -> None:
         super().__init__(game, seed)

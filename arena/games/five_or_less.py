@@ -246,15 +246,13 @@ def hand_scores(
     return scores, winners
 
 
-class FiveOrLessState(State):
+class FiveOrLessState(State["FiveOrLess"]):  # the game class comes below
     """A game of five-or-less in progress (see the module docstring).
 
     The observation fields every seat shares are kept ready in ``_public``
     (immutable values only, so observations can share them): rebuilt when a
     hand starts or ends, updated field by field as turns go.
     """
-
-    game: FiveOrLess
 
     def __init__(self, game: FiveOrLess, seed: int) -> None:
         super().__init__(game, seed)

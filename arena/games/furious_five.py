@@ -335,7 +335,7 @@ class FuriousFive(Game):
         return FuriousFiveState(self, seed)
 
 
-class FuriousFiveState(State):
+class FuriousFiveState(State[FuriousFive]):
     """A game of Furious Five in progress.
 
     Piles: ``hands`` (canonically sorted), ``deck`` (top card last),
@@ -346,8 +346,6 @@ class FuriousFiveState(State):
     (immutable values only, so observations can share them): rebuilt when a
     round starts or ends, updated field by field as turns go.
     """
-
-    game: FuriousFive
 
     def __init__(self, game: FuriousFive, seed: int) -> None:
         super().__init__(game, seed)

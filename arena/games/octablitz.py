@@ -280,14 +280,12 @@ class Octablitz(Game):
         return OctablitzState(self, seed)
 
 
-class OctablitzState(State):
+class OctablitzState(State[Octablitz]):
     """A game of octablitz in progress: a series of deals of tricks.
 
     The public part of the observation is kept in :attr:`_public`, a dict of
     immutable values (tuples) that the plays update and each observation copies.
     """
-
-    game: Octablitz
 
     def __init__(self, game: Octablitz, seed: int) -> None:
         super().__init__(game, seed)

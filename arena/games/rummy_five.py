@@ -387,14 +387,12 @@ def _five(hand: tuple[int, ...], drawn: int) -> tuple[tuple[str, ...], tuple[Act
 _PRIVATE = ("hand", "drawn", "catch_barred")
 
 
-class RummyFiveState(State):
+class RummyFiveState(State[RummyFive]):
     """A rummy-five game in progress (see the module docstring for the card encoding).
 
     The public part of the observation is kept in :attr:`_public`, a dict of
     immutable values (tuples) that the moves update and each observation copies.
     """
-
-    game: RummyFive
 
     def __init__(self, game: RummyFive, seed: int) -> None:
         super().__init__(game, seed)
