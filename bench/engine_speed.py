@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from tree_worker import SERVE_FLAG, Slice, TreeWorker, serve
 
-from arena.games import game_class, game_names, make_game
+from arena.games import game_class, game_names, make_game, native
 from arena.games.base import Action, Game, Observation, State
 from arena.games.loop import play
 
@@ -259,7 +259,7 @@ def main() -> None:
         worker.close()
 
     print(f"pinned to CPU {args.cpu}; CPU time (process_time); {args.rounds} rounds of "
-          f"{args.slice:g} s slices per runner, interleaved")
+          f"{args.slice:g} s slices per runner, interleaved; {native.status()}")
     report(runners, baselines)
     if worker is not None:
         print(f"\nbaseline tree: {worker.where} (same CPU, interleaved)")

@@ -210,8 +210,9 @@ COMMON_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-def _number(value: float) -> float:
-    """An integral score as an ``int`` (so it travels as an integer), else as is."""
+def _number(value: float) -> int | float:
+    """An integral score as an ``int`` (so it travels as an integer), else as is
+    (typed ``int | float``: compiled, a ``float`` result would be made a float)."""
     return int(value) if float(value).is_integer() else value
 
 
