@@ -115,7 +115,7 @@ def install() -> None:
         return
     folder = build_root() / str(digest)
     if digest is None or not extension_path(folder, LIBRARY).is_file():
-        _state["pure_because"] = "not compiled for these sources (bash setup.sh compiles them)"
+        _state["pure_because"] = "not compiled for these sources: bash setup.sh compiles them"
         return
     if any(module in sys.modules for module in MODULES):
         _state["pure_because"] = "an engine was imported before the loader"

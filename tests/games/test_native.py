@@ -113,7 +113,7 @@ def test_an_edited_source_runs_pure_python(tmp_path: Path) -> None:
                           env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
-        "engines: pure Python (not compiled for these sources (bash setup.sh compiles them))",
+        "engines: pure Python (not compiled for these sources: bash setup.sh compiles them)",
         "[]"]
 
 
