@@ -643,7 +643,7 @@ class FiveCardRummyState(State[FiveCardRummy]):
         insort(self.hands[seat], card)
         self.drawn = card
         self.phase = DISCARD
-        self.events += _draw_events(seat, len(self.stock), card)
+        self.events.extend(_draw_events(seat, len(self.stock), card))  # compiled: no list += tuple
         public = self._public
         public["phase"] = "discard"
         public["stock_size"] = len(self.stock)

@@ -598,7 +598,7 @@ class RummyFiveState(State[RummyFive]):
         self.phase, self.current, self.drawn = TURN, seat, kind
         left = len(deck)
         others_see, drawer_sees = _DRAW_EVENTS[self.num_players][seat][left]
-        self.events += (others_see, drawer_sees[kind])
+        self.events.extend((others_see, drawer_sees[kind]))  # compiled: no list += tuple
         self._deciding = (seat,)
         public = self._public
         public["phase"] = "turn"

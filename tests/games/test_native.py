@@ -55,7 +55,7 @@ def rule_tests(way: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Every rule test run in a process of its own, its engines asserted to be ``way``."""
     environ = {k: v for k, v in os.environ.items() if k != native.PURE_VARIABLE}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider",
          *RULE_TESTS], capture_output=True, text=True, timeout=1800, cwd=ROOT,
         stdin=subprocess.DEVNULL, env={**environ, **env, EXPECT_VARIABLE: way})
 
