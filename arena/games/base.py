@@ -266,10 +266,19 @@ def _fresh_copy(value: Any, memo: dict[int, Any]) -> Any:
         out = value if all(map(operator.is_, items, value)) else tuple(items)
     elif cls is random.Random:
         out = _copy_random(value)
+    elif _frozen_dataclass(cls):
+        return value  # immutable (the games' hold strings, numbers, tuples): shared
     else:
         return copy.deepcopy(value, memo)
     memo[id(value)] = out
     return out
+
+
+def _frozen_dataclass(cls: type) -> bool:
+    """Whether ``cls`` is a frozen dataclass (compiled, deepcopy cannot copy one:
+    mypyc's ``__setstate__`` assigns its fields, which a frozen class refuses)."""
+    params = getattr(cls, "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)
 
 
 def _copy_random(rng: random.Random) -> random.Random:
