@@ -35,7 +35,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, NamedTuple, Self, TypeVar, cast, final
+from typing import Any, ClassVar, Literal, NamedTuple, Self, cast, final
 
 from mypy_extensions import mypyc_attr
 
@@ -291,7 +291,10 @@ def _copy_random(rng: random.Random) -> random.Random:
 
 # Compiled with mypyc (arena/games/native.py): classes outside the group may subclass
 # these (a test's or a benchmark's game), and copy, pickle and clone make instances
-# without calling __init__, as in pure Python ("serializable").
+# without calling __init__, as in pure Python ("serializable"). Every engine's
+# subclass also allows interpreted subclasses: mypyc gives a compiled subclass of a
+# serializable class an empty tp_init, so Five(3) called from Python would skip
+# __init__ (mypyc/mypyc#979, open in mypy 2.4); allowing them makes tp_init call it.
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
 class Game(ABC):
     """A game's parameters; makes states.
@@ -394,12 +397,8 @@ class Game(ABC):
         return {k: v for k, v in self.options.items() if k != "deck"}
 
 
-#: The game a state belongs to (its class), as ``self.game``'s type.
-GameT = TypeVar("GameT", bound=Game)
-
-
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
-class State(ABC, Generic[GameT]):
+class State(ABC):
     """A game in progress.
 
     The base owns the public contract and enforces it the same way for every
@@ -419,8 +418,8 @@ class State(ABC, Generic[GameT]):
     * :meth:`clone` is an independent copy that plays on identically.
     """
 
-    def __init__(self, game: GameT, seed: int) -> None:
-        self.game: GameT = game
+    def __init__(self, game: Game, seed: int) -> None:
+        self.game = game
         self.num_players = game.num_players
         self.seed = seed
         self._rng = random.Random(seed)

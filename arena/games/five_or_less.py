@@ -19,6 +19,8 @@ from functools import cache
 from itertools import combinations
 from typing import Any, ClassVar, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from arena.games.base import (
     Action,
     Event,
@@ -246,7 +248,8 @@ def hand_scores(
     return scores, winners
 
 
-class FiveOrLessState(State["FiveOrLess"]):  # the game class comes below
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
+class FiveOrLessState(State):
     """A game of five-or-less in progress (see the module docstring).
 
     The observation fields every seat shares are kept ready in ``_public``
@@ -580,6 +583,7 @@ def _clockwise(start: int, n: int) -> list[int]:
     return [(start + i) % n for i in range(n)]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveOrLess(Game):
     """Five-or-less for 2-8 players; lower running total is better."""
 

@@ -27,6 +27,8 @@ from itertools import combinations, product
 from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from arena.games.base import (
     Action,
     Event,
@@ -287,6 +289,7 @@ def settle(
     return "caller_fails", receivers, deltas
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FuriousFive(Game):
     """Furious Five for 2-5 players; scores are the chip ledgers."""
 
@@ -335,7 +338,8 @@ class FuriousFive(Game):
         return FuriousFiveState(self, seed)
 
 
-class FuriousFiveState(State[FuriousFive]):
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
+class FuriousFiveState(State):
     """A game of Furious Five in progress.
 
     Piles: ``hands`` (canonically sorted), ``deck`` (top card last),

@@ -56,7 +56,6 @@ def compile_group(work: Path, out: Path) -> None:
     from setuptools import setup
 
     os.chdir(work)
-    _init_serializable_subclasses()
     # One C file per module, compiled in parallel: one file of the whole group
     # took over 3 minutes on one core.
     extensions = mypycify([str(source_path(m, Path("."))) for m in MODULES],
@@ -66,30 +65,6 @@ def compile_group(work: Path, out: Path) -> None:
     setup(name="five-arena-engines", ext_modules=extensions, script_args=[
         "-q", "build_ext", "--build-lib", str(out), "--build-temp", str(work / "temp"),
         "--parallel", str(len(os.sched_getaffinity(0)))])
-
-
-def _init_serializable_subclasses() -> None:
-    """Work around mypyc 1.x-2.x: a subclass of a ``serializable`` class (every
-    engine's state, see ``arena/games/base.py``) gets a ``__new__`` that does not
-    call ``__init__`` but also a ``tp_init`` that does nothing, so ``Five(3)``
-    would build an empty object.  Its ``tp_init`` calls ``__init__`` here, as the
-    ``tp_init`` of a class that allows interpreted subclasses does."""
-    from typing import Any
-
-    from mypyc.codegen import emitclass
-
-    slot, original = emitclass.SLOT_DEFS["__init__"]
-
-    def init_slot(cl: Any, init_fn: Any, emitter: Any) -> str:
-        if not cl.is_serializable() or cl.allow_interpreted_subclasses:
-            return str(original(cl, init_fn, emitter))
-        name = f"{cl.name_prefix(emitter.names)}_init"
-        call = emitter.wrapper_function_call(init_fn.decl)
-        emitter.emit_lines("static int", f"{name}(PyObject *self, PyObject *args, PyObject *kwds)",
-                           "{", f"return {call}(self, args, kwds) != NULL ? 0 : -1;", "}")
-        return name
-
-    emitclass.SLOT_DEFS["__init__"] = (slot, init_slot)  # type: ignore[index]
 
 
 def _compile_in_parallel() -> None:

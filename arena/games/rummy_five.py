@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from arena.games import cards
 from arena.games.base import (
     Action,
@@ -234,6 +236,7 @@ PHASE_NAMES = ("turn", "claim", "claim_discard", "over")
 # -- the game ----------------------------------------------------------------------
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class RummyFive(Game):
     """Rummy-five for 2-4 players; scores are chips, higher is better."""
 
@@ -387,7 +390,8 @@ def _five(hand: tuple[int, ...], drawn: int) -> tuple[tuple[str, ...], tuple[Act
 _PRIVATE = ("hand", "drawn", "catch_barred")
 
 
-class RummyFiveState(State[RummyFive]):
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
+class RummyFiveState(State):
     """A rummy-five game in progress (see the module docstring for the card encoding).
 
     The public part of the observation is kept in :attr:`_public`, a dict of
