@@ -125,10 +125,17 @@ def build(force: bool = False) -> str:
             shutil.rmtree(staging, ignore_errors=True)
             raise BuildError(_last_error(log, error)) from error
         shutil.rmtree(final, ignore_errors=True)
-        os.chmod(staging, 0o755)
+        _world_readable(staging)
         staging.rename(final)
     _prune(root, keep=final)
     return f"engines compiled with mypyc in {time.monotonic() - start:.0f} s ({final})"
+
+
+def _world_readable(folder: Path) -> None:
+    """Folders 755, files 644: sandboxed bots run as another user (nobody) and
+    load the group from here, whatever the builder's umask was."""
+    for path in (folder, *folder.rglob("*")):
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
 
 
 class BuildError(Exception):

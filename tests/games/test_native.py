@@ -151,3 +151,21 @@ def test_a_sandboxed_bot_imports_the_compiled_engines(tmp_path: Path) -> None:
 @pytest.mark.parametrize("module", native.MODULES)
 def test_every_compiled_module_has_its_source(module: str) -> None:
     assert native.source_path(module).is_file()
+
+
+def test_compiled_engines_made_from_python_run_their_init() -> None:
+    """mypyc gives a compiled subclass of a serializable class an empty tp_init
+    (mypyc/mypyc#979): each engine's Game and State subclass is marked so that
+    Python-level calls still run ``__init__``."""
+    assert built(), NOT_BUILT
+    probe = ("from arena.games import game_class, game_names, make_game, native\n"
+             "assert native.compiled_in_use(), native.status()\n"
+             "for name in game_names():\n"
+             "    game = game_class(name)(3)\n"
+             "    state = type(make_game(name, 3).new_state(7))(game, 7)\n"
+             "    print(name, game.num_players, state.num_players, state.seed,\n"
+             "          state.deciding_seats() != ())\n")
+    proc = run_python(probe)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 6 and all(line.endswith(" 3 3 7 True") for line in lines), lines
