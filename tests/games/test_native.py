@@ -44,20 +44,24 @@ def built() -> bool:
     return native.extension_path(compiled_folder(), native.LIBRARY).is_file()
 
 
+def environment(**env: str) -> dict[str, str]:
+    """This process's environment without ``ARENA_PURE`` (the suite may run with
+    it), plus ``env``."""
+    return {**{k: v for k, v in os.environ.items() if k != native.PURE_VARIABLE}, **env}
+
+
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k != native.PURE_VARIABLE}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT, env={**environ, **env},
+                          timeout=300, cwd=ROOT, env=environment(**env),
                           stdin=subprocess.DEVNULL)
 
 
 def rule_tests(way: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Every rule test run in a process of its own, its engines asserted to be ``way``."""
-    environ = {k: v for k, v in os.environ.items() if k != native.PURE_VARIABLE}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider",
          *RULE_TESTS], capture_output=True, text=True, timeout=1800, cwd=ROOT,
-        stdin=subprocess.DEVNULL, env={**environ, **env, EXPECT_VARIABLE: way})
+        stdin=subprocess.DEVNULL, env=environment(**env, **{EXPECT_VARIABLE: way}))
 
 
 def test_the_rules_hold_in_pure_python() -> None:
@@ -85,7 +89,8 @@ def test_the_compiled_engines_load_and_say_so() -> None:
     assert set(modules.split()) == {"arena.games.base", "arena.games.cards",
                                     "arena.games.five"}
     version = subprocess.run([sys.executable, "-m", "arena", "--version"], capture_output=True,
-                             text=True, timeout=120, cwd=ROOT, stdin=subprocess.DEVNULL)
+                             text=True, timeout=120, cwd=ROOT, stdin=subprocess.DEVNULL,
+                             env=environment())
     assert version.stdout.splitlines()[1].startswith("engines: compiled"), version.stdout
 
 
@@ -110,7 +115,7 @@ def test_an_edited_source_runs_pure_python(tmp_path: Path) -> None:
             "print(native.status()); print(native.compiled_modules())")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "PYTHONPATH": str(tmp_path)})
+                          env=environment(PYTHONPATH=str(tmp_path)))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         "engines: pure Python (not compiled for these sources: bash setup.sh compiles them)",
