@@ -259,7 +259,7 @@ def main() -> None:
         worker.close()
 
     print(f"pinned to CPU {args.cpu}; CPU time (process_time); {args.rounds} rounds of "
-          f"{args.slice:g} s slices per runner, interleaved")
+          f"{args.slice:g} s slices per runner, interleaved; {engines_status()}")
     report(runners, baselines)
     if worker is not None:
         print(f"\nbaseline tree: {worker.where} (same CPU, interleaved)")
@@ -271,6 +271,15 @@ def main() -> None:
                   f"{runner.rate / base.rate:>7.2f}x{min(per_round):>7.2f}-{max(per_round):<5.2f}")
     for name in missing:
         print(f"rlcard {name:11} not installed (pip install -e '.[bench]')")
+
+
+def engines_status() -> str:
+    """Compiled or pure Python (``arena.games.native``; a baseline tree may have none)."""
+    try:
+        from arena.games import native
+    except ImportError:
+        return "engines: pure Python (no arena.games.native in this tree)"
+    return native.status()
 
 
 def report(runners: list[Runner], baselines: dict[str, Runner]) -> None:

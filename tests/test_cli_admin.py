@@ -139,7 +139,9 @@ def test_bad_input_is_one_line(played: Played, arena: Arena, tmp_path: Path) -> 
 def test_version_names_the_package_and_schema(arena: Arena) -> None:
     proc = arena("--version")
     assert proc.returncode == 0
-    assert proc.stdout.strip() == f"arena {version('five-arena')} (database schema {HEAD_REVISION})"
+    first, engines = proc.stdout.strip().splitlines()
+    assert first == f"arena {version('five-arena')} (database schema {HEAD_REVISION})"
+    assert engines.startswith(("engines: compiled", "engines: pure Python"))
 
 
 def rows_left(store: Store, tournament_id: int) -> list[int]:

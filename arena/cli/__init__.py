@@ -99,15 +99,17 @@ def __getattr__(name: str) -> Any:
 
 
 def version_text() -> str:
-    """``arena VERSION (database schema REVISION)``."""
+    """``arena VERSION (database schema REVISION)``, then which engines run
+    (compiled or pure Python: :func:`arena.games.native.status`)."""
     from importlib.metadata import PackageNotFoundError, version
 
+    from arena.games.native import status
     from arena.store.revision import HEAD_REVISION
     try:
         number = version(PACKAGE)
     except PackageNotFoundError:
         number = "unknown (not installed)"
-    return f"arena {number} (database schema {HEAD_REVISION})"
+    return f"arena {number} (database schema {HEAD_REVISION})\n{status()}"
 
 
 class _VersionAction(argparse.Action):

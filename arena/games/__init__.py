@@ -9,7 +9,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from arena.games.base import COMMON_FIELD_LABELS, Game, OptionError
+from arena.games import native
+
+native.install()  # before any engine is imported: the compiled ones, if they match
+
+from arena.games.base import COMMON_FIELD_LABELS, Game, OptionError  # noqa: E402 - after install()
 
 _MODULES = {
     "furious-five": "arena.games.furious_five",

@@ -35,7 +35,9 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple, Self, final
+from typing import Any, ClassVar, Literal, NamedTuple, Self, cast, final
+
+from mypy_extensions import mypyc_attr
 
 Action = str
 Observation = dict[str, Any]
@@ -208,8 +210,9 @@ COMMON_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-def _number(value: float) -> float:
-    """An integral score as an ``int`` (so it travels as an integer), else as is."""
+def _number(value: float) -> int | float:
+    """An integral score as an ``int`` (so it travels as an integer), else as is
+    (typed ``int | float``: compiled, a ``float`` result would be made a float)."""
     return int(value) if float(value).is_integer() else value
 
 
@@ -263,10 +266,19 @@ def _fresh_copy(value: Any, memo: dict[int, Any]) -> Any:
         out = value if all(map(operator.is_, items, value)) else tuple(items)
     elif cls is random.Random:
         out = _copy_random(value)
+    elif _frozen_dataclass(cls):
+        return value  # immutable (the games' hold strings, numbers, tuples): shared
     else:
         return copy.deepcopy(value, memo)
     memo[id(value)] = out
     return out
+
+
+def _frozen_dataclass(cls: type) -> bool:
+    """Whether ``cls`` is a frozen dataclass (compiled, deepcopy cannot copy one:
+    mypyc's ``__setstate__`` assigns its fields, which a frozen class refuses)."""
+    params = getattr(cls, "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)
 
 
 def _copy_random(rng: random.Random) -> random.Random:
@@ -277,6 +289,13 @@ def _copy_random(rng: random.Random) -> random.Random:
     return out
 
 
+# Compiled with mypyc (arena/games/native.py): classes outside the group may subclass
+# these (a test's or a benchmark's game), and copy, pickle and clone make instances
+# without calling __init__, as in pure Python ("serializable"). Every engine's
+# subclass also allows interpreted subclasses: mypyc gives a compiled subclass of a
+# serializable class an empty tp_init, so Five(3) called from Python would skip
+# __init__ (mypyc/mypyc#979, open in mypy 2.4); allowing them makes tp_init call it.
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
 class Game(ABC):
     """A game's parameters; makes states.
 
@@ -378,6 +397,7 @@ class Game(ABC):
         return {k: v for k, v in self.options.items() if k != "deck"}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
 class State(ABC):
     """A game in progress.
 
@@ -471,7 +491,8 @@ class State(ABC):
         """
         other = copy.copy(self)
         memo: dict[int, Any] = {id(self.game): self.game}
-        for name, value in vars(self).items():
+        # __getstate__: vars(self) in pure Python; compiled, the native attributes.
+        for name, value in cast(dict[str, Any], self.__getstate__()).items():
             if name == "events":
                 other.events = list(value)
             elif name == "_rng_holders":

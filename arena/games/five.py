@@ -24,6 +24,8 @@ from functools import cache
 from itertools import combinations
 from typing import Any, ClassVar, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from arena.games.base import (
     Action,
     Event,
@@ -215,6 +217,7 @@ def hand_scores(hand_totals: Mapping[int, int], caller: int | None) -> dict[int,
     }
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class Five(Game):
     """Five for 2-6 players; lower running totals are better."""
 
@@ -265,6 +268,7 @@ class Five(Game):
         return FiveState(self, seed)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveState(State):
     """A game of Five in progress.
 

@@ -33,6 +33,8 @@ from functools import cache
 from itertools import chain, combinations, product
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from arena.games import cards
 from arena.games.base import Action, Event, Game, Observation, OptionSpec, State
 
@@ -498,6 +500,7 @@ def _card_event(kind: str, seat: int, card: int) -> Event:
     return Event(kind, {"seat": seat, "card": NAMES[card]})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveCardRummy(Game):
     """Five Card Rummy for 2-6 players; first to ``target`` points wins."""
 
@@ -530,10 +533,9 @@ class FiveCardRummy(Game):
         return FiveCardRummyState(self, seed)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveCardRummyState(State):
     """A game of Five Card Rummy in progress."""
-
-    game: FiveCardRummy
 
     def __init__(self, game: FiveCardRummy, seed: int) -> None:
         super().__init__(game, seed)
@@ -645,7 +647,7 @@ class FiveCardRummyState(State):
         insort(self.hands[seat], card)
         self.drawn = card
         self.phase = DISCARD
-        self.events += _draw_events(seat, len(self.stock), card)
+        self.events.extend(_draw_events(seat, len(self.stock), card))  # compiled: no list += tuple
         public = self._public
         public["phase"] = "discard"
         public["stock_size"] = len(self.stock)

@@ -19,6 +19,8 @@ from functools import cache
 from itertools import combinations
 from typing import Any, ClassVar, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from arena.games.base import (
     Action,
     Event,
@@ -246,6 +248,7 @@ def hand_scores(
     return scores, winners
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveOrLessState(State):
     """A game of five-or-less in progress (see the module docstring).
 
@@ -253,8 +256,6 @@ class FiveOrLessState(State):
     (immutable values only, so observations can share them): rebuilt when a
     hand starts or ends, updated field by field as turns go.
     """
-
-    game: FiveOrLess
 
     def __init__(self, game: FiveOrLess, seed: int) -> None:
         super().__init__(game, seed)
@@ -582,6 +583,7 @@ def _clockwise(start: int, n: int) -> list[int]:
     return [(start + i) % n for i in range(n)]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveOrLess(Game):
     """Five-or-less for 2-8 players; lower running total is better."""
 

@@ -27,6 +27,8 @@ from itertools import combinations, product
 from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from arena.games.base import (
     Action,
     Event,
@@ -287,6 +289,7 @@ def settle(
     return "caller_fails", receivers, deltas
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FuriousFive(Game):
     """Furious Five for 2-5 players; scores are the chip ledgers."""
 
@@ -335,6 +338,7 @@ class FuriousFive(Game):
         return FuriousFiveState(self, seed)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FuriousFiveState(State):
     """A game of Furious Five in progress.
 
@@ -346,8 +350,6 @@ class FuriousFiveState(State):
     (immutable values only, so observations can share them): rebuilt when a
     round starts or ends, updated field by field as turns go.
     """
-
-    game: FuriousFive
 
     def __init__(self, game: FuriousFive, seed: int) -> None:
         super().__init__(game, seed)

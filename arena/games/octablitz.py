@@ -24,6 +24,8 @@ from functools import cache
 from itertools import combinations, combinations_with_replacement
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from arena.games import cards as deck_tools
 from arena.games.base import Action, Event, Game, Observation, OptionSpec, ScoreOrder, State
 
@@ -230,6 +232,7 @@ def _lead_shape(combo: Combo) -> dict[str, Any]:
     return {"combo": combo.kind, "count": combo.count}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class Octablitz(Game):
     """Octablitz for 3 or 4 players; scores are chips, higher is better."""
 
@@ -280,14 +283,13 @@ class Octablitz(Game):
         return OctablitzState(self, seed)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class OctablitzState(State):
     """A game of octablitz in progress: a series of deals of tricks.
 
     The public part of the observation is kept in :attr:`_public`, a dict of
     immutable values (tuples) that the plays update and each observation copies.
     """
-
-    game: Octablitz
 
     def __init__(self, game: Octablitz, seed: int) -> None:
         super().__init__(game, seed)

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from arena.games import cards
 from arena.games.base import (
     Action,
@@ -234,6 +236,7 @@ PHASE_NAMES = ("turn", "claim", "claim_discard", "over")
 # -- the game ----------------------------------------------------------------------
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class RummyFive(Game):
     """Rummy-five for 2-4 players; scores are chips, higher is better."""
 
@@ -387,14 +390,13 @@ def _five(hand: tuple[int, ...], drawn: int) -> tuple[tuple[str, ...], tuple[Act
 _PRIVATE = ("hand", "drawn", "catch_barred")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class RummyFiveState(State):
     """A rummy-five game in progress (see the module docstring for the card encoding).
 
     The public part of the observation is kept in :attr:`_public`, a dict of
     immutable values (tuples) that the moves update and each observation copies.
     """
-
-    game: RummyFive
 
     def __init__(self, game: RummyFive, seed: int) -> None:
         super().__init__(game, seed)
@@ -600,7 +602,7 @@ class RummyFiveState(State):
         self.phase, self.current, self.drawn = TURN, seat, kind
         left = len(deck)
         others_see, drawer_sees = _DRAW_EVENTS[self.num_players][seat][left]
-        self.events += (others_see, drawer_sees[kind])
+        self.events.extend((others_see, drawer_sees[kind]))  # compiled: no list += tuple
         self._deciding = (seat,)
         public = self._public
         public["phase"] = "turn"
