@@ -54,12 +54,13 @@ def test_version_and_help_import_no_heavy_library(flag: str) -> None:
 
 
 #: What a small tournament does not need (a package and its submodules): the closing
-#: standings' statistics are numpy's (not its masked arrays), a new SQLite database is
-#: made without migrating (nor PostgreSQL's dialect), no bar is drawn off a terminal, no
+#: standings' statistics are numpy's (not its masked arrays), the store is SQLAlchemy
+#: Core (the ORM is the server's accounts'), a new SQLite database is made without
+#: migrating (nor PostgreSQL's dialect), no bar is drawn off a terminal, no
 #: page is rendered, no cluster started, no bot.toml read, no name mistyped.
 NOT_FOR_A_TOURNAMENT = ("scipy", "alembic", "mako", "jinja2", "tqdm", "distributed", "dask",
                         "starlette", "hypercorn", "numpy.ma", "sqlalchemy.dialects.postgresql",
-                        "tomllib", "difflib")
+                        "tomllib", "difflib", "sqlalchemy.orm", "arena.store.schema")
 
 
 def within(name: str, packages: tuple[str, ...]) -> bool:

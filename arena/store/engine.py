@@ -1,7 +1,8 @@
 """Connecting to a database: URLs, SQLite's pragmas and write transactions, waiting
 for another process's lock, schema migrations (Alembic, run from code) and
 inserts that tolerate a row already there.  Queries live in
-:mod:`arena.store.database`, tables in :mod:`arena.store.schema`."""
+:mod:`arena.store.database`, tables in :mod:`arena.store.tables` and
+:mod:`arena.store.schema`."""
 
 from __future__ import annotations
 
