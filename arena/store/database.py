@@ -282,7 +282,9 @@ class Store:
             if version is not None:
                 query = query.where(BOTS.c.version == version)
             names = list(connection.scalars(query.order_by(BOTS.c.id)))
-            connection.execute(update(BOTS).where(BOTS.c.name.in_(names)).values(retired=True))
+            if names:
+                connection.execute(update(BOTS).where(BOTS.c.name.in_(names))
+                                   .values(retired=True))
             return names
 
         return self._write(work)
