@@ -100,7 +100,7 @@ from arena.store.database import FAULTS, GAMES, RECORDS, VIEWS, Store
 from arena.store.records import GameRecord, StepTimes
 from arena.store.replays import VIEWS_FORMAT
 from arena.store.replays import views as replay_views
-from arena.store.schema import TableRow
+from arena.store.tables import TABLES
 
 GOAL_SECONDS = 10.0
 #: A report of 10,000 games with every replay, at most.
@@ -235,8 +235,8 @@ def _combinations(bots: Sequence[str]) -> Iterator[tuple[str, ...]]:
 def _fill(store: Store, tid: int, pool: Pool, tables: Sequence[Sequence[str]], deals: range,
           templates: Sequence[Template], rng: random.Random, with_views: bool) -> None:
     with store.engine.connect() as connection:
-        table_ids = dict(connection.execute(select(TableRow.number, TableRow.id)
-                                            .where(TableRow.tournament_id == tid)).all())
+        table_ids = dict(connection.execute(select(TABLES.c.number, TABLES.c.id)
+                                            .where(TABLES.c.tournament_id == tid)).all())
         next_id = (connection.scalar(select(func.max(GAMES.c.id))) or 0) + 1
     games: list[dict[str, Any]] = []
     faults: list[dict[str, Any]] = []

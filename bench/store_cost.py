@@ -48,14 +48,40 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine_speed import pin
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import DeclarativeBase, Session
 
 from arena.games import make_game
 from arena.games.loop import play
+from arena.store import tables
 from arena.store.database import Store
 from arena.store.engine import writer
 from arena.store.records import GameRecord, GameResult, forfeit_places
-from arena.store.schema import BotRow, FaultRow, GameRow, RecordRow, TableRow
+
+
+class _Row(DeclarativeBase):
+    """ORM rows of the bench's own on the arena's tables (the store writes them with
+    SQLAlchemy Core now; this is how it wrote them before)."""
+
+
+class TableRow(_Row):
+    __table__ = tables.TABLES
+
+
+class GameRow(_Row):
+    __table__ = tables.GAMES
+
+
+class FaultRow(_Row):
+    __table__ = tables.FAULTS
+
+
+class RecordRow(_Row):
+    __table__ = tables.RECORDS
+
+
+class BotRow(_Row):
+    __table__ = tables.BOTS
+
 
 #: Issue 9's goal: CPU per saved game, in milliseconds.
 GOAL_MS = 2.0

@@ -19,7 +19,7 @@ from arena.cli import main
 from arena.games import make_game
 from arena.store.database import CLAIMS, FAULTS, GAMES, RECORDS, Store
 from arena.store.engine import HEAD_REVISION
-from arena.store.schema import TableRow, TournamentRow
+from arena.store.tables import TABLES, TOURNAMENTS
 from tests.arena_db import Played
 from tests.pg import new_database
 from tests.terminal import Terminal
@@ -147,13 +147,13 @@ def test_version_names_the_package_and_schema(arena: Arena) -> None:
 def rows_left(store: Store, tournament_id: int) -> list[int]:
     """How many rows of games, faults, records, tables, claims and tournaments belong
     to a tournament."""
-    tables = select(TableRow.id).where(TableRow.tournament_id == tournament_id)
+    tables = select(TABLES.c.id).where(TABLES.c.tournament_id == tournament_id)
     games = select(GAMES.c.id).where(GAMES.c.table_id.in_(tables))
     wheres = [(GAMES, GAMES.c.table_id.in_(tables)), (FAULTS, FAULTS.c.game_id.in_(games)),
               (RECORDS, RECORDS.c.game_id.in_(games)),
-              (TableRow.__table__, TableRow.tournament_id == tournament_id),
+              (TABLES, TABLES.c.tournament_id == tournament_id),
               (CLAIMS, CLAIMS.c.tournament_id == tournament_id),
-              (TournamentRow.__table__, TournamentRow.id == tournament_id)]
+              (TOURNAMENTS, TOURNAMENTS.c.id == tournament_id)]
     with store.engine.connect() as connection:
         return [int(connection.scalar(select(func.count()).select_from(table).where(where)) or 0)
                 for table, where in wheres]

@@ -25,7 +25,7 @@ from argon2 import PasswordHasher
 
 from arena.store.database import Store
 from arena.store.limits import Counters, Limit
-from arena.store.schema import RateCounterRow
+from arena.store.schema import RateCounterRow, write_rows
 from tests.pg import new_database
 from tests.server import (
     arena,
@@ -176,7 +176,7 @@ def test_counters_take_atomically_all_or_none_and_prune_ended_windows(
         assert counters[1].take((other, "subject"), (five, "subject")) is None
         assert counters[0].used(other, "subject") == 1
 
-        stores[0]._write(lambda session: session.add(RateCounterRow(
+        write_rows(stores[0], lambda session: session.add(RateCounterRow(
             kind="test", subject="old", window=five.window(time.time()) - 2, count=5)))
         assert counters[0].take((five, "a new subject")) is None
         with stores[0].engine.connect() as connection:

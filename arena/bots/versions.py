@@ -15,7 +15,6 @@ No trio here: :class:`~arena.runner.process.BotSpec` is imported only where one 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import hashlib
 import os
 import re
@@ -24,7 +23,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,6 +140,8 @@ def read_manifest(directory: Path) -> Manifest:
     """The manifest of the bot in ``directory``; BotError if missing or bad."""
     if not directory.is_dir():
         raise BotError(f"{directory} is not a directory")
+    import tomllib  # only for a bot directory: an ad-hoc bot's run never imports it
+
     path = directory / MANIFEST
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -426,6 +426,8 @@ def find_version(store: Store, reference: str) -> BotVersion | None:
 def no_stored_bot(store: Store, base: str) -> str:
     """``no stored bot 'BASE' (did you mean 'NAME'?)``: the stored bots whose names
     are closest to a mistyped one, else where to see them all."""
+    import difflib  # only on this error
+
     names = sorted({version.base for version in store.bot_versions()})
     close = difflib.get_close_matches(base, names, n=3)
     hint = (f"did you mean {' or '.join(repr(name) for name in close)}?" if close

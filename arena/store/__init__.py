@@ -2,7 +2,10 @@
 
 :mod:`~arena.store.records` (results, faults, the action log, per-seat and spectator
 views; no trio), :mod:`~arena.store.faults` (fault kinds and labels),
-:mod:`~arena.store.schema` (tables), :mod:`~arena.store.engine` (connecting, locks,
+:mod:`~arena.store.tables` (the tables a run uses, SQLAlchemy Core),
+:mod:`~arena.store.schema` (the server's accounts, ORM rows on the same metadata;
+:mod:`~arena.store.accounts` and :mod:`~arena.store.limits` query them),
+:mod:`~arena.store.engine` (connecting, locks,
 migrations) and :mod:`~arena.store.database` (:class:`~arena.store.database.Store`:
 every query), with Alembic's revisions in ``migrations/``.
 

@@ -24,15 +24,14 @@ from arena.store.database import Store
 from arena.store.engine import StorageError, now
 from arena.store.limits import Counters
 from arena.store.schema import (
-    BotRow,
-    GameRow,
     OwnerRow,
     SessionRow,
     SubmissionRow,
     TokenRow,
-    TournamentRow,
     UserRow,
+    write_rows,
 )
+from arena.store.tables import BOTS, GAMES, TOURNAMENTS
 
 #: Token kinds: a bearer token for the API, a one-time link to set a password.
 API, PASSWORD = "api", "password"
@@ -186,7 +185,7 @@ class Accounts:
             session.flush()
             return _user(row)
 
-        return self.store._write(work)
+        return write_rows(self.store, work)
 
     def user(self, user_id: int) -> User | None:
         with self._read() as session:
@@ -200,7 +199,7 @@ class Accounts:
 
     def set_password(self, user_id: int, hashed: str) -> None:
         """Store a user's new password hash (argon2, made by the caller)."""
-        self.store._write(lambda session: session.execute(
+        write_rows(self.store, lambda session: session.execute(
             update(UserRow).where(UserRow.id == user_id).values(password=hashed)))
 
     def set_disabled(self, user_id: int, disabled: bool) -> None:
@@ -214,7 +213,7 @@ class Accounts:
                 session.execute(update(TokenRow).where(TokenRow.user_id == user_id)
                                 .values(revoked=True))
 
-        self.store._write(work)
+        write_rows(self.store, work)
 
     # -- tokens -----------------------------------------------------------------------
     def issue_token(self, user_id: int, kind: str = API, label: str = "") -> str:
@@ -222,7 +221,7 @@ class Accounts:
         never starting with ``-``: it is given on command lines (``arena submit
         --token T``), where such a word would be taken for an option."""
         secret = secrets.token_hex(32)
-        self.store._write(lambda session: session.add(TokenRow(
+        write_rows(self.store, lambda session: session.add(TokenRow(
             user_id=user_id, digest=digest(secret), kind=kind, label=label[:200],
             revoked=False)))
         return secret
@@ -253,12 +252,12 @@ class Accounts:
             user.password = hashed
             return _user(user)
 
-        return self.store._write(work)
+        return write_rows(self.store, work)
 
     def password_link(self, user_id: int) -> str:
         """A new one-time password link's secret for the user; their older unused
         links are revoked."""
-        self.store._write(lambda session: session.execute(update(TokenRow).where(
+        write_rows(self.store, lambda session: session.execute(update(TokenRow).where(
             TokenRow.user_id == user_id, TokenRow.kind == PASSWORD).values(revoked=True)))
         return self.issue_token(user_id, PASSWORD)
 
@@ -270,7 +269,7 @@ class Accounts:
                 TokenRow.revoked.is_(False)).values(revoked=True))
             return int(getattr(done, "rowcount", 0))
 
-        return self.store._write(work)
+        return write_rows(self.store, work)
 
     def tokens(self, user_id: int) -> list[Token]:
         """The user's API tokens, oldest first."""
@@ -287,7 +286,7 @@ class Accounts:
                 TokenRow.kind == API).values(revoked=True))
             return bool(getattr(done, "rowcount", 0))
 
-        return self.store._write(work)
+        return write_rows(self.store, work)
 
     # -- browser sessions ---------------------------------------------------------------
     def open_session(self, user_id: int | None, seconds: float) -> str:
@@ -302,7 +301,7 @@ class Accounts:
                                    csrf=secrets.token_urlsafe(32), expires=clock + seconds,
                                    seen=clock))
 
-        self.store._write(work)
+        write_rows(self.store, work)
         return secret
 
     def session(self, secret: str, idle: float | None = None) -> BrowserSession | None:
@@ -322,12 +321,12 @@ class Accounts:
                 return None
             found, seen = BrowserSession(_user(user), row.csrf), row.seen
         if seen is None or seen < clock - SEEN_EVERY:
-            self.store._write(lambda session: session.execute(update(SessionRow).where(
+            write_rows(self.store, lambda session: session.execute(update(SessionRow).where(
                 SessionRow.digest == digest(secret)).values(seen=clock)))
         return found
 
     def close_session(self, secret: str) -> None:
-        self.store._write(lambda session: session.execute(
+        write_rows(self.store, lambda session: session.execute(
             delete(SessionRow).where(SessionRow.digest == digest(secret))))
 
     def end_sessions(self, user_id: int, keep: str | None = None) -> int:
@@ -338,7 +337,7 @@ class Accounts:
                 query = query.where(SessionRow.digest != digest(keep))
             return int(getattr(session.execute(query), "rowcount", 0))
 
-        return self.store._write(work)
+        return write_rows(self.store, work)
 
     # -- owners ---------------------------------------------------------------------------
     def owner(self, base: str) -> int | None:
@@ -361,8 +360,8 @@ class Accounts:
                 OwnerRow.folded == folded)).first()
             if owned is not None:
                 return owned.base, owned.user_id
-            stored = session.scalar(select(BotRow.base).where(
-                func.lower(BotRow.base) == folded).limit(1))
+            stored = session.scalar(select(BOTS.c.base).where(
+                func.lower(BOTS.c.base) == folded).limit(1))
             return None if stored is None else (stored, None)
 
     def claim_name(self, base: str, user_id: int) -> bool:
@@ -377,14 +376,14 @@ class Accounts:
                 OwnerRow.folded == folded)).first()
             if holder is not None:
                 return bool(holder.base == base and holder.user_id == user_id)
-            if session.scalar(select(BotRow.id).where(
-                    func.lower(BotRow.base) == folded).limit(1)):
+            if session.scalar(select(BOTS.c.id).where(
+                    func.lower(BOTS.c.base) == folded).limit(1)):
                 return False
             session.add(OwnerRow(base=base, folded=folded, user_id=user_id))
             return True
 
         try:
-            return self.store._write(work)
+            return write_rows(self.store, work)
         except StorageError:  # another request claimed it meanwhile
             return self.owner(base) == user_id
 
@@ -392,7 +391,7 @@ class Accounts:
         """Give up the user's claim on ``base`` if no version of it is stored and no
         other submission of it is under way (a failed first upload claims nothing)."""
         def work(session: Session) -> None:
-            if session.scalar(select(BotRow.id).where(BotRow.base == base).limit(1)) or \
+            if session.scalar(select(BOTS.c.id).where(BOTS.c.base == base).limit(1)) or \
                     session.scalar(select(SubmissionRow.id).where(
                         SubmissionRow.base == base,
                         SubmissionRow.status.not_in(list(FINAL))).limit(1)):
@@ -400,7 +399,7 @@ class Accounts:
             session.execute(delete(OwnerRow).where(OwnerRow.base == base,
                                                    OwnerRow.user_id == user_id))
 
-        self.store._write(work)
+        write_rows(self.store, work)
 
     # -- what changed ------------------------------------------------------------------------
     def activity(self) -> tuple[int, ...]:
@@ -409,12 +408,12 @@ class Accounts:
         (latest game id, games, tournaments, finished ones, versions, retired ones,
         submissions, their statuses' sum, their latest change in microseconds)."""
         with self._read() as session:
-            games = session.execute(select(func.max(GameRow.id), func.count(GameRow.id))).one()
+            games = session.execute(select(func.max(GAMES.c.id), func.count(GAMES.c.id))).one()
             tournaments = session.execute(select(
-                func.count(TournamentRow.id),
-                func.count(TournamentRow.id).filter(TournamentRow.status == "finished"))).one()
+                func.count(TOURNAMENTS.c.id),
+                func.count(TOURNAMENTS.c.id).filter(TOURNAMENTS.c.status == "finished"))).one()
             bots = session.execute(select(
-                func.count(BotRow.id), func.count(BotRow.id).filter(BotRow.retired))).one()
+                func.count(BOTS.c.id), func.count(BOTS.c.id).filter(BOTS.c.retired))).one()
             submissions = session.execute(select(
                 func.count(SubmissionRow.id),
                 func.sum(case((SubmissionRow.status == "queued", 1),
@@ -437,7 +436,7 @@ class Accounts:
             session.flush()
             return _submission(row)
 
-        return self.store._write(work)
+        return write_rows(self.store, work)
 
     def update_submission(self, submission_id: int, status: str, *, label: str | None = None,
                           message: str = "", report: dict[str, Any] | None = None) -> None:
@@ -451,7 +450,7 @@ class Accounts:
             values["message"] = message
         if report is not None:
             values["report"] = report
-        self.store._write(lambda session: session.execute(
+        write_rows(self.store, lambda session: session.execute(
             update(SubmissionRow).where(SubmissionRow.id == submission_id).values(**values)))
 
     def queued(self) -> int:
@@ -504,7 +503,7 @@ class Accounts:
                 .values(status="building", progress=None, updated=now()))
             return getattr(done, "rowcount", 0) == 1
 
-        return self.store._write(work)
+        return write_rows(self.store, work)
 
     def claim_next(self, per_user: int) -> Submission | None:
         """Claim the first queued submission in :meth:`queue_order` whose user has
@@ -527,7 +526,7 @@ class Accounts:
                 row.progress = [*(row.progress or []), entry]
                 row.updated = now()
 
-        self.store._write(work)
+        write_rows(self.store, work)
 
     def requeue_unfinished(self, quiet_for: float = 0.0) -> int:
         """Queue again the submissions left building or checking by a checker that
@@ -542,11 +541,11 @@ class Accounts:
                 .values(status="queued", updated=now()))
             return int(getattr(done, "rowcount", 0) or 0)
 
-        return self.store._write(work)
+        return write_rows(self.store, work)
 
     def renew(self, submission_id: int) -> None:
         """Renew the stamp of a submission being built or checked: its checker is alive."""
-        self.store._write(lambda session: session.execute(
+        write_rows(self.store, lambda session: session.execute(
             update(SubmissionRow).where(SubmissionRow.id == submission_id,
                                         SubmissionRow.status.in_(RUNNING))
             .values(updated=now())))

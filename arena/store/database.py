@@ -1,4 +1,5 @@
-"""Storage: every query, in one class (:class:`Store`, SQLAlchemy 2).
+"""Storage: every query, in one class (:class:`Store`, SQLAlchemy 2 Core: no ORM, whose
+import and mapping would cost a small tournament a fifth of its CPU).
 
 Default: a SQLite file (``sqlite:///arena.db``); any SQLAlchemy URL works.
 Each finished game is committed in its own transaction as it finishes, so an
@@ -6,7 +7,8 @@ interrupted tournament loses at most the games that were in flight.  While
 another process holds the database's write lock (another arena, a backup),
 writes wait and retry (:class:`~arena.store.engine.DatabaseLocked`, ``on_locked``) rather than fail.
 
-The tables are in :mod:`arena.store.schema`, connecting and migrating in
+The tables are in :mod:`arena.store.tables` (the server's accounts, ORM rows, in
+:mod:`arena.store.schema`), connecting and migrating in
 :mod:`arena.store.engine`.  The schema is Alembic's (``arena/store/migrations``):
 :func:`~arena.store.engine.open_engine` upgrades
 a database to the newest revision, adopts one created before migrations, and
@@ -23,11 +25,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
+    Select,
     Table,
     Text,
     bindparam,
@@ -39,13 +42,9 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Row
 from sqlalchemy.exc import (
     SQLAlchemyError,
-)
-from sqlalchemy.orm import (
-    Session,
-    selectinload,
 )
 
 from arena.store import move_logs
@@ -61,19 +60,19 @@ from arena.store.engine import (
     writer,
 )
 from arena.store.records import GameRecord, GameResult, is_no_result
-from arena.store.schema import (
-    BotRow,
-    ClaimRow,
-    DealSecretRow,
-    FaultRow,
-    GameRow,
-    MoveLogRow,
-    RecordRow,
-    ReplayViewRow,
-    TableRow,
-    TournamentRow,
-)
 from arena.store.sealed import Seals, without_deck
+from arena.store.tables import (
+    BOTS,
+    CLAIMS,
+    FAULTS,
+    GAMES,
+    LOGS,
+    RECORDS,
+    SECRETS,
+    TABLES,
+    TOURNAMENTS,
+    VIEWS,
+)
 
 DEFAULT_URL = "sqlite:///arena.db"
 #: The kind of the tournaments ``arena check-bot`` stores: their games count in
@@ -84,15 +83,9 @@ CHECK_KIND = "check"
 PERSON_KIND = "person"
 
 
-GAMES, FAULTS, RECORDS, BOTS, CLAIMS, SECRETS, VIEWS, LOGS = (
-    cast(Table, row.__table__) for row in (
-        GameRow, FaultRow, RecordRow, BotRow, ClaimRow, DealSecretRow, ReplayViewRow,
-        MoveLogRow))
-
-
 @dataclass(frozen=True)
 class BotVersion:
-    """A stored bot version (see :class:`BotRow`)."""
+    """A stored bot version (see :data:`~arena.store.tables.BOTS`)."""
 
     base: str
     version: str
@@ -112,15 +105,15 @@ class BotVersion:
         return f"{self.base}@{self.version}" if self.version else self.base
 
 
-def _bot_version(row: BotRow) -> BotVersion:
+def _bot_version(row: Row[Any]) -> BotVersion:
     return BotVersion(base=row.base, version=row.version, command=row.command,
                       fingerprint=row.fingerprint, directory=row.directory, build=row.build,
                       games=row.games, author=row.author, added=row.added,
                       retired=row.retired, reported=row.reported)
 
 
-def _next_version(session: Session, base: str) -> str:
-    taken = session.scalars(select(BotRow.version).where(BotRow.base == base)).all()
+def _next_version(connection: Connection, base: str) -> str:
+    taken = connection.scalars(select(BOTS.c.version).where(BOTS.c.base == base)).all()
     return str(max((int(v) for v in taken if v.isdigit()), default=0) + 1)
 
 
@@ -206,7 +199,8 @@ class Store:
         self._waiting = False
         #: Whether opening it created the database (``create``: else it must exist).
         self.engine, self.created = opened(url, self.notice_locked, create=create)
-        self._writer = writer(self.engine)
+        #: The engine for write transactions (on SQLite they begin IMMEDIATE).
+        self.writer = writer(self.engine)
         self._waiting = False
         #: (tournament id, table number) -> (table row id, table size)
         self._tables: dict[tuple[int, int], tuple[int, int]] = {}
@@ -220,12 +214,17 @@ class Store:
             self.on_locked()
         self._waiting = True
 
-    def _write(self, work: Callable[[Session], T], wait: bool = True) -> T:
-        """``work(session)`` in one transaction, committed; retried while locked."""
+    def _write(self, work: Callable[[Connection], T], wait: bool = True) -> T:
+        """``work(connection)`` in one transaction, committed; retried while locked."""
         def attempt() -> T:
-            with Session(self._writer) as session, session.begin():
-                return work(session)
+            with self.writer.begin() as connection:
+                return work(connection)
 
+        return self.retried(attempt, wait)
+
+    def retried(self, attempt: Callable[[], T], wait: bool = True) -> T:
+        """``attempt()``, a write transaction, retried while the database is locked
+        (``wait`` False: once); StorageError if it fails otherwise."""
         try:
             done = retry_locked(attempt, self.notice_locked if wait else None)
         except SQLAlchemyError as exc:
@@ -239,8 +238,7 @@ class Store:
         """Register (label, command) pairs not registered yet, each as a bot of its
         own (base name = label); a registered label is left as it is, since a
         version never changes (versions come from :meth:`add_bot_version`)."""
-        def work(session: Session) -> None:
-            connection = session.connection()
+        def work(connection: Connection) -> None:
             for name, command in bots:  # race-safe: two checks register one opponent
                 insert_new(connection, BOTS, {"name": name, "base": name, "command": command})
 
@@ -251,42 +249,43 @@ class Store:
         stored: (the stored version, whether it is new).  ``bot.version`` "" is
         numbered here (1, 2, ... per base name).  StorageError if the version is
         taken by other content."""
-        def work(session: Session) -> tuple[BotVersion, bool]:
-            same = session.scalars(select(BotRow).where(
-                BotRow.base == bot.base, BotRow.fingerprint == bot.fingerprint)
-                .order_by(BotRow.id)).first()
+        def work(connection: Connection) -> tuple[BotVersion, bool]:
+            same = connection.execute(select(BOTS).where(
+                BOTS.c.base == bot.base, BOTS.c.fingerprint == bot.fingerprint)
+                .order_by(BOTS.c.id)).first()
             if same is not None:
                 return _bot_version(same), False
-            version = bot.version or _next_version(session, bot.base)
+            version = bot.version or _next_version(connection, bot.base)
             label = f"{bot.base}@{version}"
-            if session.scalar(select(BotRow.id).where(BotRow.name == label)) is not None:
+            if connection.scalar(select(BOTS.c.id).where(BOTS.c.name == label)) is not None:
                 raise StorageError(f"bot {label} is stored already with other content: "
                                    f"give the new content a new version")
-            row = BotRow(name=label, base=bot.base, version=version, command=bot.command,
-                         fingerprint=bot.fingerprint, directory=bot.directory,
-                         build=bot.build, games=bot.games, author=bot.author, added=now())
-            session.add(row)
-            session.flush()
-            return _bot_version(row), True
+            stored = replace(bot, version=version, added=now(), retired=False, reported="")
+            connection.execute(insert(BOTS).values(
+                name=label, base=bot.base, version=version, command=bot.command,
+                fingerprint=bot.fingerprint, directory=bot.directory, build=bot.build,
+                games=bot.games, author=bot.author, added=stored.added))
+            return stored, True
 
         return self._write(work)
 
     def next_bot_version(self, base: str) -> str:
         """The version number a new version of ``base`` gets if none is given."""
-        with Session(self.engine) as session:
-            return _next_version(session, base)
+        with self.engine.connect() as connection:
+            return _next_version(connection, base)
 
     def retire_bots(self, base: str, version: str | None = None) -> list[str]:
         """Retire ``base``'s version (every version when None): the labels retired
         now (already retired ones are not listed)."""
-        def work(session: Session) -> list[str]:
-            query = select(BotRow).where(BotRow.base == base, BotRow.retired.is_(False))
+        def work(connection: Connection) -> list[str]:
+            query = select(BOTS.c.name).where(BOTS.c.base == base, BOTS.c.retired.is_(False))
             if version is not None:
-                query = query.where(BotRow.version == version)
-            rows = session.scalars(query.order_by(BotRow.id)).all()
-            for row in rows:
-                row.retired = True
-            return [row.name for row in rows]
+                query = query.where(BOTS.c.version == version)
+            names = list(connection.scalars(query.order_by(BOTS.c.id)))
+            if names:
+                connection.execute(update(BOTS).where(BOTS.c.name.in_(names))
+                                   .values(retired=True))
+            return names
 
         return self._write(work)
 
@@ -295,16 +294,19 @@ class Store:
                           secret: tuple[str, str] | None = None) -> int:
         """Store a tournament and its tables; its id.  ``secret``: its deal secret
         and the commitment to it (:mod:`arena.formats.deals`), unrevealed."""
-        def work(session: Session) -> int:
-            row = TournamentRow(kind=kind, game=game, config=config, total_games=total_games)
-            session.add(row)
-            session.flush()
-            for number, bots in enumerate(tables):
-                session.add(TableRow(tournament_id=row.id, number=number, bots=list(bots)))
+        def work(connection: Connection) -> int:
+            tournament = int(connection.execute(insert(TOURNAMENTS).values(
+                kind=kind, game=game, config=config, total_games=total_games)
+                .returning(TOURNAMENTS.c.id)).scalar_one())
+            if tables:
+                connection.execute(insert(TABLES), [
+                    {"tournament_id": tournament, "number": number, "bots": list(bots)}
+                    for number, bots in enumerate(tables)])
             if secret is not None:
-                session.add(DealSecretRow(tournament_id=row.id, first_table=0, secret=secret[0],
-                                          commitment=secret[1], revealed=False))
-            return row.id
+                connection.execute(insert(SECRETS).values(
+                    tournament_id=tournament, first_table=0, secret=secret[0],
+                    commitment=secret[1], revealed=False))
+            return tournament
 
         return self._write(work)
 
@@ -313,27 +315,32 @@ class Store:
                         commitment: str) -> str:
         """Store the deal secret of a tournament's tables from ``first_table`` on (a
         ladder's next period), unless one is stored already; the stored secret."""
-        def work(session: Session) -> str:
-            insert_new(session.connection(), SECRETS, {
+        def work(connection: Connection) -> str:
+            insert_new(connection, SECRETS, {
                 "tournament_id": tournament_id, "first_table": first_table, "secret": secret,
                 "commitment": commitment, "revealed": False})
-            stored = session.get(DealSecretRow, (tournament_id, first_table))
+            stored = connection.scalar(self._secret(tournament_id, first_table))
             assert stored is not None
-            return stored.secret
+            return str(stored)
 
         return self._write(work)
 
     def deal_secret(self, tournament_id: int, first_table: int = 0) -> str | None:
         """The organiser's copy of a deal secret, revealed or not (to play its deals);
         None if there is none."""
-        with Session(self.engine) as session:
-            row = session.get(DealSecretRow, (tournament_id, first_table))
-            return None if row is None else row.secret
+        with self.engine.connect() as connection:
+            stored = connection.scalar(self._secret(tournament_id, first_table))
+            return None if stored is None else str(stored)
+
+    @staticmethod
+    def _secret(tournament_id: int, first_table: int) -> Select[tuple[str]]:
+        return select(SECRETS.c.secret).where(SECRETS.c.tournament_id == tournament_id,
+                                              SECRETS.c.first_table == first_table)
 
     def reveal_deal_secret(self, tournament_id: int, first_table: int) -> None:
         """Reveal the secret of a tournament's tables from ``first_table`` on (a
         ladder's finished period): its games are no longer sealed."""
-        self._write(lambda session: session.connection().execute(
+        self._write(lambda connection: connection.execute(
             update(SECRETS).where(SECRETS.c.tournament_id == tournament_id,
                                   SECRETS.c.first_table == first_table)
             .values(revealed=True)))
@@ -345,39 +352,49 @@ class Store:
         ``configs`` are bots its configuration does not name yet
         (:func:`arena.runner.tournament.bot_config`), added to it.  One transaction;
         StorageError if the table number is taken."""
-        def work(session: Session) -> None:
-            row = session.get(TournamentRow, tournament_id)
-            if row is None:
+        def work(connection: Connection) -> None:
+            config = self._config(connection, tournament_id)
+            if config is None:
                 raise StorageError(f"no tournament {tournament_id}")
-            known = {bot["name"] for bot in row.config.get("bots", [])}
-            added = [dict(config) for config in configs if config["name"] not in known]
+            known = {bot["name"] for bot in config.get("bots", [])}
+            added = [dict(entry) for entry in configs if entry["name"] not in known]
             if added:
-                row.config = {**row.config, "bots": [*row.config.get("bots", []), *added]}
-            row.total_games += games
-            session.add(TableRow(tournament_id=tournament_id, number=number, bots=list(bots)))
+                config = {**config, "bots": [*config.get("bots", []), *added]}
+            connection.execute(update(TOURNAMENTS).where(TOURNAMENTS.c.id == tournament_id)
+                               .values(config=config,
+                                       total_games=TOURNAMENTS.c.total_games + games))
+            connection.execute(insert(TABLES).values(tournament_id=tournament_id,
+                                                     number=number, bots=list(bots)))
 
         self._write(work)
+
+    @staticmethod
+    def _config(connection: Connection, tournament_id: int) -> dict[str, Any] | None:
+        """A tournament's stored config; None if there is no such tournament."""
+        config = connection.scalar(select(TOURNAMENTS.c.config)
+                                   .where(TOURNAMENTS.c.id == tournament_id))
+        return None if config is None else dict(config)
 
     def private_paths(self) -> tuple[str, ...]:
         return private_paths(self.url)
 
     def set_protections(self, tournament_id: int, protections: str) -> None:
         """Record what confined the bots of a run (shown on its report pages)."""
-        def work(session: Session) -> None:
-            row = session.get(TournamentRow, tournament_id)
-            if row is not None:
-                row.config = {**row.config, "protections": protections}
+        def work(connection: Connection) -> None:
+            config = self._config(connection, tournament_id)
+            if config is not None:
+                connection.execute(update(TOURNAMENTS).where(TOURNAMENTS.c.id == tournament_id)
+                                   .values(config={**config, "protections": protections}))
 
         self._write(work, True)
 
     def set_status(self, tournament_id: int, status: str, *, wait: bool = True) -> None:
         """Set a tournament's status; "finished" also reveals its deal secrets."""
-        def work(session: Session) -> None:
-            row = session.get(TournamentRow, tournament_id)
-            if row is not None:
-                row.status = status
+        def work(connection: Connection) -> None:
+            connection.execute(update(TOURNAMENTS).where(TOURNAMENTS.c.id == tournament_id)
+                               .values(status=status))
             if status == "finished":
-                session.connection().execute(update(SECRETS).where(
+                connection.execute(update(SECRETS).where(
                     SECRETS.c.tournament_id == tournament_id).values(revealed=True))
 
         self._write(work, wait)
@@ -394,8 +411,7 @@ class Store:
         logs = [(seat, move_logs.pack(entries))
                 for seat, entries in enumerate(result.move_logs) if entries]
 
-        def work(session: Session) -> int:
-            connection = session.connection()
+        def work(connection: Connection) -> int:
             table_id, size = self._table(connection, tournament_id, table)
             key = {"table_id": table_id, "deal": number // size if deal is None else deal,
                    "rotation": number % size if rotation is None else rotation}
@@ -409,9 +425,9 @@ class Store:
         found = self._tables.get((tournament_id, table))
         if found is None:
             row = connection.execute(
-                select(TableRow.id, TableRow.bots, TournamentRow.config)
-                .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
-                .where(TableRow.tournament_id == tournament_id, TableRow.number == table)).first()
+                select(TABLES.c.id, TABLES.c.bots, TOURNAMENTS.c.config)
+                .join(TOURNAMENTS, TABLES.c.tournament_id == TOURNAMENTS.c.id)
+                .where(TABLES.c.tournament_id == tournament_id, TABLES.c.number == table)).first()
             if row is None:
                 raise StorageError(f"tournament {tournament_id} has no table {table}")
             size = int((row.config or {}).get("table_size") or len(row.bots) or 1)
@@ -470,8 +486,8 @@ class Store:
         Claims only avoid wasted work: what guarantees that no game is stored
         twice is the games' unique key (:meth:`save_game`), so an arena that
         lost its claim (expired) may finish its game and nothing breaks."""
-        def work(session: Session) -> bool:
-            connection, now = session.connection(), time.time()
+        def work(connection: Connection) -> bool:
+            now = time.time()
             held = {"tournament_id": tournament_id, "unit": unit, "owner": owner,
                     "expires": now + lease_seconds}
             if insert_new(connection, CLAIMS, held) is not None:
@@ -488,16 +504,16 @@ class Store:
 
     def claim_holder(self, tournament_id: int, unit: str) -> str | None:
         """Who holds (or last held) ``unit`` of a tournament, if anyone."""
-        with Session(self.engine) as session:
-            return session.scalar(select(CLAIMS.c.owner).where(
+        with self.engine.connect() as connection:
+            return connection.scalar(select(CLAIMS.c.owner).where(
                 *self._claim_key(tournament_id, unit)))
 
     def renew(self, tournament_id: int, unit: str, owner: str, lease_seconds: float) -> bool:
         """Extend ``owner``'s claim of ``unit`` to ``lease_seconds`` from now; false if
         ``owner`` does not hold it (another arena took it after the lease expired,
         or it was released)."""
-        def work(session: Session) -> bool:
-            renewed = session.connection().execute(
+        def work(connection: Connection) -> bool:
+            renewed = connection.execute(
                 update(CLAIMS).where(*self._claim_key(tournament_id, unit),
                                      CLAIMS.c.owner == owner)
                 .values(expires=time.time() + lease_seconds))
@@ -507,7 +523,7 @@ class Store:
 
     def release(self, tournament_id: int, unit: str, owner: str) -> None:
         """Give up ``owner``'s claim of ``unit`` (nothing if it holds none)."""
-        self._write(lambda session: session.connection().execute(
+        self._write(lambda connection: connection.execute(
             delete(CLAIMS).where(*self._claim_key(tournament_id, unit),
                                  CLAIMS.c.owner == owner)))
 
@@ -517,7 +533,7 @@ class Store:
 
     # -- reads ---------------------------------------------------------------
     def tournament(self, tournament_id: int) -> dict[str, Any] | None:
-        found = self._tournament_dicts(TournamentRow.id == tournament_id)
+        found = self._tournament_dicts(TOURNAMENTS.c.id == tournament_id)
         return found[0] if found else None
 
     def tournaments(self) -> list[dict[str, Any]]:
@@ -525,47 +541,50 @@ class Store:
 
     def _tournament_dicts(self, *where: Any) -> list[dict[str, Any]]:
         """The tournaments (``where`` they match) as :meth:`_tournament_dict` gives
-        them, in three queries whatever their number (a server reads them all at
+        them, in four queries whatever their number (a server reads them all at
         every snapshot, and every check of an upload is one)."""
-        with Session(self.engine) as session:
-            rows = session.scalars(select(TournamentRow).where(*where)
-                                   .order_by(TournamentRow.id)
-                                   .options(selectinload(TournamentRow.tables))).all()
-            done = dict(session.execute(
-                select(TableRow.tournament_id, func.count(GameRow.id))
-                .join(GameRow, GameRow.table_id == TableRow.id)
-                .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
-                .where(*where).group_by(TableRow.tournament_id)).all())
-            secrets: dict[int, list[DealSecretRow]] = {}
-            for secret in session.scalars(
-                    select(DealSecretRow)
-                    .join(TournamentRow, DealSecretRow.tournament_id == TournamentRow.id)
-                    .where(*where).order_by(DealSecretRow.first_table)):
+        def of(table: Table) -> Select[Any]:  # the rows of ``table`` of those tournaments
+            return (select(table).join(TOURNAMENTS, table.c.tournament_id == TOURNAMENTS.c.id)
+                    .where(*where))
+
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(TOURNAMENTS).where(*where)
+                                      .order_by(TOURNAMENTS.c.id)).all()
+            tables: dict[int, list[list[str]]] = {}
+            for table in connection.execute(of(TABLES).order_by(TABLES.c.number)):
+                tables.setdefault(table.tournament_id, []).append(table.bots)
+            done: dict[int, int] = dict(connection.execute(
+                select(TABLES.c.tournament_id, func.count(GAMES.c.id))
+                .join(GAMES, GAMES.c.table_id == TABLES.c.id)
+                .join(TOURNAMENTS, TABLES.c.tournament_id == TOURNAMENTS.c.id)
+                .where(*where).group_by(TABLES.c.tournament_id)).all())
+            secrets: dict[int, list[Row[Any]]] = {}
+            for secret in connection.execute(of(SECRETS).order_by(SECRETS.c.first_table)):
                 secrets.setdefault(secret.tournament_id, []).append(secret)
-            return [self._tournament_dict(row, done.get(row.id, 0), secrets.get(row.id, []))
-                    for row in rows]
+            return [self._tournament_dict(row, tables.get(row.id, []), done.get(row.id, 0),
+                                          secrets.get(row.id, [])) for row in rows]
 
     @staticmethod
-    def _tournament_dict(row: TournamentRow, done: int,
-                         secrets: Sequence[DealSecretRow]) -> dict[str, Any]:
-        """A tournament as :meth:`tournament` gives it, with ``done`` games stored and
-        its deal ``secrets``; ``deals``: its deal secrets as they may be shown (first
-        table, commitment, the secret once revealed); ``sealed``: some of its games
-        may be sealed."""
+    def _tournament_dict(row: Row[Any], tables: list[list[str]], done: int,
+                         secrets: Sequence[Row[Any]]) -> dict[str, Any]:
+        """A tournament as :meth:`tournament` gives it, with its ``tables`` (their bots,
+        by table number), ``done`` games stored and its deal ``secrets``; ``deals``: its
+        deal secrets as they may be shown (first table, commitment, the secret once
+        revealed); ``sealed``: some of its games may be sealed."""
         finished = row.status == "finished"
         deals = [{"first_table": s.first_table, "commitment": s.commitment,
                   "secret": s.secret if s.revealed or finished else None} for s in secrets]
         return {"id": row.id, "kind": row.kind, "game": row.game, "config": row.config,
                 "status": row.status, "total_games": row.total_games, "games_done": done,
                 "created": row.created.isoformat() if row.created else "",
-                "tables": [t.bots for t in sorted(row.tables, key=lambda t: t.number)],
+                "tables": tables,
                 "deals": deals,
                 "sealed": not finished and (not deals or deals[-1]["secret"] is None)}
 
     def _seals(self, connection: Connection) -> dict[int, Seals]:
         """Which games of each tournament are sealed (:class:`Seals`)."""
         seals = {tid: Seals(status == "finished") for tid, status in connection.execute(
-            select(TournamentRow.id, TournamentRow.status))}
+            select(TOURNAMENTS.c.id, TOURNAMENTS.c.status))}
         rows = connection.execute(select(SECRETS.c.tournament_id, SECRETS.c.first_table,
                                          SECRETS.c.revealed)
                                   .order_by(SECRETS.c.tournament_id, SECRETS.c.first_table))
@@ -582,47 +601,55 @@ class Store:
         :data:`CHECK_KIND`) of bot ``label`` (None: of every bot), latest first:
         see :func:`stored_check`."""
         found = (stored_check(tournament) for tournament
-                 in reversed(self._tournament_dicts(TournamentRow.kind == CHECK_KIND)))
+                 in reversed(self._tournament_dicts(TOURNAMENTS.c.kind == CHECK_KIND)))
         return [check for check in found if check is not None and label in (None, check["bot"])]
 
     def done_games(self, tournament_id: int, table: int | None = None) -> set[tuple[int, int]]:
         """(table number, game number) of every stored game of a tournament (at
         one of its tables, if given)."""
-        query = select(TableRow.number, GameRow.number).join(GameRow).where(
-            TableRow.tournament_id == tournament_id)
+        query = (select(TABLES.c.number, GAMES.c.number)
+                 .join(GAMES, GAMES.c.table_id == TABLES.c.id)
+                 .where(TABLES.c.tournament_id == tournament_id))
         if table is not None:
-            query = query.where(TableRow.number == table)
-        with Session(self.engine) as session:
-            return {(t, g) for t, g in session.execute(query)}
+            query = query.where(TABLES.c.number == table)
+        with self.engine.connect() as connection:
+            return {(t, g) for t, g in connection.execute(query)}
 
     def games(self, tournament_id: int | None = None) -> Iterator[StoredGame]:
         """Every stored game (of one tournament, if given), oldest first."""
-        with Session(self.engine) as session:
-            query = (select(GameRow, TableRow, TournamentRow)
-                     .join(TableRow, GameRow.table_id == TableRow.id)
-                     .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
-                     .order_by(GameRow.id)
-                     .options(selectinload(GameRow.faults)))
-            if tournament_id is not None:
-                query = query.where(TournamentRow.id == tournament_id)
-            seals = self._seals(session.connection())
-            for game, table, tournament in session.execute(query):
-                yield StoredGame(
-                    id=game.id, tournament_id=tournament.id, table=table.number,
-                    number=game.number, game=tournament.game, seed=game.seed,
-                    options=game.options, seats=game.seats, scores=game.scores,
-                    places=game.places, game_places=game.game_places,
-                    faults=[{"seat": f.seat, "bot": f.bot, "kind": f.kind, "detail": f.detail,
-                             "stderr_tail": f.stderr_tail, "step": f.step}
-                            for f in game.faults],
-                    duration=game.duration, decisions=game.decisions,
-                    ignored=game.ignored, sealed=seals[tournament.id].sealed(table.number))
+        games = (select(GAMES, TABLES.c.tournament_id, TABLES.c.number.label("table_number"),
+                        TOURNAMENTS.c.game.label("game_name"))
+                 .join(TABLES, GAMES.c.table_id == TABLES.c.id)
+                 .join(TOURNAMENTS, TABLES.c.tournament_id == TOURNAMENTS.c.id)
+                 .order_by(GAMES.c.id))
+        faults = (select(FAULTS.c.game_id, *(FAULTS.c[key] for key in _FAULT_KEYS))
+                  .join(GAMES, FAULTS.c.game_id == GAMES.c.id)
+                  .join(TABLES, GAMES.c.table_id == TABLES.c.id)
+                  .order_by(FAULTS.c.id))
+        if tournament_id is not None:
+            games = games.where(TABLES.c.tournament_id == tournament_id)
+            faults = faults.where(TABLES.c.tournament_id == tournament_id)
+        by_game: dict[int, list[dict[str, Any]]] = {}
+        with self.engine.connect() as connection:
+            seals = self._seals(connection)
+            for game_id, *fault in connection.execute(faults):
+                by_game.setdefault(game_id, []).append(dict(zip(_FAULT_KEYS, fault, strict=True)))
+            rows = connection.execute(games).all()
+        for game in rows:
+            yield StoredGame(
+                id=game.id, tournament_id=game.tournament_id, table=game.table_number,
+                number=game.number, game=game.game_name, seed=game.seed,
+                options=game.options, seats=game.seats, scores=game.scores,
+                places=game.places, game_places=game.game_places,
+                faults=by_game.get(game.id, []), duration=game.duration,
+                decisions=game.decisions, ignored=game.ignored,
+                sealed=seals[game.tournament_id].sealed(game.table_number))
 
     def record(self, game_id: int) -> GameRecord | None:
         """A game's full record (actions, events, reveal, times, stderr)."""
-        with Session(self.engine) as session:
-            row = session.get(RecordRow, game_id)
-            return GameRecord.unpack(row.data) if row is not None else None
+        with self.engine.connect() as connection:
+            data = connection.scalar(select(RECORDS.c.data).where(RECORDS.c.game_id == game_id))
+            return GameRecord.unpack(data) if data is not None else None
 
     def move_logs(self, game_ids: Sequence[int], seats: Sequence[int] | None = None,
                   batch: int = 500) -> dict[int, dict[int, list[move_logs.LogEntry]]]:
@@ -657,18 +684,17 @@ class Store:
         """Delete a tournament and everything stored under it (its games with
         their faults and records, its tables and claims) in one transaction;
         the number of games deleted.  The bots stay registered."""
-        tables = select(TableRow.id).where(TableRow.tournament_id == tournament_id)
+        tables = select(TABLES.c.id).where(TABLES.c.tournament_id == tournament_id)
         games = select(GAMES.c.id).where(GAMES.c.table_id.in_(tables))
 
-        def work(session: Session) -> int:
-            connection = session.connection()
+        def work(connection: Connection) -> int:
             for child in (FAULTS, RECORDS, VIEWS, LOGS):
                 connection.execute(delete(child).where(child.c.game_id.in_(games)))
             deleted = connection.execute(delete(GAMES).where(GAMES.c.table_id.in_(tables)))
             connection.execute(delete(CLAIMS).where(CLAIMS.c.tournament_id == tournament_id))
             connection.execute(delete(SECRETS).where(SECRETS.c.tournament_id == tournament_id))
-            connection.execute(delete(TableRow).where(TableRow.tournament_id == tournament_id))
-            connection.execute(delete(TournamentRow).where(TournamentRow.id == tournament_id))
+            connection.execute(delete(TABLES).where(TABLES.c.tournament_id == tournament_id))
+            connection.execute(delete(TOURNAMENTS).where(TOURNAMENTS.c.id == tournament_id))
             return int(deleted.rowcount)
 
         count = self._write(work)
@@ -678,11 +704,11 @@ class Store:
     def records(self, game_ids: Sequence[int], batch: int = 500
                 ) -> Iterator[tuple[int, GameRecord]]:
         """(game id, record) for many games, fetched ``batch`` at a time."""
-        with Session(self.engine) as session:
+        with self.engine.connect() as connection:
             for start in range(0, len(game_ids), batch):
                 chunk = list(game_ids[start : start + batch])
-                rows = session.execute(select(RecordRow.game_id, RecordRow.data)
-                                       .where(RecordRow.game_id.in_(chunk)))
+                rows = connection.execute(select(RECORDS.c.game_id, RECORDS.c.data)
+                                          .where(RECORDS.c.game_id.in_(chunk)))
                 for game_id, data in rows:
                     yield game_id, GameRecord.unpack(data)
 
@@ -715,7 +741,7 @@ class Store:
                  .order_by(GAMES.c.id).limit(limit))
         if tournament_id is not None:
             query = query.where(GAMES.c.table_id.in_(
-                select(TableRow.id).where(TableRow.tournament_id == tournament_id)))
+                select(TABLES.c.id).where(TABLES.c.tournament_id == tournament_id)))
         with self.engine.connect() as connection:
             return list(connection.scalars(query))
 
@@ -724,8 +750,7 @@ class Store:
         """Store (game id, format, data) views, replacing those stored before; a
         game deleted meanwhile is skipped.  ``wait`` False: DatabaseLocked rather
         than waiting for another process's lock."""
-        def work(session: Session) -> None:
-            connection = session.connection()
+        def work(connection: Connection) -> None:
             ids = [game_id for game_id, _, _ in views]
             present = set(connection.scalars(select(GAMES.c.id).where(GAMES.c.id.in_(ids))))
             connection.execute(delete(VIEWS).where(VIEWS.c.game_id.in_(ids)))
@@ -740,19 +765,19 @@ class Store:
     def bots(self) -> list[dict[str, str]]:
         """Every registered bot version by label: name (the label), base, version,
         command, author, and the version it reports in its handshake."""
-        with Session(self.engine) as session:
-            rows = session.scalars(select(BotRow).order_by(BotRow.name)).all()
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(BOTS).order_by(BOTS.c.name)).all()
             return [{"name": r.name, "base": r.base, "command": r.command,
                      "version": r.version, "author": r.author, "reported": r.reported}
                     for r in rows]
 
     def bot_versions(self, base: str | None = None) -> list[BotVersion]:
         """Every bot version (of ``base``, if given), by base name, oldest first."""
-        with Session(self.engine) as session:
-            query = select(BotRow).order_by(BotRow.base, BotRow.id)
+        with self.engine.connect() as connection:
+            query = select(BOTS).order_by(BOTS.c.base, BOTS.c.id)
             if base is not None:
-                query = query.where(BotRow.base == base)
-            return [_bot_version(row) for row in session.scalars(query)]
+                query = query.where(BOTS.c.base == base)
+            return [_bot_version(row) for row in connection.execute(query)]
 
     def scan_games(self, tournament_id: int | None = None, *, after: int = 0,
                    batch: int = 5000) -> Iterator[StoredGame]:
@@ -775,14 +800,14 @@ class Store:
                 found = shared[raw] = json.loads(raw)
             return found
 
-        games = (select(GAMES.c.id, TableRow.tournament_id, TableRow.number, GAMES.c.number,
-                        TournamentRow.game, GAMES.c.seed, GAMES.c.duration, GAMES.c.decisions,
+        games = (select(GAMES.c.id, TABLES.c.tournament_id, TABLES.c.number, GAMES.c.number,
+                        TOURNAMENTS.c.game, GAMES.c.seed, GAMES.c.duration, GAMES.c.decisions,
                         GAMES.c.fault_count, *(GAMES.c[name].cast(Text) for name in _SCANNED))
-                 .join(TableRow, GAMES.c.table_id == TableRow.id)
-                 .join(TournamentRow, TableRow.tournament_id == TournamentRow.id)
+                 .join(TABLES, GAMES.c.table_id == TABLES.c.id)
+                 .join(TOURNAMENTS, TABLES.c.tournament_id == TOURNAMENTS.c.id)
                  .order_by(GAMES.c.id).limit(batch))
         if tournament_id is not None:
-            games = games.where(TableRow.tournament_id == tournament_id)
+            games = games.where(TABLES.c.tournament_id == tournament_id)
         faults = select(FAULTS.c.game_id, *(FAULTS.c[key] for key in _FAULT_KEYS)) \
             .order_by(FAULTS.c.id)
         with self.engine.connect() as connection:

@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from arena.store.database import Store
-from arena.store.schema import RateCounterRow
+from arena.store.schema import RateCounterRow, write_rows
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class Counters:
                     raise _Refused(limit)
 
         try:
-            self.store._write(work)
+            write_rows(self.store, work)
         except _Refused as refused:
             return refused.limit
         return None
@@ -75,7 +75,7 @@ class Counters:
         """Uncount one event taken in the current window (an attempt that turned
         out not to count, such as a sign-in with the right password)."""
         window = limit.window(time.time())
-        self.store._write(lambda session: session.execute(
+        write_rows(self.store, lambda session: session.execute(
             update(RateCounterRow).where(_row(limit, subject[:200], window),
                                          RateCounterRow.count > 0)
             .values(count=RateCounterRow.count - 1)))

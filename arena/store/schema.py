@@ -1,8 +1,11 @@
-"""The database's tables (SQLAlchemy declarative rows); changes to them are
-Alembic revisions in ``arena/store/migrations/versions``."""
+"""The competition server's accounts (users, tokens, sessions, owners, submissions,
+rate counters) as SQLAlchemy ORM rows, on the one :data:`~arena.store.tables.METADATA`
+of :mod:`arena.store.tables` (the tables a run uses, in Core, so a run never imports
+the ORM); changes to them are Alembic revisions in ``arena/store/migrations/versions``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -13,180 +16,33 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
-    Index,
     Integer,
-    LargeBinary,
     String,
     Text,
     UniqueConstraint,
     false,
 )
-from sqlalchemy.orm import (
-    DeclarativeBase,
-    Mapped,
-    mapped_column,
-    relationship,
-)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+from arena.store.engine import T, now
+from arena.store.tables import METADATA
 
 if TYPE_CHECKING:
-    pass
-from arena.store.engine import now
+    from arena.store.database import Store
 
 
 class Base(DeclarativeBase):
-    pass
+    metadata = METADATA
 
 
-class BotRow(Base):
-    """A bot version: one immutable program, identified by its label ``name``
-    (``BASE@VERSION``; a bot stored before versions has version "" and its
-    label is its base name)."""
+def write_rows(store: Store, work: Callable[[Session], T], wait: bool = True) -> T:
+    """``work(session)`` in one transaction of an ORM session on ``store``, committed;
+    retried while the database is locked (:meth:`Store.retried`)."""
+    def attempt() -> T:
+        with Session(store.writer) as session, session.begin():
+            return work(session)
 
-    __tablename__ = "bots"
-    __table_args__ = (Index("uq_bots_base_version", "base", "version", unique=True),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    command: Mapped[str] = mapped_column(Text)
-    version: Mapped[str] = mapped_column(String(200), default="")
-    author: Mapped[str] = mapped_column(String(200), default="")
-    base: Mapped[str] = mapped_column(String(200), index=True)
-    #: sha256 of the content (a directory's files, or an ad-hoc command and its files).
-    fingerprint: Mapped[str] = mapped_column(String(64), default="")
-    #: The stored copy the bot runs in; NULL for an ad-hoc version.
-    directory: Mapped[str | None] = mapped_column(Text, nullable=True)
-    build: Mapped[str] = mapped_column(Text, default="")
-    #: The games its manifest lists; NULL: not declared (ad-hoc).
-    games: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
-    added: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    retired: Mapped[bool] = mapped_column(Boolean, default=False)
-    #: The version the bot itself reports in its handshake.
-    reported: Mapped[str] = mapped_column(String(200), default="")
-
-
-class TournamentRow(Base):
-    """One tournament (or one ``arena play`` game): its configuration and status."""
-
-    __tablename__ = "tournaments"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    kind: Mapped[str] = mapped_column(String(20), default="tournament")
-    game: Mapped[str] = mapped_column(String(50))
-    config: Mapped[dict[str, Any]] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(20), default="running")
-    total_games: Mapped[int] = mapped_column(Integer, default=0)
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-    tables: Mapped[list[TableRow]] = relationship(back_populates="tournament")
-
-
-class TableRow(Base):
-    """A table of a tournament: which bots sit at it."""
-
-    __tablename__ = "tables"
-    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
-    number: Mapped[int] = mapped_column(Integer)
-    bots: Mapped[list[str]] = mapped_column(JSON)
-    tournament: Mapped[TournamentRow] = relationship(back_populates="tables")
-
-
-class GameRow(Base):
-    """A finished game: who sat where and how it ended.  Its key (table, deal,
-    rotation) is unique: game ``number`` of a table is the table's ``deal``-th
-    deal in seat ``rotation``."""
-
-    __tablename__ = "games"
-    __table_args__ = (UniqueConstraint("table_id", "number"),
-                      Index("uq_games_table_deal_rotation", "table_id", "deal", "rotation",
-                            unique=True))
-    id: Mapped[int] = mapped_column(primary_key=True)
-    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
-    number: Mapped[int] = mapped_column(Integer)
-    deal: Mapped[int] = mapped_column(Integer)
-    rotation: Mapped[int] = mapped_column(Integer)
-    seed: Mapped[int] = mapped_column(BigInteger)
-    options: Mapped[dict[str, Any]] = mapped_column(JSON)
-    seats: Mapped[list[str]] = mapped_column(JSON)
-    scores: Mapped[list[float]] = mapped_column(JSON)
-    game_places: Mapped[list[int]] = mapped_column(JSON)
-    places: Mapped[list[int]] = mapped_column(JSON)
-    fault_count: Mapped[int] = mapped_column(Integer, default=0)
-    ignored: Mapped[list[int]] = mapped_column(JSON)
-    decisions: Mapped[int] = mapped_column(Integer, default=0)
-    duration: Mapped[float] = mapped_column(Float)
-    finished: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-    faults: Mapped[list[FaultRow]] = relationship(order_by="FaultRow.id")
-    record: Mapped[RecordRow] = relationship(uselist=False)
-
-
-class FaultRow(Base):
-    """A bot fault in a game, with the bot's stderr tail."""
-
-    __tablename__ = "faults"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
-    seat: Mapped[int] = mapped_column(Integer)
-    bot: Mapped[str] = mapped_column(String(200), index=True)
-    kind: Mapped[str] = mapped_column(String(30))
-    detail: Mapped[str] = mapped_column(Text)
-    stderr_tail: Mapped[str] = mapped_column(Text)
-    #: First action step the arena played for the seat; NULL in older databases.
-    step: Mapped[int | None] = mapped_column(Integer, nullable=True)
-
-
-class RecordRow(Base):
-    """A game's full record (:meth:`GameRecord.pack`): the action log (enough to
-    replay the game exactly from seed + options), the events, the reveal, the
-    move times and the bots' stderr."""
-
-    __tablename__ = "records"
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-
-
-class ReplayViewRow(Base):
-    """A game's replay views (:class:`arena.store.replays.ReplayViews`), computed once
-    from its record after it is stored; ``format`` is the code's
-    :data:`~arena.store.replays.VIEWS_FORMAT` when they were computed."""
-
-    __tablename__ = "replay_views"
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    format: Mapped[int] = mapped_column(Integer)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-
-
-class MoveLogRow(Base):
-    """One seat's per-move stderr in a game (:func:`arena.store.move_logs.pack`):
-    a row per seat that wrote any while it was asked; shown to its owner only."""
-
-    __tablename__ = "move_logs"
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-
-
-class ClaimRow(Base):
-    """Work an arena holds in a tournament (see :meth:`Store.claim`) until ``expires``
-    (seconds since the epoch, by the claiming arena's clock)."""
-
-    __tablename__ = "claims"
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
-    unit: Mapped[str] = mapped_column(String(200), primary_key=True)
-    owner: Mapped[str] = mapped_column(String(200))
-    expires: Mapped[float] = mapped_column(Float)
-
-
-class DealSecretRow(Base):
-    """A tournament's deal secret (:mod:`arena.formats.deals`): the key of the deal
-    seeds of its tables from ``first_table`` on (a ladder has one per period), the
-    commitment published at the start, and whether it is revealed yet.  Until it
-    is, nothing shown of the games it dealt carries a seed or a stacked deck."""
-
-    __tablename__ = "deal_secrets"
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
-    first_table: Mapped[int] = mapped_column(Integer, primary_key=True)
-    secret: Mapped[str] = mapped_column(String(64))
-    commitment: Mapped[str] = mapped_column(String(64))
-    revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    return store.retried(attempt, wait)
 
 
 class UserRow(Base):
