@@ -7,13 +7,14 @@ Imports nothing of the arena outside :mod:`arena.games`: no I/O, no trio, no clo
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.games import native
 
 native.install()  # before any engine is imported: the compiled ones, if they match
 
-from arena.games.base import COMMON_FIELD_LABELS, Game, OptionError  # noqa: E402 - after install()
+if TYPE_CHECKING:
+    from arena.games.base import Game
 
 _MODULES = {
     "furious-five": "arena.games.furious_five",
@@ -33,6 +34,7 @@ def game_names() -> list[str]:
 def game_class(name: str) -> type[Game]:
     """The Game class called ``name``; raise :class:`OptionError` if unknown."""
     if name not in _MODULES:
+        from arena.games.base import OptionError
         raise OptionError(f"unknown game {name!r} (known: {', '.join(_MODULES)})")
     game: type[Game] = importlib.import_module(_MODULES[name]).GAME
     return game
@@ -48,6 +50,7 @@ def field_labels(name: str) -> dict[str, str]:
     """Human labels of game ``name``'s observation fields (the common ones, then the
     game's own, :attr:`Game.field_labels`); the common ones only for a game this code
     does not know."""
+    from arena.games.base import COMMON_FIELD_LABELS
     own = game_class(name).field_labels if name in _MODULES else {}
     return {**COMMON_FIELD_LABELS, **own}
 

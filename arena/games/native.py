@@ -85,7 +85,9 @@ def extension_path(folder: Path, module: str) -> Path:
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    """Finds :data:`MODULES` and :data:`LIBRARY` in one compiled group's folder."""
+    """Finds :data:`MODULES` and :data:`LIBRARY` in one compiled group's folder; the
+    library is loaded when the first engine module is looked for (``arena --version``
+    and the registry load none), and if it cannot load, the finder steps aside."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -93,11 +95,24 @@ class _Finder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.names:
+        if fullname not in self.names or (fullname != LIBRARY and not self.load_library()):
             return None
         file = str(extension_path(self.folder, fullname))
         loader = importlib.machinery.ExtensionFileLoader(fullname, file)
         return importlib.util.spec_from_file_location(fullname, file, loader=loader)
+
+    def load_library(self) -> bool:
+        """Whether the group's shared library is loaded (loaded now if need be); a
+        library that cannot load (another libc, a broken file) means pure Python."""
+        if LIBRARY in sys.modules:
+            return True
+        try:
+            importlib.import_module(LIBRARY)
+        except ImportError as error:
+            sys.meta_path.remove(self)
+            _state["pure_because"] = f"the compiled library does not load: {error}"
+            return False
+        return True
 
 
 #: Why the pure-Python modules run, or None once the compiled ones are in use.
@@ -120,14 +135,7 @@ def install() -> None:
     if any(module in sys.modules for module in MODULES):
         _state["pure_because"] = "an engine was imported before the loader"
         return
-    finder = _Finder(folder)
-    sys.meta_path.insert(0, finder)
-    try:  # a library that cannot load (another libc, a broken file): pure Python
-        importlib.import_module(LIBRARY)
-    except ImportError as error:
-        sys.meta_path.remove(finder)
-        _state["pure_because"] = f"the compiled library does not load: {error}"
-        return
+    sys.meta_path.insert(0, _Finder(folder))
     _state["pure_because"] = None
 
 
@@ -144,7 +152,11 @@ def compiled_modules() -> list[str]:
 
 
 def status() -> str:
-    """One line: which engines run and why."""
+    """One line: which engines run and why (the compiled library loaded to know)."""
+    for finder in sys.meta_path:
+        if isinstance(finder, _Finder):
+            finder.load_library()
+            break
     if compiled_in_use():
         return f"engines: compiled (mypyc, {_state['digest']})"
     return f"engines: pure Python ({_state['pure_because']})"
