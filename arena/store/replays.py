@@ -516,9 +516,11 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any], keys: Mapping[str,
     """The delta turning observation ``before`` into ``after`` (a field that
     disappears is set to None)."""
     out: Delta = []
-    for name, value in after.items():
-        old = before.get(name, _MISSING)
-        if value is old or value == old:  # shared: unchanged
+    get = before.get
+    # The very objects they were (shared: unchanged) are passed over at C speed.
+    for name in [name for name, value in after.items() if value is not get(name, _MISSING)]:
+        value, old = after[name], get(name, _MISSING)
+        if value == old:
             continue
         if (type(value) is list and type(old) is list and 0 < len(old) < len(value)
                 and value[:len(old)] == old):
