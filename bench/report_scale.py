@@ -35,18 +35,23 @@ Outside the bench, at load average about 1: the re-render 3.9-4.0 s wall (3.9-4.
 CPU), of which 3.1 s is the render's fixed part (1.1 s of imports, the rotation-order
 test 0.7 s, ratings 0.5 s, bot pages 0.4 s, checking 10,000 replay pages 0.4 s); with
 the pool from 2 batches (``POOL_FROM``) 3.5-4.1 s wall but 1 s more CPU: not changed.
-Where a report without stored views goes (``/usr/bin/time``, load 7-8): 129 s CPU in 217
-s wall (1.2 CPUs; other work had the rest), of which replay views are about 9 ms CPU a
+Where a report without stored views goes (``/usr/bin/time``, load 7-8, dedd52a): 129 s CPU in
+217 s wall (1.2 CPUs; other work had the rest), of which replay views are about 9 ms CPU a
 game (valgrind: 50.6 million instructions a game, 57.7 at dedd52a; replaying through the
 engine 7.6, converting observations to plain values 13.6, the three viewers' timelines
 5.6, encoding the spectator's deltas 6.1 and the seats' 7.4, wording events 3.7, JSON,
 deflate and the page context 6.3) and writing pages 1.3 ms. The replay workers run from
 about 6 s after the start to the end; nothing serial is long (the other pages take under
-2 s in the render's own process meanwhile). The goals: the re-render's (5 s) holds on a
-quiet machine and not at load 2.7; the 60 s goal for 10,000 games without stored views
-does NOT hold: their CPU alone, about 130-145 s, is over 60 s on 2 CPUs. Meeting it
-needs the views' cost halved, by computing each step's public part once rather than per
-viewer (the seats' views as private deltas on the spectator's).
+2 s in the render's own process meanwhile). Then, quieter (load average 0.7-1.6 at each
+start; two rounds, ``arena report`` under ``/usr/bin/time``, main and this code in turn,
+on copies of the bench's database without views): 10,000 games, every replay, no view
+stored: 54.5-59.9 s wall, 106-113 s CPU (main 72.3-72.5 s, 133-139 s CPU; main / new
+1.21-1.33). The goals: on a quiet machine both hold, barely (59.9 s of 60; the re-render
+4.0 s of 5); at load 2.7 (the bench's run above) neither does (114 s, 5.6 s), and under
+other engineers' load (7-12) far from it: the report without stored views needs about
+110-145 s of CPU, nearly all 2 CPUs' 120 s in 60 s. A margin needs the views' cost
+halved, by computing each step's public part once rather than per viewer (the seats'
+views as private deltas on the spectator's).
 
 ``--synthetic``, the earlier runs on synthetic databases:
 
