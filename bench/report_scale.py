@@ -25,6 +25,34 @@ re-render's replays written in the render's own process (``POOL_FROM``, measured
 tournament played (at nice 19 beside the other work).  The goals (60 s, 5 s) were NOT met
 on that machine: a report's CPU alone, 127 s, is over 60 s on 2 CPUs.
 
+Measured on 2026-11-28 (2 CPUs shared with other work, load average 1-3 during the run;
+one round; main: /tmp/base_main, 3aff1ac; CPU time is the report's and its replay
+workers', which it waits for: ``os.wait4``'s usage counts them):
+10,000 games, every replay, no view stored: 114.4 s wall, 145.8 s CPU (main: 127.0 s,
+147.0 s CPU; main / new 1.11); every view stored: 8.0 s wall, 13.7 s CPU (main 7.5 s,
+11.7 s); re-render after 100 new games: 5.6 s wall, 5.6 s CPU (main 5.6 s, 7.1 s).
+Outside the bench, at load average about 1: the re-render 3.9-4.0 s wall (3.9-4.1 s
+CPU), of which 3.1 s is the render's fixed part (1.1 s of imports, the rotation-order
+test 0.7 s, ratings 0.5 s, bot pages 0.4 s, checking 10,000 replay pages 0.4 s); with
+the pool from 2 batches (``POOL_FROM``) 3.5-4.1 s wall but 1 s more CPU: not changed.
+Where a report without stored views goes (``/usr/bin/time``, load 7-8, dedd52a): 129 s CPU in
+217 s wall (1.2 CPUs; other work had the rest), of which replay views are about 9 ms CPU a
+game (valgrind: 50.6 million instructions a game, 57.7 at dedd52a; replaying through the
+engine 7.6, converting observations to plain values 13.6, the three viewers' timelines
+5.6, encoding the spectator's deltas 6.1 and the seats' 7.4, wording events 3.7, JSON,
+deflate and the page context 6.3) and writing pages 1.3 ms. The replay workers run from
+about 6 s after the start to the end; nothing serial is long (the other pages take under
+2 s in the render's own process meanwhile). Then, quieter (load average 0.7-1.6 at each
+start; two rounds, ``arena report`` under ``/usr/bin/time``, main and this code in turn,
+on copies of the bench's database without views): 10,000 games, every replay, no view
+stored: 54.5-59.9 s wall, 106-113 s CPU (main 72.3-72.5 s, 133-139 s CPU; main / new
+1.21-1.33). The goals: on a quiet machine both hold, barely (59.9 s of 60; the re-render
+4.0 s of 5); at load 2.7 (the bench's run above) neither does (114 s, 5.6 s), and under
+other engineers' load (7-12) far from it: the report without stored views needs about
+110-145 s of CPU, nearly all 2 CPUs' 120 s in 60 s. A margin needs the views' cost
+halved, by computing each step's public part once rather than per viewer (the seats'
+views as private deltas on the spectator's).
+
 ``--synthetic``, the earlier runs on synthetic databases:
 
 Builds SQLite databases quickly: a few hundred real furious-five games are played with
@@ -387,26 +415,38 @@ def _as_older_code(url: str, code: Path) -> str:
     source = Path(url.removeprefix("sqlite:///"))
     copy = source.with_name(f"older-{source.name}")
     if not copy.exists():
-        engine = (code / "arena" / "store" / "engine.py").read_text()
-        head = re.search(r'^HEAD_REVISION = "(\w+)"', engine, re.M)
-        if head is None:
-            raise SystemExit(f"{code}: no HEAD_REVISION in arena/store/engine.py")
         shutil.copyfile(source, copy)
-        connection = sqlite3.connect(copy)
-        with connection:
-            if int(head.group(1)) < 7:  # 0007 added the replay views
-                connection.execute("DROP TABLE replay_views")
-            connection.execute("UPDATE alembic_version SET version_num = ?", (head.group(1),))
-        connection.close()
+        _at_revision(copy, code)
     return f"sqlite:///{copy}"
 
 
+def _at_revision(path: Path, code: Path) -> None:
+    """Mark the SQLite database ``path`` as at the schema revision of the code in ``code``
+    (which refuses a newer one; the tables added since, which it does not read, stay),
+    without the replay views if that code is older than them."""
+    head = None
+    for name in ("revision.py", "engine.py"):  # where HEAD_REVISION lives, newer and older
+        source = code / "arena" / "store" / name
+        found = re.search(r'^HEAD_REVISION = "(\w+)"', source.read_text(), re.M) \
+            if source.exists() else None
+        head = head or found
+    if head is None:
+        raise SystemExit(f"{code}: no HEAD_REVISION in arena/store")
+    connection = sqlite3.connect(path)
+    with connection:
+        if int(head.group(1)) < 7:  # 0007 added the replay views
+            connection.execute("DROP TABLE replay_views")
+        connection.execute("UPDATE alembic_version SET version_num = ?", (head.group(1),))
+    connection.close()
+
+
 def _count(url: str) -> int:
-    store = Store(url)
-    with store.engine.connect() as connection:
-        count = connection.scalar(select(func.count()).select_from(GAMES)) or 0
-    store.close()
-    return count
+    """The games stored at ``url`` (read without opening a store, which would upgrade the
+    database's schema: a cached database must stay readable by the baseline's code)."""
+    connection = sqlite3.connect(url.removeprefix("sqlite:///"))
+    count = connection.execute("SELECT count(*) FROM games").fetchone()[0]
+    connection.close()
+    return int(count)
 
 
 def replay_runs(work: Path, games: int, templates: Templates, old: Path | None,
@@ -511,16 +551,19 @@ def _views(path: Path) -> int:
     return int(count)
 
 
-def _copy(source: Path, into: Path, views: str) -> str:
+def _copy(source: Path, into: Path, views: str, code: Path | None = None) -> str:
     """A copy of ``source`` at ``into`` with its views as the run left them (``views``
     "as played"), none ("none"), or as ``source`` holds them ("all", for a copy of a
-    database whose report stored every view); its URL."""
+    database whose report stored every view), at the schema revision of ``code`` if
+    given (another tree's); its URL."""
     shutil.copyfile(source, into)
     if views == "none":
         connection = sqlite3.connect(into)
         with connection:
             connection.execute("DELETE FROM replay_views")
         connection.close()
+    if code is not None:
+        _at_revision(into, code)
     return f"sqlite:///{into}"
 
 
@@ -538,14 +581,15 @@ def played_runs(games: int, cache: Path, work: Path, base_tree: Path | None,
     runs: dict[str, list[Usage]] = defaultdict(list)
     for _ in range(rounds):
         for label, code in codes.items():
-            none = _copy(base, work / f"none-{label}.db", "none")
+            none = _copy(base, work / f"none-{label}.db", "none", code)
             runs[f"none {label}"].append(report(none, work / f"site-{label}", code=code,
                                                 replays=None))
             stored = Path(none.removeprefix("sqlite:///"))  # its report stored every view
-            runs[f"all {label}"].append(report(_copy(stored, work / f"all-{label}.db", "all"),
+            runs[f"all {label}"].append(report(_copy(stored, work / f"all-{label}.db", "all",
+                                                     code),
                                                work / f"site-all-{label}", code=code,
                                                replays=None))
-            more = _copy(grown, work / f"grown-{label}.db", "as played")
+            more = _copy(grown, work / f"grown-{label}.db", "as played", code)
             runs[f"again {label}"].append(report(more, work / f"site-{label}", fresh=False,
                                                  code=code, replays=None))
     print(f"played: {PLAYED_GAME}, {size:,} games by {PLAYED_BOTS} random bots at tables "

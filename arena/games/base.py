@@ -118,10 +118,17 @@ def event_text(event: Mapping[str, Any]) -> str:
 
 
 def _value_text(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is int:  # json.dumps's text, without its cost (a replay words every event)
+        return str(value)
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return " ".join(value)
     if isinstance(value, str):
         return value
+    if (kind is list or kind is tuple) and all(type(item) is int for item in value):
+        return f"[{','.join(map(str, value))}]"
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 

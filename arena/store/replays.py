@@ -61,7 +61,7 @@ Move = list[Any]
 LogLine = tuple[tuple[int, ...] | None, str]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Position:
     """One point of a viewer's replay: the decisions just shown, the events
     they led to (public ones in ``log``, the viewer's private ones in
@@ -258,17 +258,40 @@ def timeline(game: StoredFacts, record: GameRecord, viewer: int | None,
         if replayed is None:
             lines = _log_lines(record.events) if start < 0 else []
         else:
-            lines = [line for k in range(start + 1, end + 1) for line in replayed.events[k]]
+            lines = replayed.events[end] if end == start + 1 else [
+                line for k in range(start + 1, end + 1) for line in replayed.events[k]]
             observation = replayed.observations[end][0 if viewer is None else 1 + viewer]
             if end < len(steps) and not own[end]:
-                known = _known_deciders(steps[end], published[end], hidden)
-                if any(seat not in known for seat in observation["to_move"]):
-                    observation = {**observation, "to_move": [
-                        seat for seat in observation["to_move"] if seat in known]}
-        positions.append(Position(
-            range(max(start, 0), end), moves, [text for to, text in lines if to is None],
-            [text for to, text in lines if to is not None and viewer in to], observation))
+                observation = _to_move_known(observation, steps[end], published[end], hidden)
+        public, private = _split(lines, viewer)
+        positions.append(Position(range(max(start, 0), end), moves, public, private,
+                                  observation))
     return positions
+
+
+def _split(lines: Sequence[LogLine], viewer: int | None) -> tuple[list[str], list[str]]:
+    """The public lines' texts, and those of the private ones shown to ``viewer``."""
+    public, private = [], []
+    for to, text in lines:
+        if to is None:
+            public.append(text)
+        elif viewer in to:
+            private.append(text)
+    return public, private
+
+
+def _to_move_known(observation: Observation, step: Step, published: list[tuple[int, str]],
+                   hidden: bool) -> Observation:
+    """``observation`` with whose turn it is cut to the deciding seats of ``step`` that
+    anyone may know of."""
+    to_move = observation["to_move"]
+    if not to_move:
+        return observation
+    known = _known_deciders(step, published, hidden)
+    for seat in to_move:
+        if seat not in known:
+            return {**observation, "to_move": [seat for seat in to_move if seat in known]}
+    return observation
 
 
 def _published(game: StoredFacts, record: GameRecord
@@ -304,11 +327,12 @@ def replay(game: StoredFacts, record: GameRecord) -> Replayed | None:
         raw = [state.observation(v) for v in viewers]
         observations = [[_plain(observation) for observation in raw]]
         events = [[e.to_dict() for e in state.events]]
+        frozen: _Frozen = {}
         for step in record.actions:
             seen = len(state.events)
             state.apply_actions({int(seat): str(action) for seat, action in step})
             before, raw = raw, [state.observation(v) for v in viewers]
-            observations.append([_plain_since(*views) for views in zip(
+            observations.append([_plain_since(*views, frozen) for views in zip(
                 raw, before, observations[-1], strict=True)])
             events.append([e.to_dict() for e in state.events[seen:]])
     except (GameError, ValueError, TypeError):
@@ -339,6 +363,7 @@ def _plays(events: Iterable[Mapping[str, Any]]) -> dict[int, str]:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 def _plain(value: Any) -> Any:
@@ -352,23 +377,56 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: Per replay, the plain copy of each immutable value met, by its id (the value kept
+#: alive beside it, so that its id is not reused).
+_Frozen = dict[int, tuple[Any, Any]]
+
+
 def _plain_since(observation: Observation, before: Observation,
-                 plain_before: Observation) -> Observation:
+                 plain_before: Observation, frozen: _Frozen | None = None) -> Observation:
     """:func:`_plain` of ``observation``, sharing the values of ``plain_before``
     (the plain ``before``, the previous observation) that did not change: a long
     game's thousands of observations then hold few objects of their own, and
-    converting them costs little."""
+    converting them costs little.  ``frozen``: the plain copies of immutable values
+    already converted (an engine hands the same tuples to every viewer, step after
+    step), shared in turn, so that every viewer's observations hold the same objects."""
+    memo: _Frozen = {} if frozen is None else frozen
+    get = before.get
+    # The fields that are the very objects they were and cannot have changed (scalars,
+    # immutable values met before) keep their plain copies: only the others are looked at.
+    changed = [key for key, value in observation.items()
+               if value is not get(key, _MISSING) or (type(value) not in _SCALAR_TYPES
+                                                       and id(value) not in memo)]
+    if len(changed) < len(observation) and list(observation) == list(before):
+        out = dict(plain_before)
+        for key in changed:
+            out[key] = _plain_field(observation[key], before.get(key, _MISSING),
+                                    plain_before.get(key), memo)
+        return out
     out = {}
     for key, value in observation.items():
-        if type(value) in _SCALARS:  # most fields: nothing to convert or share
-            out[key] = value
-            continue
-        old = before.get(key, _MISSING)
+        out[key] = _plain_field(value, before.get(key, _MISSING), plain_before.get(key), memo)
+    return out
+
+
+def _plain_field(value: Any, old: Any, plain_old: Any, memo: _Frozen) -> Any:
+    """:func:`_plain` of an observation's field, ``old`` its value before (``plain_old``
+    that one's plain copy, shared if it did not change)."""
+    if type(value) in _SCALAR_TYPES:  # most fields: nothing to convert or share
+        return value
+    known = memo.get(id(value))
+    if known is not None:
+        return known[1]
+    if old is not value and old == value:
+        return plain_old
+    if old is value and not _frozen(value):
         # The very same object is unchanged only if it cannot change: a game may
         # hand out a list it then changes in place.
-        same = old == value and (old is not value or _frozen(value))
-        out[key] = plain_before[key] if same else _plain(value)
-    return out
+        return _plain(value)
+    plain = _plain(value)
+    if type(value) is tuple and (old is value or _frozen(value)):
+        memo[id(value)] = (value, plain)
+    return plain
 
 
 _MISSING = object()
@@ -458,17 +516,20 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any], keys: Mapping[str,
     """The delta turning observation ``before`` into ``after`` (a field that
     disappears is set to None)."""
     out: Delta = []
-    for name, value in after.items():
-        old = before.get(name)
-        if (value is old or value == old) and name in before:  # shared: unchanged
+    get = before.get
+    # The very objects they were (shared: unchanged) are passed over at C speed.
+    for name in [name for name, value in after.items() if value is not get(name, _MISSING)]:
+        value, old = after[name], get(name, _MISSING)
+        if value == old:
             continue
-        if (isinstance(value, list) and isinstance(old, list) and 0 < len(old) < len(value)
+        if (type(value) is list and type(old) is list and 0 < len(old) < len(value)
                 and value[:len(old)] == old):
             out += [-keys[name] - 1, value[len(old):]]
         else:
             out += [keys[name], value]
-    for name in before.keys() - after.keys():
-        out += [keys[name], None]
+    if len(before) != len(after) or before.keys() != after.keys():
+        for name in before.keys() - after.keys():
+            out += [keys[name], None]
     return out
 
 
