@@ -58,6 +58,15 @@ games, no view stored: 61.75 s wall, 120.3 s CPU (main 67.96 s, 129.5 s; main / 
 1.10); every view stored: 5.49 s, 9.8 s CPU (main 6.66 s, 10.4 s); re-render after 100
 new games: 5.08 s, 5.09 s CPU (main 4.78 s, 6.12 s): both goals missed, by 1.7 s and
 0.08 s. In-process, 400 of its games' views cost 6.3 ms of CPU each.
+With arena/store/replays.py compiled in the engines' group (4f22e27; load average
+1.3-1.9; one round): no view stored 37.66 s wall, 71.2 s CPU (main 68.45 s, 131.3 s;
+main / new 1.82); every view stored 5.46 s, 9.8 s CPU (main 6.16 s, 9.7 s); re-render
+after 100 new games 3.17 s, 3.23 s CPU (main 4.68 s, 5.94 s): both goals met. The
+bench's children inherit the shell's environment: where it sets
+PYTHONDONTWRITEBYTECODE (this machine's shells do), every process compiles the
+arena's sources again. Outside the bench, with bytecode cached as an installed arena
+has it: ``arena report`` without stored views 39.75 s wall, 74.3 s CPU, against 49.80 s,
+97.1 s for a60af3d (its views in pure Python).
 
 ``--synthetic``, the earlier runs on synthetic databases:
 

@@ -11,3 +11,7 @@ every query), with Alembic's revisions in ``migrations/``.
 
 May import: games.  Never imports the runner, formats, stats, bots or the CLI.
 """
+
+# The compiled group (arena/games/native.py) holds arena.store.replays: its finder must
+# be in place before that module is looked for, so the games package comes first.
+import arena.games  # noqa: F401

@@ -4,6 +4,7 @@ runs the rule tests both ways through it, each in a process of its own)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 
 import pytest
@@ -18,6 +19,8 @@ def engines_in_use() -> str:
     none is, else ``mixed`` (imports every engine first)."""
     for name in game_names():
         game_class(name)
+    for module in native.MODULES:
+        importlib.import_module(module)
     compiled = native.compiled_modules()
     if compiled == list(native.MODULES):
         return "compiled"
