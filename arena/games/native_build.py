@@ -160,11 +160,7 @@ def main() -> None:
     args = parser.parse_args()
     try:
         print(f"setup: {build(args.force)}", file=sys.stderr)
-    except ImportError as error:
-        print(f"setup: engines not compiled ({error}); the arena runs them in pure Python",
-              file=sys.stderr)
-        sys.exit(1)
-    except BuildError as error:
+    except (ImportError, BuildError) as error:
         print(f"setup: engines not compiled ({error}); the arena runs them in pure Python",
               file=sys.stderr)
         sys.exit(1)

@@ -362,8 +362,7 @@ def _plays(events: Iterable[Mapping[str, Any]]) -> dict[int, str]:
     return plays
 
 
-_SCALARS = (str, int, float, bool, type(None))
-_SCALAR_TYPES = frozenset(_SCALARS)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _plain(value: Any) -> Any:
@@ -395,7 +394,7 @@ def _plain_since(observation: Observation, before: Observation,
     # The fields that are the very objects they were and cannot have changed (scalars,
     # immutable values met before) keep their plain copies: only the others are looked at.
     changed = [key for key, value in observation.items()
-               if value is not get(key, _MISSING) or (type(value) not in _SCALAR_TYPES
+               if value is not get(key, _MISSING) or (type(value) not in _SCALARS
                                                        and id(value) not in memo)]
     if len(changed) < len(observation) and list(observation) == list(before):
         out = dict(plain_before)
@@ -412,7 +411,7 @@ def _plain_since(observation: Observation, before: Observation,
 def _plain_field(value: Any, old: Any, plain_old: Any, memo: _Frozen) -> Any:
     """:func:`_plain` of an observation's field, ``old`` its value before (``plain_old``
     that one's plain copy, shared if it did not change)."""
-    if type(value) in _SCALAR_TYPES:  # most fields: nothing to convert or share
+    if type(value) in _SCALARS:  # most fields: nothing to convert or share
         return value
     known = memo.get(id(value))
     if known is not None:
