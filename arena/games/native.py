@@ -43,6 +43,10 @@ MODULES: tuple[str, ...] = (
     # the games through the registry, so the group's finder is in place first).
     "arena.store.replays",
 )
+#: Modules outside the group whose declarations the compiled ones are built against
+#: (mypyc checks the values they hand over by those types): digested with
+#: :data:`MODULES`, so an edit to them too means pure Python until the next build.
+TYPED_FROM: tuple[str, ...] = ("arena.games.__init__", "arena.store.records")
 #: The group's shared library, a top-level module the compiled modules import.
 LIBRARY = "five_arena_engines__mypyc"
 #: Set to 1 to run the pure-Python modules even when compiled ones match.
@@ -63,20 +67,26 @@ def source_path(module: str, root: Path = _PACKAGE_ROOT) -> Path:
 
 
 def source_digest(sources: Sequence[bytes]) -> str:
-    """The digest naming a compiled group: the sources of :data:`MODULES` in
-    order, the list itself, the interpreter's ABI and :data:`BUILD_FORMAT`."""
+    """The digest naming a compiled group: the :func:`digested_sources` in order,
+    the lists themselves, the interpreter's ABI and :data:`BUILD_FORMAT`."""
     digest = hashlib.sha256()
-    header = "\n".join([BUILD_FORMAT, sys.implementation.cache_tag or "", *MODULES])
+    header = "\n".join([BUILD_FORMAT, sys.implementation.cache_tag or "", *MODULES,
+                        *TYPED_FROM])
     for part in (header.encode(), *sources):
         digest.update(len(part).to_bytes(8, "little"))
         digest.update(part)
     return digest.hexdigest()[:20]
 
 
+def digested_sources(root: Path = _PACKAGE_ROOT) -> list[bytes]:
+    """The sources of :data:`MODULES`, then of :data:`TYPED_FROM`, under ``root``."""
+    return [source_path(module, root).read_bytes() for module in (*MODULES, *TYPED_FROM)]
+
+
 def current_digest(root: Path = _PACKAGE_ROOT) -> str | None:
     """The digest of the sources under ``root`` as they are now (None if one is missing)."""
     try:
-        return source_digest([source_path(module, root).read_bytes() for module in MODULES])
+        return source_digest(digested_sources(root))
     except OSError:
         return None
 

@@ -24,6 +24,7 @@ from arena.games.native import (
     LIBRARY,
     MODULES,
     build_root,
+    digested_sources,
     extension_path,
     source_digest,
     source_path,
@@ -36,11 +37,11 @@ KEEP = 3
 def copy_sources(into: Path) -> str:
     """Copy the ``arena`` package's sources under ``into`` (mypyc type-checks what the
     compiled modules import, e.g. the store's records for :mod:`arena.store.replays`);
-    return the digest of the copied bytes of :data:`MODULES`."""
+    return the digest of the copied bytes (:func:`digested_sources`)."""
     package = source_path(MODULES[0]).parents[1]  # arena/games/cards.py -> arena
     shutil.copytree(package, into / package.name,
                     ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
-    return source_digest([source_path(module, into).read_bytes() for module in MODULES])
+    return source_digest(digested_sources(into))
 
 
 def compile_group(work: Path, out: Path) -> None:
