@@ -8,7 +8,9 @@ A playout is what a search bot's rollout does (``sample_bots/search.py``): clone
 the mid-game state, then up to ``--horizon`` random legal decisions (no
 observations) or the end of the game.  Each game's mid-game state is the one
 reached after 40 seeded random decisions of a 3-player game.  Also measured:
-the clone alone.
+the clone alone, and the two ways a tree search can visit a child of that
+state and come back (this tree only): ``State.push`` then ``State.undo``, or a
+clone with the decision applied.
 The baseline runs in a child process on the other tree, pinned to the same
 CPU, its slices interleaved with these (:mod:`tree_worker`); CPU time.
 """
@@ -20,14 +22,17 @@ import gc
 import os
 import random
 import time
+from collections.abc import Callable
 
 from engine_speed import pin
 from tree_worker import SERVE_FLAG, Slice, TreeWorker, serve
 
 from arena.games import game_names, make_game
-from arena.games.base import State
+from arena.games.base import Action, State
 
 PLAYERS = 3
+#: The measurements also run on the baseline tree (the others are this tree's alone).
+COMPARED = ("playout:", "clone:")
 MID_GAME = 40  # random decisions before the measured position
 
 
@@ -75,7 +80,36 @@ def slices(name: str, horizon: int) -> dict[str, Slice]:
             if used >= budget:
                 return done, done, used
 
-    return {f"playout:{name}": playouts, f"clone:{name}": clones}
+    def nodes(step: Callable[[dict[int, Action]], None]) -> Slice:
+        """One child of the root made and left per item, for every legal decision in turn."""
+        children = [{seat: action} for seat in root.deciding_seats()
+                    for action in root.legal_actions(seat)]
+
+        def run(budget: float) -> tuple[int, int, float]:
+            gc.collect()
+            done = 0
+            start = time.process_time()
+            while True:
+                for decisions in children:
+                    step(decisions)
+                done += len(children)
+                used = time.process_time() - start
+                if used >= budget:
+                    return done, done, used
+
+        return run
+
+    def push_undo(decisions: dict[int, Action]) -> None:
+        root.push(decisions)
+        root.undo()
+
+    def clone_apply(decisions: dict[int, Action]) -> None:
+        root.clone().apply_actions(decisions)
+
+    found = {f"playout:{name}": playouts, f"clone:{name}": clones}
+    if hasattr(State, "push"):  # not in a baseline tree from before State.push
+        found |= {f"push:{name}": nodes(push_undo), f"clone+apply:{name}": nodes(clone_apply)}
+    return found
 
 
 def main() -> None:
@@ -101,7 +135,7 @@ def main() -> None:
         worker = TreeWorker(args.baseline_tree, os.path.abspath(__file__),
                             [f"--horizon={args.horizon}",
                              *[arg for name in names for arg in ("--game", name)]])
-        theirs = {key: worker.slice(key) for key in mine}
+        theirs = {key: worker.slice(key) for key in mine if key.startswith(COMPARED)}
     runs = [(key, side, run) for key in mine
             for side, run in (("this", mine[key]), ("base", theirs.get(key))) if run]
     totals = {(key, side): [0, 0.0] for key, side, _ in runs}
@@ -122,26 +156,32 @@ def main() -> None:
     if worker is not None:
         print(f"baseline tree: {worker.where}")
     print(f"{'game':16}{'playouts/s':>12}{'base':>10}{'ratio':>8}"
-          f"{'clone us':>11}{'base':>8}{'ratio':>8}")
+          f"{'clone us':>11}{'base':>8}{'ratio':>8}{'push+undo us':>14}{'clone+apply us':>16}")
     for name in names:
         row = f"{name:16}"
-        for kind, scale in (("playout", 1.0), ("clone", 1e6)):
+        for kind in ("playout", "clone"):
             done, used = totals[f"{kind}:{name}", "this"]
-            rate = done / used
-            if kind == "clone":
-                rate = used / done * scale
             base = totals.get((f"{kind}:{name}", "base"))
-            if base is None:
-                row += f"{rate:>12,.1f}" if kind == "clone" else f"{rate:>12,.0f}"
-                continue
-            base_rate = base[0] / base[1] if kind == "playout" else base[1] / base[0] * scale
-            ratio = rate / base_rate if kind == "playout" else base_rate / rate
-            width = 12 if kind == "playout" else 11
-            row += (f"{rate:>{width},.1f}{base_rate:>10,.1f}{ratio:>7.2f}x" if kind == "clone"
-                    else f"{rate:>{width},.0f}{base_rate:>10,.0f}{ratio:>7.2f}x")
+            if kind == "playout":
+                rate = done / used
+                row += f"{rate:>12,.0f}"
+                if base is not None:
+                    base_rate = base[0] / base[1]
+                    row += f"{base_rate:>10,.0f}{rate / base_rate:>7.2f}x"
+            else:
+                cost = used / done * 1e6
+                row += f"{cost:>11,.1f}"
+                if base is not None:
+                    base_cost = base[1] / base[0] * 1e6
+                    row += f"{base_cost:>8,.1f}{base_cost / cost:>7.2f}x"
+        for kind, width in (("push", 14), ("clone+apply", 16)):
+            if (f"{kind}:{name}", "this") in totals:
+                done, used = totals[f"{kind}:{name}", "this"]
+                row += f"{used / done * 1e6:>{width},.1f}"
         print(row)
-    print("ratio: how many times faster this tree is (clone: the baseline's time over this one's)")
-
+    print("ratio: how many times faster this tree is (clone: the baseline's time over this one's);"
+          " push+undo and clone+apply: one child of the mid-game state made and left, per"
+          " legal decision, the two ways a tree search can walk (this tree only)")
 
 if __name__ == "__main__":
     main()

@@ -244,6 +244,8 @@ _ATOMIC: frozenset[type] = frozenset({int, float, str, bool, type(None), bytes})
 #: State attributes a clone shares with its original: the game (immutable) and
 #: the RNG until either draws (:attr:`State.rng`).
 _SHARED_ON_CLONE = frozenset({"game", "_rng"})
+#: State attributes a clone starts afresh: its own undo history, empty.
+_EMPTY_ON_CLONE = frozenset({"_undo"})
 
 
 def _fresh_copy(value: Any, memo: dict[int, Any]) -> Any:
@@ -435,6 +437,8 @@ class State(ABC):
         self._rng_holders = [1]
         self.events: list[Event] = []
         self._legal_cache: dict[int, tuple[Action, ...]] = {}
+        #: The states before each :meth:`push` not yet undone, oldest first.
+        self._undo: list[State] = []
 
     @property
     def rng(self) -> random.Random:
@@ -504,6 +508,8 @@ class State(ABC):
                 other.events = list(value)
             elif name == "_rng_holders":
                 value[0] += 1  # both hold self._rng until one draws (see rng)
+            elif name in _EMPTY_ON_CLONE:
+                setattr(other, name, type(value)())
             elif name not in _SHARED_ON_CLONE:
                 setattr(other, name, _fresh_copy(value, memo))
         return other
@@ -566,6 +572,41 @@ class State(ABC):
         self.apply_actions({deciding[0]: action})
 
     @final
+    def push(self, actions: Mapping[int, Action]) -> None:
+        """:meth:`apply_actions`, remembering the state before it for :meth:`undo`.
+
+        For searches that walk a tree of decisions on one state (expectimax,
+        minimax on a determinised deal): ``push`` a child, evaluate it,
+        ``undo``.  A push keeps a :meth:`clone` of the state before it (the
+        games' rules have no inverse: a reshuffle cannot be taken back), so a
+        push costs a clone and an undo only puts the kept attributes back;
+        a playout that runs to the end is still cheaper on one clone.  An
+        illegal push raises :class:`IllegalActionError` and remembers nothing.
+        """
+        history, self._undo = self._undo, []  # a snapshot holds no history
+        try:
+            before = self._clone()
+        finally:
+            self._undo = history
+        self.apply_actions(actions)
+        history.append(before)
+
+    @final
+    def undo(self) -> None:
+        """Back to the state before the last :meth:`push` not yet undone
+        (:class:`GameError` if there is none).  Playing on after it is as if
+        that push had never been made; a clone's history starts empty."""
+        if not self._undo:
+            raise GameError(f"{self.game.name}: nothing to undo")
+        before = self._undo.pop()
+        if before._rng_holders is self._rng_holders:
+            self._rng_holders[0] -= 1  # the snapshot's hold on the shared RNG ends with it
+        history = self._undo
+        for name, value in cast(dict[str, Any], before.__getstate__()).items():
+            setattr(self, name, value)
+        self._undo = history
+
+    @final
     def observation(self, seat: int | None) -> Observation:
         """What ``seat`` may see now, never a card hidden from it; ``seat=None``
         is the spectator view: public information only (hand sizes, piles,
@@ -609,8 +650,11 @@ class State(ABC):
         It shares the game and the events recorded so far (immutable) and the
         RNG until either state draws from it (see :attr:`rng`); everything
         else is copied.  ``bench/playouts.py`` measures it (tens of
-        microseconds mid-game): a search clones once per playout, never undoes."""
-        return self._clone()
+        microseconds mid-game): a search clones once per playout.  The clone's
+        :meth:`undo` history starts empty."""
+        other = self._clone()
+        other._undo = []  # also when a game's own _clone copied the history
+        return other
 
     # -- helpers for games ---------------------------------------------------
     def emit(self, kind: str, /, to: Sequence[int] | None = None, **data: Any) -> None:

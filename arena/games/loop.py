@@ -45,22 +45,31 @@ def turns(state: State, log: list[Step] | None = None) -> Iterator[Turn]:
     asks for the next one, apply the turn's decisions (IllegalActionError if a
     seat is missing or its action illegal) and append the step to ``log``."""
     # Bound once: this loop runs for every decision of every game played.
-    is_terminal, deciding_seats = state.is_terminal, state.deciding_seats
-    apply, append = state.apply_actions, None if log is None else log.append
+    is_terminal = state.is_terminal
     while not is_terminal():
-        seats = deciding_seats()
-        if not seats:
-            raise GameError(f"{state.game.name}: the game is not over but no seat decides")
-        turn = Turn(seats)
+        turn = Turn(_deciding(state))
         yield turn
-        decisions = turn.decisions
-        apply(decisions)
-        if append is not None:
-            if len(seats) == 1:  # nearly every step: no comprehension frame
-                seat = seats[0]
-                append([[seat, decisions[seat]]])
-            else:
-                append([[seat, decisions[seat]] for seat in seats])
+        _step(state, turn.seats, turn.decisions, log)
+
+
+def _deciding(state: State) -> tuple[int, ...]:
+    """The seats that decide now in a game that is not over (never none)."""
+    seats = state.deciding_seats()
+    if not seats:
+        raise GameError(f"{state.game.name}: the game is not over but no seat decides")
+    return seats
+
+
+def _step(state: State, seats: tuple[int, ...], decisions: dict[int, Action],
+          log: list[Step] | None) -> None:
+    """Apply one step's decisions and append the step to ``log``."""
+    state.apply_actions(decisions)
+    if log is not None:
+        if len(seats) == 1:  # nearly every step: no comprehension frame
+            seat = seats[0]
+            log.append([[seat, decisions[seat]]])
+        else:
+            log.append([[seat, decisions[seat]] for seat in seats])
 
 
 def play(state: State, choose: Choose,
@@ -69,15 +78,15 @@ def play(state: State, choose: Choose,
     deciding seat (every seat of a claim window sees the same state), calling
     ``after_step(state)`` after each step.  Returns the action log."""
     log: list[Step] = []
-    if after_step is None:  # the playouts' loop: nothing between the steps
-        for turn in turns(state, log):
-            seats, decisions = turn.seats, turn.decisions
+    if after_step is None:  # the playouts' loop: the steps of turns() without its generator
+        is_terminal = state.is_terminal
+        while not is_terminal():
+            seats = _deciding(state)
             if len(seats) == 1:
                 seat = seats[0]
-                decisions[seat] = choose(state, seat)
+                _step(state, seats, {seat: choose(state, seat)}, log)
             else:
-                for seat in seats:
-                    decisions[seat] = choose(state, seat)
+                _step(state, seats, {seat: choose(state, seat) for seat in seats}, log)
         return log
     for turn in turns(state, log):
         if log:

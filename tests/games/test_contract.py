@@ -103,6 +103,14 @@ def playout(state: State, rng: random.Random) -> Iterator[dict[int, Action]]:
         assert steps < 20_000, "the game did not end"
 
 
+def played_into(state: State, steps: int, rng: random.Random) -> State:
+    """``state`` after ``steps`` random steps (or at its end if sooner)."""
+    for step, _decisions in enumerate(playout(state, rng)):
+        if step == steps:
+            break
+    return state
+
+
 def cards_in(state: State, observation: Observation) -> set[str]:
     """The deck's cards named anywhere in an observation."""
     deck = set(state.game.deck())
@@ -209,12 +217,8 @@ def test_scores_and_places_only_at_the_end(
 def test_clone_is_independent_and_plays_on_identically(
     name: str, n: int, deal_seed: int, decision_seed: int
 ) -> None:
-    state = new_state(name, n, deal_seed)
     rng = random.Random(decision_seed)
-    clone_at = rng.randrange(40)
-    for step, _decisions in enumerate(playout(state, rng)):
-        if step == clone_at:
-            break
+    state = played_into(new_state(name, n, deal_seed), rng.randrange(40), rng)
     clone = state.clone()
     assert clone is not state and type(clone) is type(state)
     assert clone.game is state.game and clone.events is not state.events
@@ -252,6 +256,46 @@ def test_clones_share_the_rng_until_one_draws(
             clone.apply_actions(decisions)
         assert snapshot(clone) == snapshot(state)
         assert (clone.scores(), clone.places()) == (state.scores(), state.places())
+
+
+@contract_test
+def test_undo_takes_back_pushes_through_deals_and_plays_on_identically(
+    name: str, n: int, deal_seed: int, decision_seed: int
+) -> None:
+    """Nested pushes, some past the end of a hand (a new deal draws from the
+    RNG), undone one by one: each undo gives back exactly the state before
+    its push, and the state then plays on as a clone taken there does."""
+    rng = random.Random(decision_seed)
+    state = played_into(new_state(name, n, deal_seed), rng.randrange(30), rng)
+    if state.is_terminal():
+        return
+    before: list[Snapshot] = []
+    while len(before) < 40 and not state.is_terminal():
+        before.append(snapshot(state))
+        state.push(random_decisions(state, rng))
+        assert state.clone()._undo == []  # a clone's history starts empty
+    while before:
+        state.undo()
+        assert snapshot(state) == before.pop()
+    with pytest.raises(GameError, match="nothing to undo"):
+        state.undo()
+    twin = state.clone()
+    for decisions in playout(state, rng):
+        twin.apply_actions(decisions)
+    assert snapshot(twin) == snapshot(state)
+    assert (twin.scores(), twin.places()) == (state.scores(), state.places())
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_an_illegal_push_remembers_nothing(name: str) -> None:
+    state = new_state(name, game_class(name).min_players, 3)
+    seat = state.deciding_seats()[0]
+    shown = snapshot(state)
+    with pytest.raises(IllegalActionError):
+        state.push({seat: "no such action"})
+    assert snapshot(state) == shown
+    with pytest.raises(GameError, match="nothing to undo"):
+        state.undo()
 
 
 @contract_test
