@@ -12,6 +12,12 @@ search bot's slowest move, and whether the gap reaches the +100 bar.
 
 ``--think`` is the search bot's time per move (its default is 0.2 s); the
 bench uses 0.1 s by default to fit the run in a few minutes on two cores.
+
+``--against pure`` measures what the compiled engines are worth in strength:
+the same search bot, same seed and time per move, against itself on the
+pure-Python engines (:mod:`sample_bots.pure`: its playouts are slower, its
+search otherwise identical).  The Elo is then the compiled bot's
+over the pure one; the +100 bar does not apply.
 """
 
 from __future__ import annotations
@@ -25,14 +31,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.games import native
 from arena.stats.match_stats import MatchSummary, Pentanomial, summarize_pairs
 from arena.store.database import Store, StoredGame
 from sample_bots import HEURISTICS, SEARCH, command
 
 BAR = 100.0
-SEARCH_NAME, HEURISTIC_NAME = "search", "heuristic"
-#: How the games name them: ad-hoc version 1 of each, in a fresh database (docs/bots.md).
-SEARCH_LABEL, HEURISTIC_LABEL = f"{SEARCH_NAME}@1", f"{HEURISTIC_NAME}@1"
+SEARCH_NAME = "search"
+#: The opponents the search bot can meet, by ``--against``.
+OPPONENTS = ("heuristic", "pure")
+#: How the games name a bot: ad-hoc version 1 of each, in a fresh database (docs/bots.md).
+SEARCH_LABEL = f"{SEARCH_NAME}@1"
 
 
 @dataclass(frozen=True)
@@ -46,28 +55,31 @@ class Gap:
 
 
 def play_match(game: str, games: int, think: float, parallel: int, seed: int,
-               folder: Path) -> list[StoredGame]:
+               folder: Path, against: str) -> list[StoredGame]:
     """Run the ``arena tournament`` of one game and return its stored games."""
     db = f"sqlite:///{folder}/{game}.db"
-    search = f"{command(SEARCH[game])} --think {think} --seed {seed}"
+    settings = f"--think {think} --seed {seed}"
+    search = f"{command(SEARCH[game])} {settings}"
+    opponent = (command(HEURISTICS[game]) if against == "heuristic"
+                else f"{command('pure')} {SEARCH[game]} {settings}")
     done = subprocess.run(
         ["arena", "tournament", "-g", game, "-k", "2", "-n", str(games), "--seed", str(seed),
          "-j", str(parallel), "--db", db,
-         "-b", f"{SEARCH_NAME}={search}", "-b", f"{HEURISTIC_NAME}={command(HEURISTICS[game])}"],
+         "-b", f"{SEARCH_NAME}={search}", "-b", f"{against}={opponent}"],
         check=False, capture_output=True, text=True)
     if done.returncode not in (0, 3):  # 3: some bot faulted, counted below
         sys.exit(f"arena tournament failed ({done.returncode}):\n{done.stderr}")
     return list(Store(db).games())
 
 
-def pairs(games: Sequence[StoredGame]) -> Pentanomial:
+def pairs(games: Sequence[StoredGame], against: str) -> Pentanomial:
     """The search bot's points per deal, both seatings (games without result left out)."""
     by_deal: dict[int, list[float]] = {}
     for game in games:
         if game.no_result:
             continue
         mine = game.places[game.seats.index(SEARCH_LABEL)]
-        theirs = game.places[game.seats.index(HEURISTIC_LABEL)]
+        theirs = game.places[game.seats.index(f"{against}@1")]
         points = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
         by_deal.setdefault(game.number // 2, []).append(points)
     return Pentanomial.of([(p[0], p[1]) for p in by_deal.values() if len(p) == 2])
@@ -90,12 +102,12 @@ def slowest_move_ms(folder: Path, game: str, games: Sequence[StoredGame]) -> flo
 
 
 def measure(game: str, games: int, think: float, parallel: int, seed: int,
-            folder: Path) -> Gap:
+            folder: Path, against: str) -> Gap:
     start = time.monotonic()
-    stored = play_match(game, games, think, parallel, seed, folder)
+    stored = play_match(game, games, think, parallel, seed, folder, against)
     faults = sum(len(g.faults) for g in stored)
-    return Gap(summarize_pairs(pairs(stored)), faults, slowest_move_ms(folder, game, stored),
-               time.monotonic() - start)
+    return Gap(summarize_pairs(pairs(stored, against)), faults,
+               slowest_move_ms(folder, game, stored), time.monotonic() - start)
 
 
 def main() -> None:
@@ -105,19 +117,21 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.1, help="search seconds per move")
     parser.add_argument("-j", "--parallel", type=int, default=2, help="streams at once")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--against", choices=OPPONENTS, default="heuristic",
+                        help="the heuristic bot, or the same search bot on pure-Python engines")
     args = parser.parse_args()
-    print(f"{'game':14}{'games':>6}{'W-D-L':>10}{'Elo gap':>9}{'95% interval':>18}"
+    print(f"search bot against {args.against}; engines: {native.status().split(': ', 1)[1]}")
+    print(f"{'game':14}{'games':>6}{'W-D-L':>10}  {'Elo gap, 95%':<32}"
           f"{'faults':>7}{'slowest':>9}{'time':>7}  bar +{BAR:.0f}")
     with tempfile.TemporaryDirectory() as name:
         for game in args.game or list(SEARCH):
             gap = measure(game, args.games - args.games % 2, args.think, args.parallel,
-                          args.seed, Path(name))
+                          args.seed, Path(name), args.against)
             s = gap.summary
-            low, high = s.elo - s.elo_error, s.elo + s.elo_error
-            verdict = "ok" if s.elo >= BAR else "BELOW"
+            verdict = ("-" if args.against == "pure" else "ok" if s.elo >= BAR else "BELOW")
             print(f"{game:14}{s.wins + s.draws + s.losses:>6}"
-                  f"{f'{s.wins}-{s.draws}-{s.losses}':>10}{s.elo:>+9.0f}"
-                  f"  [{low:>+6.0f}, {high:>+6.0f}]{gap.faults:>7}{gap.slowest_ms:>7.0f}ms"
+                  f"{f'{s.wins}-{s.draws}-{s.losses}':>10}  {s.elo_text:<32}"
+                  f"{gap.faults:>7}{gap.slowest_ms:>7.0f}ms"
                   f"{gap.seconds:>6.0f}s  {verdict}", flush=True)
 
 
