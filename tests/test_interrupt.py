@@ -11,10 +11,13 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from arena.runner import cgroups
+from arena.runner.sandbox import SCRATCH_PREFIX
 from sample_bots import random_bot
 from tests.marked import bot_command, stored_keys, wait_gone
 
@@ -25,13 +28,22 @@ RUNS = {
 }
 
 
-def start(command: str, db: Path, bot: str) -> subprocess.Popen[str]:
+def start(command: str, db: Path, bot: str, tmp: Path | None = None,
+          run: Sequence[str] = ()) -> subprocess.Popen[str]:
+    """The arena ``command`` on furious-five, its bots outside bubblewrap (their
+    private folders in ``tmp``, the arena's TMPDIR, when given)."""
     argv = [sys.executable, "-m", "arena.cli", command, "-g", "furious-five", "-o", "rounds=1",
             "--db", f"sqlite:///{db}", "-j", "2", "--sandbox", "none",
-            *(["--workers", "1"] if command != "match" else []), *RUNS[command],
+            *(["--workers", "1"] if command != "match" else []), *(run or RUNS[command]),
             *(f"-b=r{i}={bot}" for i in range(2 if command == "match" else 3))]
+    env = None if tmp is None else {**os.environ, "TMPDIR": str(tmp)}
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def bot_folders(tmp: Path) -> list[str]:
+    """The bots' private folders left in ``tmp``."""
+    return sorted(path.name for path in tmp.glob(f"{SCRATCH_PREFIX}*"))
 
 
 def wait_for_games(proc: subprocess.Popen[str], db: Path, games: int) -> None:
@@ -89,7 +101,9 @@ def lingering_bot(folder: Path) -> str:
 def test_a_second_signal_exits_at_once(tmp_path: Path) -> None:
     marker = str(tmp_path / "bots")
     db = tmp_path / "arena.db"
-    proc = start("tournament", db, lingering_bot(tmp_path / "bots"))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = start("tournament", db, lingering_bot(tmp_path / "bots"), tmp)
     wait_for_games(proc, db, 4)
     os.kill(proc.pid, signal.SIGINT)
     assert proc.stderr is not None
@@ -105,7 +119,28 @@ def test_a_second_signal_exits_at_once(tmp_path: Path) -> None:
     assert err.rstrip().endswith("arena: interrupted again: exiting at once"), err
     assert "Traceback" not in err and "resume with" not in err
     assert wait_gone(marker) == [], "a bot outlived the arena"
+    assert bot_folders(tmp) == [], "a bot's private folder outlived the arena"
     keys = stored_keys(db)
     assert keys and len(keys) == len(set(keys))
     with sqlite3.connect(db) as con:
         assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_the_folders_of_a_dead_arenas_bots_go_with_the_next_run(tmp_path: Path) -> None:
+    """An arena killed at once (kill -9) leaves its bots' private folders; the next
+    arena to make one there removes them, never a live arena's."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    gone = subprocess.Popen(["sleep", "60"])
+    dead_tag = cgroups.owner_tag(gone.pid)
+    gone.kill()
+    gone.wait()
+    stale = tmp / f"{SCRATCH_PREFIX}{dead_tag}-k9x1"
+    (stale / ".cache").mkdir(parents=True)
+    live = tmp / f"{SCRATCH_PREFIX}{cgroups.owner_tag(os.getpid())}-live"
+    live.mkdir()
+    proc = start("tournament", tmp_path / "arena.db", f"{sys.executable} -m sample_bots.random_bot",
+                 tmp, ["-k", "2", "-n", "2"])
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert bot_folders(tmp) == [live.name]

@@ -499,7 +499,7 @@ def test_no_cgroup_is_left_after_a_kill_and_a_resume(tmp_path: Path, database_ur
         arena.kill()
         arena.wait()
     assert mine & arena_groups(), "left behind by the kill, as expected of a kill -9"
-    stale = {name for name in arena_groups() if cgroups._owner_dead(name)}
+    stale = {name for name in arena_groups() if cgroups.owner_dead(name)}
     resume = subprocess.Popen([sys.executable, "-m", "arena.cli", "tournament", "--resume",
                                "1", "--db", db, "-j", "1"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, cwd=tmp_path)

@@ -38,7 +38,7 @@ from arena.formats.schedule import Gauntlet, Match
 from arena.formats.tables import ConfigError, balance
 from arena.runner.plan import Plan, new_secret
 from arena.runner.progress import Progress, write_above_bars
-from arena.runner.sandbox import Sandbox
+from arena.runner.sandbox import Sandbox, remove_own_scratch
 from arena.runner.tournament import run_match, run_tournament
 from arena.runner.views import run_view_builder
 from arena.stats.match_stats import SequentialTest
@@ -79,6 +79,7 @@ def exit_at_once(*_: object) -> NoReturn:
     """The second Ctrl-C or SIGTERM: exit now, as ``kill -9`` would (the bots and the
     local workers die with the arena; every stored game was committed whole)."""
     os.write(2, b"arena: interrupted again: exiting at once\n")
+    remove_own_scratch()  # the bots die with the arena (pdeathsig); their folders go too
     os._exit(EXIT_INTERRUPTED)
 
 @contextlib.contextmanager

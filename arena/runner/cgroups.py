@@ -144,7 +144,7 @@ def make(memory_bytes: int, processes: int) -> BotGroup:
     where = host()
     if where is None:
         raise CgroupError(problem() or "no cgroup")
-    name = f"{_owner_tag(os.getpid())}-{secrets.token_hex(4)}"
+    name = f"{owner_tag(os.getpid())}-{secrets.token_hex(4)}"
     group = BotGroup(where.version, tuple(f"{folder}/{name}" for folder in where.folders))
     try:
         for folder in group.dirs:
@@ -191,7 +191,7 @@ def _found() -> tuple[Host | None, str | None]:
                     " ".join(f"+{c}" for c in V2_CONTROLLERS))
             remove_stale(found)
             make_probe = BotGroup(found.version, tuple(
-                f"{folder}/{_owner_tag(os.getpid())}-probe" for folder in found.folders))
+                f"{folder}/{owner_tag(os.getpid())}-probe" for folder in found.folders))
             for folder in make_probe.dirs:
                 os.mkdir(folder)
             make_probe.remove()
@@ -262,14 +262,15 @@ def _start_time(pid: int) -> str | None:
     return data[data.rfind(b")") + 2:].split()[19].decode()
 
 
-def _owner_tag(pid: int) -> str:
+def owner_tag(pid: int) -> str:
     """``NAMESPACE-PID-STARTTIME`` of a live process: who made a group."""
     return f"{_namespace()}-{pid}-{_start_time(pid)}"
 
 
-def _owner_dead(name: str) -> bool:
+def owner_dead(name: str) -> bool:
     """Whether the process that made group ``name`` (of this pid namespace) is
-    gone; a group of another namespace is never judged."""
+    gone; a group of another namespace is never judged.  ``name`` is
+    ``owner_tag(pid)-SUFFIX`` (a bot's private folder is named the same way)."""
     parts = name.split("-")
     if len(parts) != 4 or not parts[1].isdigit() or parts[0] != str(_namespace()):
         return False
@@ -282,7 +283,7 @@ def remove_stale(where: Host) -> list[str]:
     names = {entry.name for folder in where.folders if os.path.isdir(folder)
              for entry in os.scandir(folder) if entry.is_dir()}
     for name in sorted(names):
-        if not _owner_dead(name):
+        if not owner_dead(name):
             continue
         group = BotGroup(where.version, tuple(f"{folder}/{name}" for folder in where.folders))
         for _ in range(100):

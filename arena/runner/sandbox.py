@@ -63,6 +63,9 @@ BOT_ENV = {"PATH": BOT_PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
 MARKER_VAR = "FIVE_ARENA_BOT"
 #: Where the private directory is mounted inside bubblewrap.
 BWRAP_HOME = "/tmp"
+#: Outside bubblewrap, a bot's HOME and TMPDIR: ``arena-bot-<its arena's owner tag>-*``
+#: in the temporary folder (:func:`_make_scratch`).
+SCRATCH_PREFIX = "arena-bot-"
 #: Where a bot's own files are copied inside bubblewrap, afresh for each process.
 BOT_DIR = "/bot"
 #: Where the arena's Python finds a copy of the packages installed in editable mode
@@ -1011,9 +1014,38 @@ def _ancestors(path: str) -> list[str]:
 
 
 def _make_scratch(root: str | None) -> str:
-    import tempfile
+    """A private folder for a bot outside bubblewrap (its HOME and TMPDIR), named
+    after this arena so that another can tell when its arena died without
+    removing it (a second Ctrl-C, ``kill -9``)."""
+    _remove_stale_scratch(root)
+    return tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{cgroups.owner_tag(os.getpid())}-",
+                            dir=root)
 
-    return tempfile.mkdtemp(prefix="arena-bot-", dir=root)
+
+@functools.cache
+def _remove_stale_scratch(root: str | None) -> None:
+    """Remove the bots' private folders under ``root`` (default: the temporary
+    folder) whose arena died, once per process and folder."""
+    for name in _scratch_names(root):
+        if cgroups.owner_dead(name.removeprefix(SCRATCH_PREFIX)):
+            shutil.rmtree(os.path.join(root or tempfile.gettempdir(), name), ignore_errors=True)
+
+
+def remove_own_scratch(root: str | None = None) -> None:
+    """Remove this arena's bots' private folders under ``root`` at once (for an
+    exit that cannot wait for each bot to be ended and released)."""
+    mine = f"{SCRATCH_PREFIX}{cgroups.owner_tag(os.getpid())}-"
+    for name in _scratch_names(root):
+        if name.startswith(mine):
+            shutil.rmtree(os.path.join(root or tempfile.gettempdir(), name), ignore_errors=True)
+
+
+def _scratch_names(root: str | None) -> list[str]:
+    try:
+        return [entry.name for entry in os.scandir(root or tempfile.gettempdir())
+                if entry.name.startswith(SCRATCH_PREFIX)]
+    except OSError:
+        return []
 
 
 def _processes_of_user() -> int:
