@@ -29,28 +29,31 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from itertools import chain, combinations, product
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
 from arena.games import cards
 from arena.games.base import Action, Event, Game, Observation, OptionSpec, State
 
-HAND_SIZE = 5
+_tuple_new: Final = tuple.__new__
+
+HAND_SIZE: Final = 5
 
 #: Card names by int (the canonical order), and back.
-NAMES: tuple[str, ...] = tuple(cards.canonical(cards.standard_deck()))
-CARD: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
-_DISCARD_ACTION: tuple[str, ...] = tuple("discard " + name for name in NAMES)
+NAMES: Final[tuple[str, ...]] = tuple(cards.canonical(cards.standard_deck()))
+CARD: Final[dict[str, int]] = {name: i for i, name in enumerate(NAMES)}
+_DISCARD_ACTION: Final[tuple[str, ...]] = tuple("discard " + name for name in NAMES)
 
-DRAW_STOCK = "draw stock"
-TAKE_DISCARD = "take discard"
+DRAW_STOCK: Final = "draw stock"
+TAKE_DISCARD: Final = "take discard"
 
-# Phases.
-START, DISCARD, OVER = 0, 1, 2
-_PHASE_NAMES = ("start", "discard", "over")
+# Phases.  (Final: compiled, a module-level name that is not is a dict lookup per use.)
+START: Final = 0
+DISCARD: Final = 1
+OVER: Final = 2
+_PHASE_NAMES: Final = ("start", "discard", "over")
 
 
 def card_names(cards: Sequence[int]) -> list[str]:
@@ -76,9 +79,9 @@ def _run_ranks(length: int) -> tuple[tuple[int, ...], ...]:
 
 
 #: Rank bitmask of a run -> its ranks, lowest first.
-_RUN_RANKS: dict[int, tuple[int, ...]] = {
+_RUN_RANKS: Final[dict[int, tuple[int, ...]]] = {
     sum(1 << r for r in ranks): ranks for n in (3, 4, 5) for ranks in _run_ranks(n)}
-_ROYAL = sum(1 << r for r in (9, 10, 11, 12, 0))
+_ROYAL: Final = sum(1 << r for r in (9, 10, 11, 12, 0))
 
 
 def _runs_table(length: int) -> tuple[tuple[int, ...], ...]:
@@ -96,9 +99,13 @@ def _runs_table(length: int) -> tuple[tuple[int, ...], ...]:
     return tuple(table)
 
 
+#: Rank bitmask -> how many ranks it holds (compiled, ``int.bit_count`` is a
+#: generic method call; a tuple lookup is not).
+_RANK_COUNT: Final[tuple[int, ...]] = tuple(mask.bit_count() for mask in range(1 << 13))
+
 #: _RUNS[length][ranks]: every run of ``length`` ranks inside the rank bitmask
 #: ``ranks``; a table because lookups are hot.
-_RUNS: dict[int, tuple[tuple[int, ...], ...]] = {n: _runs_table(n) for n in (3, 4, 5)}
+_RUNS: Final[dict[int, tuple[tuple[int, ...], ...]]] = {n: _runs_table(n) for n in (3, 4, 5)}
 
 
 # -- the categories ------------------------------------------------------------------
@@ -113,80 +120,89 @@ _Finder = Callable[["Pool"], list[list[_Part]]]
 #: rank three or four times, two such ranks, a one-suit run of 3, five cards of
 #: a suit, five ranks in a row.  A category's finder can only find something
 #: when the pool has everything the category ``needs``.
-PAIR, TRIPS, QUADS, TWO_RANKS, RUN, FIVE_SUITED, FIVE_RANKS = 1, 2, 4, 8, 16, 32, 64
+PAIR: Final = 1
+TRIPS: Final = 2
+QUADS: Final = 4
+TWO_RANKS: Final = 8
+RUN: Final = 16
+FIVE_SUITED: Final = 32
+FIVE_RANKS: Final = 64
+
+
+#: _RANK_CARDS[rank * 16 + suits]: the cards of ``rank`` in the suits of the
+#: bitmask ``suits``, ascending (a pool keeps its cards as bitmasks).
+_RANK_CARDS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(rank * 4 + suit for suit in range(4) if suits >> suit & 1)
+    for rank in range(13) for suits in range(16))
 
 
 class Pool:
     """Cards indexed for the finders: winning cards (``w``) and one opponent's
-    hand (``h``).  A hand looking for its own declarations is all ``w``."""
+    hand (``h``).  A hand looking for its own declarations is all ``w``.
 
-    __slots__ = ("by_rank", "groups", "hand", "has", "long_suits", "ranks", "w_bits", "win")
+    The cards are kept as bitmasks (bit ``c`` = card ``c``), so a rank's cards
+    (:meth:`cards_of`) come out ascending whatever order they were given in."""
+
+    __slots__ = ("groups", "h_bits", "has", "long_suits", "ranks", "w_bits")
 
     def __init__(self, winning: Sequence[int], hand: Sequence[int] = ()) -> None:
-        suits = [0, 0, 0, 0]
-        w_bits = 0
+        w_bits = h_bits = 0
         for c in winning:
-            suits[c & 3] |= 1 << (c >> 2)
             w_bits |= 1 << c
         for c in hand:
-            suits[c & 3] |= 1 << (c >> 2)
-        ranks = suits[0] | suits[1] | suits[2] | suits[3]
-        self.win, self.hand = winning, hand
+            h_bits |= 1 << c
+        self.w_bits = w_bits
+        self.h_bits = h_bits
+        all_bits = w_bits | h_bits
+        # Every rank's suits in one pass; the four suits' rank bitmasks in locals,
+        # not a list: compiled, they stay unboxed machine ints (a pool is built for
+        # every turn and every lay-off check).
+        s0 = s1 = s2 = s3 = ranks = has = 0
+        #: The ranks with two cards or more, ascending.
+        self.groups: list[int] = []
+        for rank in range(13):
+            suits = all_bits >> (rank * 4) & 15
+            if suits:
+                bit = 1 << rank
+                ranks |= bit
+                if suits & 1:
+                    s0 |= bit
+                if suits & 2:
+                    s1 |= bit
+                if suits & 4:
+                    s2 |= bit
+                if suits & 8:
+                    s3 |= bit
+                size = _RANK_COUNT[suits]
+                if size >= 2:
+                    self.groups.append(rank)
+                    if size >= 3:
+                        has |= TRIPS if size == 3 else TRIPS | QUADS
+        if self.groups:
+            has |= PAIR if len(self.groups) == 1 else PAIR | TWO_RANKS
         #: Rank bitmask of all the cards.
         self.ranks = ranks
-        self.w_bits = w_bits
         #: (suit, rank bitmask) of the suits with three cards or more.
         self.long_suits: list[tuple[int, int]] = []
-        has = FIVE_RANKS if _RUNS[5][ranks] else 0
-        for suit in range(4):
-            mask = suits[suit]
-            size = mask.bit_count()
+        if _RUNS[5][ranks]:
+            has |= FIVE_RANKS
+        for suit, mask in enumerate((s0, s1, s2, s3)):
+            size = _RANK_COUNT[mask]
             if size >= 3:
                 self.long_suits.append((suit, mask))
                 if _RUNS[3][mask]:
                     has |= RUN
                 if size >= 5:
                     has |= FIVE_SUITED
-        #: (winning cards, hand cards) of each rank present, and the ranks with
-        #: two cards or more, ascending; only the straights need them when no
-        #: rank repeats.
-        self.by_rank: dict[int, tuple[list[int], list[int]]] = {}
-        self.groups: list[int] = []
-        if ranks.bit_count() < len(winning) + len(hand):
-            has |= self._index_ranks()
-        elif has & FIVE_RANKS:
-            self._index_ranks()
         #: What it holds: the bits PAIR .. FIVE_RANKS.
         self.has = has
 
-    def _index_ranks(self) -> int:
-        """Fill ``by_rank`` and ``groups``; return the PAIR .. TWO_RANKS bits."""
-        by_rank = self.by_rank
-        groups = self.groups
-        for c in self.win:
-            r = c >> 2
-            if r in by_rank:
-                by_rank[r][0].append(c)
-                groups.append(r)
-            else:
-                by_rank[r] = ([c], [])
-        for c in self.hand:
-            r = c >> 2
-            if r in by_rank:
-                by_rank[r][1].append(c)
-                groups.append(r)
-            else:
-                by_rank[r] = ([], [c])
-        if not groups:
-            return 0
-        self.groups = groups = sorted(set(groups))
-        has = PAIR if len(groups) == 1 else PAIR | TWO_RANKS
-        for r in groups:
-            w, h = by_rank[r]
-            size = len(w) + len(h)
-            if size >= 3:
-                has |= TRIPS if size == 3 else TRIPS | QUADS
-        return has
+    def cards_of(self, rank: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(winning cards, hand cards) of ``rank``, ascending."""
+        shift = rank * 4
+        base = rank * 16
+        return (_RANK_CARDS[base + (self.w_bits >> shift & 15)],
+                _RANK_CARDS[base + (self.h_bits >> shift & 15)])
 
     def run(self, window: int, suit: int) -> list[_Part]:
         """The parts of the run ``window`` of one suit, lowest card first."""
@@ -212,34 +228,41 @@ def _runs(length: int, royal: bool = False) -> _Finder:
 def _same_rank(k: int) -> _Finder:
     """``k`` cards of one rank."""
     def find(pool: Pool) -> list[list[_Part]]:
-        by_rank = pool.by_rank
-        return [[(w, h, k)] for w, h in map(by_rank.__getitem__, pool.groups)
-                if len(w) + len(h) >= k]
+        found: list[list[_Part]] = []
+        for r in pool.groups:
+            w, h = pool.cards_of(r)
+            if len(w) + len(h) >= k:
+                found.append([(w, h, k)])
+        return found
 
     return find
 
 
 def _full_houses(pool: Pool) -> list[list[_Part]]:
-    by_rank, groups = pool.by_rank, pool.groups
+    groups = pool.groups
     found: list[list[_Part]] = []
     if len(groups) >= 2:
         for a in groups:
-            wa, ha = by_rank[a]
+            wa, ha = pool.cards_of(a)
             if len(wa) + len(ha) >= 3:
-                found += [[(wa, ha, 3), (*by_rank[b], 2)] for b in groups if b != a]
+                for b in groups:
+                    if b != a:
+                        wb, hb = pool.cards_of(b)
+                        found.append([(wa, ha, 3), (wb, hb, 2)])
     return found
 
 
 def _full_sets(pool: Pool) -> list[list[_Part]]:
     """A one-suit run of 3 plus a pair of other cards (of any rank)."""
-    by_rank = pool.by_rank
     found: list[list[_Part]] = []
     if pool.groups:
         for suit, ranks in pool.long_suits:
             for window in _RUNS[3][ranks]:
                 run = pool.run(window, suit)
                 for r in pool.groups:
-                    w, h = by_rank[r]
+                    w: Sequence[int]
+                    h: Sequence[int]
+                    w, h = pool.cards_of(r)
                     if window >> r & 1:  # the run holds this rank's card of its suit
                         c = r * 4 + suit
                         w = [x for x in w if x != c]
@@ -249,20 +272,24 @@ def _full_sets(pool: Pool) -> list[list[_Part]]:
     return found
 
 
+def _suit_cards(bits: int, suit: int) -> list[int]:
+    """The cards of ``suit`` in the card bitmask ``bits``, ascending."""
+    return [c for c in range(suit, 52, 4) if bits >> c & 1]
+
+
 def _flushes(pool: Pool) -> list[list[_Part]]:
-    return [[(sorted(c for c in pool.win if c & 3 == suit),
-              sorted(c for c in pool.hand if c & 3 == suit), 5)]
-            for suit, ranks in pool.long_suits if ranks.bit_count() >= 5]
+    return [[(_suit_cards(pool.w_bits, suit), _suit_cards(pool.h_bits, suit), 5)]
+            for suit, ranks in pool.long_suits if _RANK_COUNT[ranks] >= 5]
 
 
 def _straights(pool: Pool) -> list[list[_Part]]:
-    by_rank = pool.by_rank
-    return [[(*by_rank[r], 1) for r in _RUN_RANKS[window]] for window in _RUNS[5][pool.ranks]]
+    return [[(*pool.cards_of(r), 1) for r in _RUN_RANKS[window]]
+            for window in _RUNS[5][pool.ranks]]
 
 
 def _two_pairs(pool: Pool) -> list[list[_Part]]:
-    by_rank, groups = pool.by_rank, pool.groups
-    return [[(*by_rank[a], 2), (*by_rank[b], 2)]
+    groups = pool.groups
+    return [[(*pool.cards_of(a), 2), (*pool.cards_of(b), 2)]
             for i, a in enumerate(groups) for b in groups[i + 1 :]]
 
 
@@ -285,7 +312,7 @@ class Category:
 
 
 #: Every category, highest points first: the one place they are defined.
-TABLE: tuple[Category, ...] = (
+TABLE: Final[tuple[Category, ...]] = (
     Category("royal_flush", 100, 5, RUN, _runs(5, royal=True)),
     Category("straight_flush", 80, 5, RUN, _runs(5)),
     Category("four_of_a_kind", 50, 4, QUADS, _same_rank(4)),
@@ -300,12 +327,18 @@ TABLE: tuple[Category, ...] = (
     Category("pair", 2, 2, PAIR, _same_rank(2)),
 )
 #: For each value of :attr:`Pool.has`, the (index, row) of the categories it may hold.
-_ROWS: tuple[tuple[tuple[int, Category], ...], ...] = tuple(
+_ROWS: Final[tuple[tuple[tuple[int, Category], ...], ...]] = tuple(
     tuple((i, cat) for i, cat in enumerate(TABLE) if cat.needs & has == cat.needs)
     for has in range(128))
+#: TABLE positions of the categories made of whole ranks.
+_QUADS_AT: Final = 2
+_FULL_HOUSE_AT: Final = 3
+_TRIPS_AT: Final = 8
+_TWO_PAIRS_AT: Final = 10
+_PAIR_AT: Final = 11
 #: Category id -> its row.
-CATEGORIES: dict[str, Category] = {cat.name: cat for cat in TABLE}
-POINTS: dict[str, int] = {cat.name: cat.points for cat in TABLE}
+CATEGORIES: Final[dict[str, Category]] = {cat.name: cat for cat in TABLE}
+POINTS: Final[dict[str, int]] = {cat.name: cat.points for cat in TABLE}
 
 
 def categories_of(cards: Sequence[int]) -> list[str]:
@@ -325,33 +358,81 @@ def forms(category: str, cards: Sequence[int]) -> bool:
 def declarations(hand: Sequence[int]) -> list[tuple[str, tuple[int, ...]]]:
     """Every distinct (category, sorted cards) a hand holds, highest points
     first, then by cards in canonical order."""
-    pool = Pool(sorted(hand))
+    return [(TABLE[order].name, chosen) for order, chosen in _declarations(hand)]
+
+
+def _declarations(hand: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:
+    """:func:`declarations` with each category as its index in :data:`TABLE`."""
+    pool = Pool(hand)
     if not pool.has:
         return []
+    if pool.has & (RUN | FIVE_SUITED | FIVE_RANKS):
+        return _declarations_found(pool)
+    return _same_rank_declarations(pool)
+
+
+def _declarations_found(pool: Pool) -> list[tuple[int, tuple[int, ...]]]:
+    """Every declaration of a hand's pool, by every finder (the general way)."""
     found: set[tuple[int, tuple[int, ...]]] = set()
     for order, cat in _ROWS[pool.has]:
         for parts in cat.find(pool):
-            # Every part's cards are sorted (the pool is), so one part's choices are too.
+            # Every part's cards are sorted (the pool's are), so one part's choices are too.
             if len(parts) == 1:
                 w, _, k = parts[0]
                 found.update([(order, chosen) for chosen in combinations(w, k)])
             else:
                 for choice in product(*[combinations(w, k) for w, _, k in parts]):
                     found.add((order, tuple(sorted(chain.from_iterable(choice)))))
-    return [(TABLE[order].name, run) for order, run in sorted(found)]
+    return sorted(found)
+
+
+def _same_rank_declarations(pool: Pool) -> list[tuple[int, tuple[int, ...]]]:
+    """The declarations of a hand's pool holding no suited run, flush or straight:
+    only whole-rank categories, listed directly (most hands; what
+    :func:`_declarations_found` gives, without the finders' generality)."""
+    found: list[tuple[int, tuple[int, ...]]] = []
+    groups = pool.groups
+    for i, a in enumerate(groups):
+        cards_a = pool.cards_of(a)[0]
+        if len(cards_a) == 4:
+            found.append((_QUADS_AT, cards_a))
+        if len(cards_a) >= 3:
+            for b in groups:
+                if b != a:
+                    for three in combinations(cards_a, 3):
+                        for two in combinations(pool.cards_of(b)[0], 2):
+                            found.append((_FULL_HOUSE_AT, tuple(sorted(three + two))))
+            found.extend([(_TRIPS_AT, three) for three in combinations(cards_a, 3)])
+        pairs_a = list(combinations(cards_a, 2))
+        found.extend([(_PAIR_AT, pair) for pair in pairs_a])
+        for b in groups[i + 1 :]:
+            for two in combinations(pool.cards_of(b)[0], 2):
+                found.extend([(_TWO_PAIRS_AT, pair + two) for pair in pairs_a])
+    found.sort()
+    return found
 
 
 # -- lay-off ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+# Extension and LayOffResult are plain classes, not dataclasses: compiled, a
+# dataclass's __init__ is the interpreted one the dataclasses module writes, and
+# every declaration makes one of these.  Treat them as frozen.
 class Extension:
     """An opponent's extended hand: the cards it lays off and what they form."""
 
-    seat: int
-    laid: tuple[int, ...]
-    category: str
-    cards: tuple[int, ...]
+    __slots__ = ("cards", "category", "laid", "seat")
+
+    def __init__(self, seat: int, laid: tuple[int, ...], category: str,
+                 cards: tuple[int, ...]) -> None:
+        self.seat = seat
+        self.laid = laid
+        self.category = category
+        self.cards = cards
+
+    def __repr__(self) -> str:
+        return (f"Extension(seat={self.seat}, laid={self.laid}, category={self.category!r}, "
+                f"cards={self.cards})")
 
     @property
     def points(self) -> int:
@@ -431,14 +512,21 @@ def extensions(
             None if multi is None else _witness(seat, multi))
 
 
-@dataclass(frozen=True)
 class LayOffResult:
     """Who scores after a declaration, and why."""
 
-    outcome: str  # "declarer" | "lay_off" | "nullified"
-    scorer: int | None
-    points: int
-    lay_off: Extension | None
+    __slots__ = ("lay_off", "outcome", "points", "scorer")
+
+    def __init__(self, outcome: str, scorer: int | None, points: int,
+                 lay_off: Extension | None) -> None:
+        self.outcome = outcome  # "declarer" | "lay_off" | "nullified"
+        self.scorer = scorer
+        self.points = points
+        self.lay_off = lay_off
+
+    def __repr__(self) -> str:
+        return (f"LayOffResult(outcome={self.outcome!r}, scorer={self.scorer}, "
+                f"points={self.points}, lay_off={self.lay_off!r})")
 
 
 def resolve_declaration(
@@ -460,44 +548,75 @@ def resolve_declaration(
         elif multi is not None and nullifier is None:
             nullifier = seat, multi
     if best is not None:
-        ext = _witness(*best)
+        ext = _witness(best[0], best[1])
         return LayOffResult("lay_off", best[0], ext.points, ext)
     if nullifier is not None:
-        return LayOffResult("nullified", None, 0, _witness(*nullifier))
+        return LayOffResult("nullified", None, 0, _witness(nullifier[0], nullifier[1]))
     return LayOffResult("declarer", declarer, points, None)
 
 
 # -- the game -------------------------------------------------------------------
 
 #: The deck in a fixed order, to shuffle (the order of ``cards.standard_deck``).
-_DECK: tuple[str, ...] = tuple(cards.standard_deck())
+_DECK: Final[tuple[str, ...]] = tuple(cards.standard_deck())
 #: The same deck as int cards: shuffling ints deals the same cards.
-_DECK_CARDS: tuple[int, ...] = tuple(CARD[name] for name in _DECK)
+_DECK_CARDS: Final[tuple[int, ...]] = tuple(CARD[name] for name in _DECK)
 
 
-@cache
-def _declare_action(category: str, winning: tuple[int, ...]) -> Action:
-    return f"declare {category} {' '.join(card_names(winning))}"
+# Memo tables keyed by small ints: compiled, a dict lookup by int is several
+# times cheaper than a functools.cache call.  They stay small: one entry per
+# (category, cards) declaration or (seat, card) event ever made.
+#: (cards as a bitmask) << 4 | category index -> the declare action.
+_DECLARE_ACTIONS: Final[dict[int, Action]] = {}
+#: A declare action -> (category, winning cards).
+_DECLARED: Final[dict[Action, tuple[str, tuple[int, ...]]]] = {}
 
 
-@cache
+def _declare_action(order: int, winning: tuple[int, ...]) -> Action:
+    """The action declaring ``winning`` as the category ``TABLE[order]``."""
+    key = order
+    for c in winning:
+        key |= 1 << (c + 4)
+    action = _DECLARE_ACTIONS.get(key)
+    if action is None:
+        category = TABLE[order].name
+        action = f"declare {category} {' '.join(card_names(winning))}"
+        _DECLARE_ACTIONS[key] = action
+        _DECLARED[action] = category, winning
+    return action
+
+
 def _parse_declaration(action: Action) -> tuple[str, tuple[int, ...]]:
     """(category, winning cards) of a ``declare`` action."""
-    _, category, *names = action.split()
-    return category, tuple(CARD[name] for name in names)
+    found = _DECLARED.get(action)
+    if found is None:  # every legal one was listed, so made above: a safety net
+        _, category, *names = action.split()
+        found = category, tuple(CARD[name] for name in names)
+    return found
 
 
-# Shared, immutable Event objects for the events of every turn.
-@cache
+# Shared, immutable Event objects for the events of every turn, by int key.
+_DRAW_EVENTS: Final[dict[int, tuple[Event, Event]]] = {}
+_CARD_EVENTS: Final[dict[int, Event]] = {}
+
+
 def _draw_events(seat: int, stock_size: int, card: int) -> tuple[Event, Event]:
-    return (Event("draw", {"seat": seat, "source": "stock", "stock_size": stock_size}),
+    key = (seat * 64 + stock_size) * 64 + card
+    events = _DRAW_EVENTS.get(key)
+    if events is None:
+        events = _DRAW_EVENTS[key] = (
+            Event("draw", {"seat": seat, "source": "stock", "stock_size": stock_size}),
             Event("drawn", {"seat": seat, "card": NAMES[card]}, (seat,)))
+    return events
 
 
-@cache
 def _card_event(kind: str, seat: int, card: int) -> Event:
     """A public ``take`` or ``discard`` event."""
-    return Event(kind, {"seat": seat, "card": NAMES[card]})
+    key = (seat * 64 + card) * 2 + (kind == "take")
+    event = _CARD_EVENTS.get(key)
+    if event is None:
+        event = _CARD_EVENTS[key] = Event(kind, {"seat": seat, "card": NAMES[card]})
+    return event
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -595,7 +714,8 @@ class FiveCardRummyState(State):
         self.dealer = next_dealer
         summary["next_dealer"] = next_dealer
         self.last_hand = summary
-        self.emit("hand_end", **summary)
+        # Not emit(**summary): compiled, a ** call goes the slow generic way.
+        self.events.append(_tuple_new(Event, ("hand_end", summary.copy(), None)))
         if max(self.totals) >= self.target:
             self._end_game("target")
         elif self.hand_number >= self.max_hands:
@@ -621,8 +741,8 @@ class FiveCardRummyState(State):
 
     def _start_actions(self) -> list[Action]:
         actions = [DRAW_STOCK, TAKE_DISCARD] if self.pile else [DRAW_STOCK]
-        for category, winning in declarations(self.hands[self.current]):
-            actions.append(_declare_action(category, winning))
+        for order, winning in _declarations(self.hands[self.current]):
+            actions.append(_declare_action(order, winning))
         return actions
 
     def _discard_actions(self) -> list[Action]:
@@ -637,7 +757,8 @@ class FiveCardRummyState(State):
         elif action.startswith("discard "):
             self._discard(CARD[action[8:]])
         else:
-            self._declare(*_parse_declaration(action))
+            category, winning = _parse_declaration(action)
+            self._declare(category, winning)
 
     def _draw_stock(self) -> None:
         seat = self.current
@@ -651,7 +772,7 @@ class FiveCardRummyState(State):
         public = self._public
         public["phase"] = "discard"
         public["stock_size"] = len(self.stock)
-        public["hand_sizes"] = (*map(len, self.hands),)
+        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
 
     def _reshuffle(self) -> None:
         # More cards than hands hold always lie outside them (52 > 6 * 5 + 1).
@@ -670,7 +791,7 @@ class FiveCardRummyState(State):
         insort(self.hands[seat], card)
         known = self.known[seat]
         insort(known, card)
-        self._known_names[seat] = (*card_names(known),)
+        self._known_names[seat] = tuple(card_names(known))
         self.taken = card
         self.phase = DISCARD
         self.events.append(_card_event("take", seat, card))
@@ -678,7 +799,7 @@ class FiveCardRummyState(State):
         public["phase"] = "discard"
         public["taken"] = NAMES[card]
         self._public_pile()
-        public["hand_sizes"] = (*map(len, self.hands),)
+        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
         public["known_cards"] = (*self._known_names,)
 
     def _discard(self, card: int) -> None:
@@ -688,7 +809,7 @@ class FiveCardRummyState(State):
         public = self._public
         if card in known:
             known.remove(card)
-            self._known_names[seat] = (*card_names(known),)
+            self._known_names[seat] = tuple(card_names(known))
             public["known_cards"] = (*self._known_names,)
         self.pile.append(card)
         self._pile_names.append(NAMES[card])
@@ -709,7 +830,7 @@ class FiveCardRummyState(State):
         public["turn_number"] = self.turns_done + 1
         public["taken"] = None
         self._public_pile()
-        public["hand_sizes"] = (*map(len, self.hands),)
+        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
 
     def _declare(self, category: str, winning: tuple[int, ...]) -> None:
         seat = self.current
@@ -744,7 +865,7 @@ class FiveCardRummyState(State):
             "discard_top": pile[-1] if pile else None,
             "discard_pile": (*pile,),
             "stock_size": len(self.stock),
-            "hand_sizes": (*map(len, self.hands),),
+            "hand_sizes": tuple([len(hand) for hand in self.hands]),
             "known_cards": (*self._known_names,),
             "scores": (*self.totals,),
             "target": self.target,
@@ -765,7 +886,7 @@ class FiveCardRummyState(State):
         if seat is None:
             del obs["hand"], obs["drawn"]
         else:
-            obs["hand"] = (*map(NAMES.__getitem__, self.hands[seat]),)
+            obs["hand"] = tuple([NAMES[c] for c in self.hands[seat]])
             # The drawn card is -1 once the turn is over, and when the game is.
             if self.drawn >= 0 and seat == self.current:
                 obs["drawn"] = NAMES[self.drawn]

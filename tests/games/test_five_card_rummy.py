@@ -16,11 +16,16 @@ from arena.games.base import GameNotOverError, IllegalActionError, OptionError
 from arena.games.cards import standard_deck
 from arena.games.five_card_rummy import (
     CATEGORIES,
+    FIVE_RANKS,
+    FIVE_SUITED,
     NAMES,
     POINTS,
+    RUN,
     TABLE,
     FiveCardRummyState,
     Pool,
+    _declarations,
+    _declarations_found,
     _search,
     categories_of,
     declarations,
@@ -219,6 +224,25 @@ def test_declarations_equal_every_subset_checked(hand: list[int]) -> None:
     got = declarations(hand)
     assert len(got) == len(set(got)) and set(got) == expected
     assert [POINTS[c] for c, _ in got] == sorted((POINTS[c] for c, _ in got), reverse=True)
+
+
+def test_whole_rank_declarations_equal_the_finders() -> None:
+    """The direct listing of a hand without runs, flushes or straights (most
+    hands) gives what every finder gives, in the same order, full houses, two
+    pairs and four of a kind included (hands drawn from few ranks)."""
+    rng = random.Random(31)
+    checked = Counter[str]()
+    for _ in range(4000):
+        ranks = rng.sample(range(13), rng.randint(1, 4))
+        pool_cards = [r * 4 + s for r in ranks for s in range(4)]
+        hand = rng.sample(pool_cards, min(len(pool_cards), rng.randint(2, 9)))
+        pool = Pool(hand)
+        if not pool.has or pool.has & (RUN | FIVE_SUITED | FIVE_RANKS):
+            continue
+        got = _declarations(hand)
+        assert got == _declarations_found(pool), hand
+        checked.update(TABLE[order].name for order, _ in got)
+    assert {"four_of_a_kind", "full_house", "three_of_a_kind", "two_pairs", "pair"} <= set(checked)
 
 
 # -- lay-off ----------------------------------------------------------------------
