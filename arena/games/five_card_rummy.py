@@ -106,6 +106,9 @@ _RANK_COUNT: Final[tuple[int, ...]] = tuple(mask.bit_count() for mask in range(1
 #: _RUNS[length][ranks]: every run of ``length`` ranks inside the rank bitmask
 #: ``ranks``; a table because lookups are hot.
 _RUNS: Final[dict[int, tuple[tuple[int, ...], ...]]] = {n: _runs_table(n) for n in (3, 4, 5)}
+#: _RUNS[3] and _RUNS[5] by name, for the pools (no dict lookup).
+_RUNS_OF_3: Final = _RUNS[3]
+_RUNS_OF_5: Final = _RUNS[5]
 
 
 # -- the categories ------------------------------------------------------------------
@@ -134,23 +137,24 @@ FIVE_RANKS: Final = 64
 _RANK_CARDS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(rank * 4 + suit for suit in range(4) if suits >> suit & 1)
     for rank in range(13) for suits in range(16))
+#: The same index -> every pair and every three of those cards, ascending.
+_RANK_PAIRS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(combinations(cards_, 2)) for cards_ in _RANK_CARDS)
+_RANK_TRIPLES: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(combinations(cards_, 3)) for cards_ in _RANK_CARDS)
 
 
 class Pool:
     """Cards indexed for the finders: winning cards (``w``) and one opponent's
     hand (``h``).  A hand looking for its own declarations is all ``w``.
 
-    The cards are kept as bitmasks (bit ``c`` = card ``c``), so a rank's cards
-    (:meth:`cards_of`) come out ascending whatever order they were given in."""
+    It takes the cards as bitmasks (:func:`card_bits`), so a rank's cards
+    (:meth:`cards_of`) come out ascending whatever order they were in; the
+    game keeps each hand's bitmask up to date."""
 
     __slots__ = ("groups", "h_bits", "has", "long_suits", "ranks", "w_bits")
 
-    def __init__(self, winning: Sequence[int], hand: Sequence[int] = ()) -> None:
-        w_bits = h_bits = 0
-        for c in winning:
-            w_bits |= 1 << c
-        for c in hand:
-            h_bits |= 1 << c
+    def __init__(self, w_bits: int, h_bits: int = 0) -> None:
         self.w_bits = w_bits
         self.h_bits = h_bits
         all_bits = w_bits | h_bits
@@ -182,20 +186,26 @@ class Pool:
             has |= PAIR if len(self.groups) == 1 else PAIR | TWO_RANKS
         #: Rank bitmask of all the cards.
         self.ranks = ranks
+        if _RUNS_OF_5[ranks]:
+            has |= FIVE_RANKS
         #: (suit, rank bitmask) of the suits with three cards or more.
         self.long_suits: list[tuple[int, int]] = []
-        if _RUNS[5][ranks]:
-            has |= FIVE_RANKS
-        for suit, mask in enumerate((s0, s1, s2, s3)):
-            size = _RANK_COUNT[mask]
-            if size >= 3:
-                self.long_suits.append((suit, mask))
-                if _RUNS[3][mask]:
-                    has |= RUN
-                if size >= 5:
-                    has |= FIVE_SUITED
         #: What it holds: the bits PAIR .. FIVE_RANKS.
-        self.has = has
+        self.has = has | self._suit(0, s0) | self._suit(1, s1) | self._suit(2, s2) \
+            | self._suit(3, s3)
+
+    def _suit(self, suit: int, ranks: int) -> int:
+        """Note the suit's cards (rank bitmask ``ranks``) if three or more;
+        return its RUN and FIVE_SUITED bits."""
+        size = _RANK_COUNT[ranks]
+        if size < 3:
+            return 0
+        self.long_suits.append((suit, ranks))
+        return (RUN if _RUNS_OF_3[ranks] else 0) | (FIVE_SUITED if size >= 5 else 0)
+
+    def held(self, rank: int) -> int:
+        """The :data:`_RANK_CARDS` index of the winning cards of ``rank``."""
+        return rank * 16 + (self.w_bits >> (rank * 4) & 15)
 
     def cards_of(self, rank: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(winning cards, hand cards) of ``rank``, ascending."""
@@ -212,6 +222,14 @@ class Pool:
             c = r * 4 + suit
             parts.append(((c,), (), 1) if w_bits >> c & 1 else ((), (c,), 1))
         return parts
+
+
+def card_bits(cards: Sequence[int]) -> int:
+    """The bitmask of int cards (bit ``c`` = card ``c``), as :class:`Pool` takes them."""
+    bits = 0
+    for c in cards:
+        bits |= 1 << c
+    return bits
 
 
 def _runs(length: int, royal: bool = False) -> _Finder:
@@ -257,7 +275,7 @@ def _full_sets(pool: Pool) -> list[list[_Part]]:
     found: list[list[_Part]] = []
     if pool.groups:
         for suit, ranks in pool.long_suits:
-            for window in _RUNS[3][ranks]:
+            for window in _RUNS_OF_3[ranks]:
                 run = pool.run(window, suit)
                 for r in pool.groups:
                     w: Sequence[int]
@@ -284,7 +302,7 @@ def _flushes(pool: Pool) -> list[list[_Part]]:
 
 def _straights(pool: Pool) -> list[list[_Part]]:
     return [[(*pool.cards_of(r), 1) for r in _RUN_RANKS[window]]
-            for window in _RUNS[5][pool.ranks]]
+            for window in _RUNS_OF_5[pool.ranks]]
 
 
 def _two_pairs(pool: Pool) -> list[list[_Part]]:
@@ -343,7 +361,7 @@ POINTS: Final[dict[str, int]] = {cat.name: cat.points for cat in TABLE}
 
 def categories_of(cards: Sequence[int]) -> list[str]:
     """Every category ``cards`` (all of them) form, highest first."""
-    pool = Pool(cards)
+    pool = Pool(card_bits(cards))
     n = len(cards)
     return [cat.name for cat in TABLE
             if cat.size == n and cat.found_in(pool)]
@@ -352,17 +370,17 @@ def categories_of(cards: Sequence[int]) -> list[str]:
 def forms(category: str, cards: Sequence[int]) -> bool:
     """True if ``cards`` are exactly the cards of a ``category`` hand."""
     cat = CATEGORIES[category]
-    return len(cards) == cat.size and bool(cat.found_in(Pool(cards)))
+    return len(cards) == cat.size and bool(cat.found_in(Pool(card_bits(cards))))
 
 
 def declarations(hand: Sequence[int]) -> list[tuple[str, tuple[int, ...]]]:
     """Every distinct (category, sorted cards) a hand holds, highest points
     first, then by cards in canonical order."""
-    return [(TABLE[order].name, chosen) for order, chosen in _declarations(hand)]
+    return [(TABLE[order].name, chosen) for order, chosen in _declarations(card_bits(hand))]
 
 
-def _declarations(hand: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:
-    """:func:`declarations` with each category as its index in :data:`TABLE`."""
+def _declarations(hand: int) -> list[tuple[int, tuple[int, ...]]]:
+    """:func:`declarations` of a hand's bitmask, each category as its index in :data:`TABLE`."""
     pool = Pool(hand)
     if not pool.has:
         return []
@@ -390,23 +408,26 @@ def _same_rank_declarations(pool: Pool) -> list[tuple[int, tuple[int, ...]]]:
     """The declarations of a hand's pool holding no suited run, flush or straight:
     only whole-rank categories, listed directly (most hands; what
     :func:`_declarations_found` gives, without the finders' generality)."""
-    found: list[tuple[int, tuple[int, ...]]] = []
     groups = pool.groups
+    if len(groups) == 1 and len(_RANK_PAIRS[pool.held(groups[0])]) == 1:
+        return [(_PAIR_AT, _RANK_PAIRS[pool.held(groups[0])][0])]  # one pair: most such hands
+    found: list[tuple[int, tuple[int, ...]]] = []
     for i, a in enumerate(groups):
-        cards_a = pool.cards_of(a)[0]
+        held_a = pool.held(a)
+        cards_a = _RANK_CARDS[held_a]
         if len(cards_a) == 4:
             found.append((_QUADS_AT, cards_a))
         if len(cards_a) >= 3:
             for b in groups:
                 if b != a:
-                    for three in combinations(cards_a, 3):
-                        for two in combinations(pool.cards_of(b)[0], 2):
+                    for three in _RANK_TRIPLES[held_a]:
+                        for two in _RANK_PAIRS[pool.held(b)]:
                             found.append((_FULL_HOUSE_AT, tuple(sorted(three + two))))
-            found.extend([(_TRIPS_AT, three) for three in combinations(cards_a, 3)])
-        pairs_a = list(combinations(cards_a, 2))
+            found.extend([(_TRIPS_AT, three) for three in _RANK_TRIPLES[held_a]])
+        pairs_a = _RANK_PAIRS[held_a]
         found.extend([(_PAIR_AT, pair) for pair in pairs_a])
         for b in groups[i + 1 :]:
-            for two in combinations(pool.cards_of(b)[0], 2):
+            for two in _RANK_PAIRS[pool.held(b)]:
                 found.extend([(_TWO_PAIRS_AT, pair + two) for pair in pairs_a])
     found.sort()
     return found
@@ -486,18 +507,23 @@ def _search(pool: Pool, above: int, at_most: int = 100,
 def _witness(seat: int, found: _Found) -> Extension:
     """The extension of ``found``: which hand cards it lays off, which winning cards it keeps."""
     cat, parts, from_hand = found
-    takes = [max(0, k - len(w)) for w, _, k in parts]
-    extra = from_hand - sum(takes)
-    for i, (_, h, k) in enumerate(parts):
-        add = min(extra, min(k, len(h)) - takes[i])
-        takes[i] += add
-        extra -= add
+    # Each part takes the hand cards it must (more than its winning cards), then
+    # the hand cards still to lay off go to the first parts that can hold them.
+    extra = from_hand
+    for w, _, k in parts:
+        extra -= max(0, k - len(w))
     laid: list[int] = []
     chosen: list[int] = []
-    for (w, h, k), t in zip(parts, takes, strict=True):
-        laid.extend(h[:t])
-        chosen.extend(h[:t])
-        chosen.extend(w[: k - t])
+    for w, h, k in parts:
+        take = max(0, k - len(w))
+        add = min(extra, min(k, len(h)) - take)
+        take += add
+        extra -= add
+        for i in range(take):
+            laid.append(h[i])
+            chosen.append(h[i])
+        for i in range(k - take):
+            chosen.append(w[i])
     return Extension(seat, tuple(sorted(laid)), cat.name, tuple(sorted(chosen)))
 
 
@@ -507,7 +533,7 @@ def extensions(
     """An opponent's best one-card extension and best multi-card extension of
     ``winning`` scoring more than ``above`` points (``None`` where there is none).
     Categories scoring more than ``at_most`` are not searched."""
-    single, multi = _search(Pool(winning, hand), above, at_most)
+    single, multi = _search(Pool(card_bits(winning), card_bits(hand)), above, at_most)
     return (None if single is None else _witness(seat, single),
             None if multi is None else _witness(seat, multi))
 
@@ -536,6 +562,11 @@ def resolve_declaration(
 
     ``lay_off`` is the scoring one-card extension, or for a nullified hand the
     best multi-card extension of the nearest opponent clockwise that has one."""
+    return _resolve(declarer, card_bits(winning), points, [card_bits(h) for h in hands])
+
+
+def _resolve(declarer: int, winning: int, points: int, hands: list[int]) -> LayOffResult:
+    """:func:`resolve_declaration` of cards as bitmasks."""
     n = len(hands)
     best: tuple[int, _Found] | None = None
     nullifier: tuple[int, _Found] | None = None
@@ -593,6 +624,13 @@ def _parse_declaration(action: Action) -> tuple[str, tuple[int, ...]]:
         _, category, *names = action.split()
         found = category, tuple(CARD[name] for name in names)
     return found
+
+
+def _event(kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
+    """The event ``State.emit(kind, to, **data)`` records, made without its
+    keyword-argument call (compiled, those go the slow generic way; these are
+    the events of every hand)."""
+    return _tuple_new(Event, (kind, data, to))  # skips the NamedTuple's Python __new__
 
 
 # Shared, immutable Event objects for the events of every turn, by int key.
@@ -666,6 +704,8 @@ class FiveCardRummyState(State):
         self.hand_number = 0
         self.dealer = 0
         self.hands: list[list[int]] = [[] for _ in range(n)]
+        #: Each hand as a bitmask (card_bits), kept beside it for the pools.
+        self.hand_bits: list[int] = [0] * n
         self.known: list[list[int]] = [[] for _ in range(n)]
         self.stock: list[int] = []
         self.pile: list[int] = []
@@ -694,6 +734,7 @@ class FiveCardRummyState(State):
         for hand in hands:
             hand.sort()
         self.hands = hands
+        self.hand_bits = [card_bits(hand) for hand in hands]
         self.pile = []
         self._pile_names = []
         self.known = [[] for _ in range(n)]
@@ -703,10 +744,12 @@ class FiveCardRummyState(State):
         self.turns_done = 0
         self.drawn = self.taken = -1
         self._refresh_public()
-        self.emit("hand_start", hand=self.hand_number, dealer=self.dealer, first=first,
-                  scores=list(self.totals))
+        events = self.events
+        events.append(_event("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
+                                            "first": first, "scores": list(self.totals)}))
         for seat in range(n):
-            self.emit("deal", to=[seat], seat=seat, cards=card_names(self.hands[seat]))
+            events.append(_event("deal", {"seat": seat, "cards": card_names(hands[seat])},
+                                 (seat,)))
 
     def _end_hand(self, summary: dict[str, Any], next_dealer: int) -> None:
         summary["hands"] = [card_names(h) for h in self.hands]
@@ -714,8 +757,7 @@ class FiveCardRummyState(State):
         self.dealer = next_dealer
         summary["next_dealer"] = next_dealer
         self.last_hand = summary
-        # Not emit(**summary): compiled, a ** call goes the slow generic way.
-        self.events.append(_tuple_new(Event, ("hand_end", summary.copy(), None)))
+        self.events.append(_event("hand_end", summary.copy()))
         if max(self.totals) >= self.target:
             self._end_game("target")
         elif self.hand_number >= self.max_hands:
@@ -741,7 +783,7 @@ class FiveCardRummyState(State):
 
     def _start_actions(self) -> list[Action]:
         actions = [DRAW_STOCK, TAKE_DISCARD] if self.pile else [DRAW_STOCK]
-        for order, winning in _declarations(self.hands[self.current]):
+        for order, winning in _declarations(self.hand_bits[self.current]):
             actions.append(_declare_action(order, winning))
         return actions
 
@@ -766,6 +808,7 @@ class FiveCardRummyState(State):
             self._reshuffle()
         card = self.stock.pop()
         insort(self.hands[seat], card)
+        self.hand_bits[seat] |= 1 << card
         self.drawn = card
         self.phase = DISCARD
         self.events.extend(_draw_events(seat, len(self.stock), card))  # compiled: no list += tuple
@@ -789,6 +832,7 @@ class FiveCardRummyState(State):
         card = self.pile.pop()
         self._pile_names.pop()
         insort(self.hands[seat], card)
+        self.hand_bits[seat] |= 1 << card
         known = self.known[seat]
         insort(known, card)
         self._known_names[seat] = tuple(card_names(known))
@@ -805,6 +849,7 @@ class FiveCardRummyState(State):
     def _discard(self, card: int) -> None:
         seat = self.current
         self.hands[seat].remove(card)
+        self.hand_bits[seat] &= ~(1 << card)
         known = self.known[seat]
         public = self._public
         if card in known:
@@ -835,8 +880,9 @@ class FiveCardRummyState(State):
     def _declare(self, category: str, winning: tuple[int, ...]) -> None:
         seat = self.current
         points = POINTS[category]
-        self.emit("declare", seat=seat, category=category, cards=card_names(winning), points=points)
-        result = resolve_declaration(seat, winning, points, self.hands)
+        self.events.append(_event("declare", {"seat": seat, "category": category,
+                                              "cards": card_names(winning), "points": points}))
+        result = _resolve(seat, card_bits(winning), points, self.hand_bits)
         if result.scorer is not None:
             self.totals[result.scorer] += result.points
         summary: dict[str, Any] = {

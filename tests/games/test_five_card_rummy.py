@@ -27,6 +27,7 @@ from arena.games.five_card_rummy import (
     _declarations,
     _declarations_found,
     _search,
+    card_bits,
     categories_of,
     declarations,
     extensions,
@@ -236,10 +237,10 @@ def test_whole_rank_declarations_equal_the_finders() -> None:
         ranks = rng.sample(range(13), rng.randint(1, 4))
         pool_cards = [r * 4 + s for r in ranks for s in range(4)]
         hand = rng.sample(pool_cards, min(len(pool_cards), rng.randint(2, 9)))
-        pool = Pool(hand)
+        pool = Pool(card_bits(hand))
         if not pool.has or pool.has & (RUN | FIVE_SUITED | FIVE_RANKS):
             continue
-        got = _declarations(hand)
+        got = _declarations(card_bits(hand))
         assert got == _declarations_found(pool), hand
         checked.update(TABLE[order].name for order, _ in got)
     assert {"four_of_a_kind", "full_house", "three_of_a_kind", "two_pairs", "pair"} <= set(checked)
@@ -356,7 +357,7 @@ def declaration_and_hand(draw: st.DrawFn) -> tuple[list[int], list[int], int]:
 def test_lay_off_search_equals_brute_force(case: tuple[list[int], list[int], int]) -> None:
     winning, hand, above = case
     best_single, best_multi = brute_extensions(winning, hand, above)
-    single, multi = _search(Pool(winning, hand), above, first_single=True)
+    single, multi = _search(Pool(card_bits(winning), card_bits(hand)), above, first_single=True)
     assert (single[0].points if single else 0) == best_single
     if not best_single:
         assert (multi[0].points if multi else 0) == best_multi
