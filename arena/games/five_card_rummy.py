@@ -381,12 +381,55 @@ def declarations(hand: Sequence[int]) -> list[tuple[str, tuple[int, ...]]]:
 
 def _declarations(hand: int) -> list[tuple[int, tuple[int, ...]]]:
     """:func:`declarations` of a hand's bitmask, each category as its index in :data:`TABLE`."""
+    if not _may_run(hand):
+        pairs = _paired_ranks(hand)
+        if not pairs:
+            return []
+        if not pairs & (pairs - 1):  # one rank held twice or more
+            shift = pairs.bit_length() - 1  # 4 * that rank
+            held = _RANK_PAIRS[shift * 4 + (hand >> shift & 15)]  # by rank * 16 + its suits
+            if len(held) == 1:
+                return [(_PAIR_AT, held[0])]
     pool = Pool(hand)
     if not pool.has:
         return []
     if pool.has & (RUN | FIVE_SUITED | FIVE_RANKS):
         return _declarations_found(pool)
     return _same_rank_declarations(pool)
+
+
+# Whole-hand tests on a card bitmask (rank r's four suits are bits 4r .. 4r+3),
+# exact for what Pool.has says of RUN, FIVE_RANKS and FIVE_SUITED and of
+# paired ranks: a turn's declarations need no pool for most hands (no pair, or
+# one pair and nothing else).  Every mask stays below 2**62, a machine int compiled.
+#: Bit 4r of every rank r, and one rank more (the ace again, above the king).
+_LOW_BITS: Final = sum(1 << (4 * rank) for rank in range(14))
+
+
+def _may_run(hand: int) -> bool:
+    """Whether the cards hold a one-suit run of 3, five ranks in a row or five of a suit."""
+    cards_ = hand | (hand & 15) << 52  # the ace also above the king (Q K A, T J Q K A)
+    if cards_ & cards_ >> 4 & cards_ >> 8:
+        return True
+    ranks = (cards_ | cards_ >> 1 | cards_ >> 2 | cards_ >> 3) & _LOW_BITS
+    if ranks & ranks >> 4 & ranks >> 8 & ranks >> 12 & ranks >> 16:
+        return True
+    for suit in range(4):
+        count = hand >> suit & _LOW_BITS  # one suit's cards, one bit per rank's nibble
+        count += count >> 4  # each fold adds pairs of nibbles; a nibble never holds > 13
+        count += count >> 8
+        count += count >> 16
+        count += count >> 32
+        if count & 15 >= 5:
+            return True
+    return False
+
+
+def _paired_ranks(hand: int) -> int:
+    """Bit 4r set for every rank r the cards hold twice or more."""
+    counts = ((hand & _LOW_BITS) + (hand >> 1 & _LOW_BITS) + (hand >> 2 & _LOW_BITS)
+              + (hand >> 3 & _LOW_BITS))  # each rank's nibble: how many of it (0-4)
+    return (counts >> 1 | counts >> 2) & _LOW_BITS
 
 
 def _declarations_found(pool: Pool) -> list[tuple[int, tuple[int, ...]]]:
@@ -690,6 +733,22 @@ class FiveCardRummy(Game):
         return FiveCardRummyState(self, seed)
 
 
+def _deal(deck: list[int], n: int, first: int) -> tuple[list[list[int]], list[int]]:
+    """``cards.deal(deck, n, HAND_SIZE, first)`` with each hand sorted: one card at
+    a time from ``first``, the rest the stock (top card last).  Written out for
+    int cards: compiled, the generic one's slicing costs more than the rest of a
+    hand's deal (tests check they agree)."""
+    hands: list[list[int]] = [[] for _ in range(n)]
+    dealt = n * HAND_SIZE
+    for k in range(dealt):
+        hands[(first + k) % n].append(deck[k])
+    for hand in hands:
+        hand.sort()
+    stock = deck[dealt:]
+    stock.reverse()
+    return hands, stock
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveCardRummyState(State):
     """A game of Five Card Rummy in progress."""
@@ -729,10 +788,7 @@ class FiveCardRummyState(State):
         first = (self.dealer + 1) % n
         deck = ([CARD[name] for name in stacked] if stacked is not None
                 else cards.shuffled(_DECK_CARDS, self.rng))
-        # One card at a time from the player left of the dealer.
-        hands, self.stock = cards.deal(deck, n, HAND_SIZE, first)
-        for hand in hands:
-            hand.sort()
+        hands, self.stock = _deal(deck, n, first)
         self.hands = hands
         self.hand_bits = [card_bits(hand) for hand in hands]
         self.pile = []
