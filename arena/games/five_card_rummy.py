@@ -686,8 +686,8 @@ def _draw_events(seat: int, stock_size: int, card: int) -> tuple[Event, Event]:
     events = _DRAW_EVENTS.get(key)
     if events is None:
         events = _DRAW_EVENTS[key] = (
-            Event("draw", {"seat": seat, "source": "stock", "stock_size": stock_size}),
-            Event("drawn", {"seat": seat, "card": NAMES[card]}, (seat,)))
+            _event("draw", {"seat": seat, "source": "stock", "stock_size": stock_size}),
+            _event("drawn", {"seat": seat, "card": NAMES[card]}, (seat,)))
     return events
 
 
@@ -696,7 +696,7 @@ def _card_event(kind: str, seat: int, card: int) -> Event:
     key = (seat * 64 + card) * 2 + (kind == "take")
     event = _CARD_EVENTS.get(key)
     if event is None:
-        event = _CARD_EVENTS[key] = Event(kind, {"seat": seat, "card": NAMES[card]})
+        event = _CARD_EVENTS[key] = _event(kind, {"seat": seat, "card": NAMES[card]})
     return event
 
 
@@ -731,6 +731,10 @@ class FiveCardRummy(Game):
 
     def new_state(self, seed: int) -> FiveCardRummyState:
         return FiveCardRummyState(self, seed)
+
+
+#: (seat,) for every seat: deciding_seats runs several times a decision.
+_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(6))
 
 
 def _deal(deck: list[int], n: int, first: int) -> tuple[list[list[int]], list[int]]:
@@ -829,7 +833,7 @@ class FiveCardRummyState(State):
 
     # -- decisions -------------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
-        return () if self.phase == OVER else (self.current,)
+        return () if self.phase == OVER else _ONE_SEAT[self.current]
 
     def _legal_actions(self, seat: int) -> list[Action]:
         """Turn start: ``draw stock``, ``take discard`` (if the pile has a card),
