@@ -7,7 +7,17 @@ Internally a card is its index in the canonical order (``cards.CARD_ORDER``:
 rank ace low, then suit), i.e. ``rank * 4 + suit`` with rank 0 = A .. 12 = K
 and suit 0..3 = c d h s, so sorting ints gives the order of every action string
 and observation.  Runs are rank bitmasks (bit r = rank r; the ace is bit 0
-whether low or high, never wrapping).
+whether low or high, never wrapping).  A set of cards is also a card bitmask
+(bit c = card c, :func:`card_bits`): the state keeps one per hand beside its
+sorted list, and pools are built from them.
+
+Speed (the engine is compiled with mypyc, ``arena/games/native.py``): module
+tables are ``Final`` (a plain module name is a dict lookup per use, compiled),
+memo tables are dicts keyed by small ints (not ``functools.cache``), and the hot
+paths avoid ``*``/``**`` calls and dataclass constructors, which compiled code
+makes the slow generic way.  Most turns list their declarations from bitmask
+tests alone (:func:`_declarations`); every shortcut is checked against the
+general finders by the tests.
 
 Every hand category is one row of :data:`TABLE`: its id, points, size and a
 *finder* that lists every way a :class:`Pool` of cards forms it.  The same
