@@ -224,6 +224,12 @@ class Pool:
         return (_RANK_CARDS[base + (self.w_bits >> shift & 15)],
                 _RANK_CARDS[base + (self.h_bits >> shift & 15)])
 
+    def part(self, rank: int, k: int) -> _Part:
+        """The part "``k`` cards of ``rank``" (not ``(*cards_of(rank), k)``: compiled,
+        a starred tuple is built the slow generic way)."""
+        w, h = self.cards_of(rank)
+        return w, h, k
+
     def run(self, window: int, suit: int) -> list[_Part]:
         """The parts of the run ``window`` of one suit, lowest card first."""
         w_bits = self.w_bits
@@ -311,13 +317,12 @@ def _flushes(pool: Pool) -> list[list[_Part]]:
 
 
 def _straights(pool: Pool) -> list[list[_Part]]:
-    return [[(*pool.cards_of(r), 1) for r in _RUN_RANKS[window]]
-            for window in _RUNS_OF_5[pool.ranks]]
+    return [[pool.part(r, 1) for r in _RUN_RANKS[window]] for window in _RUNS_OF_5[pool.ranks]]
 
 
 def _two_pairs(pool: Pool) -> list[list[_Part]]:
     groups = pool.groups
-    return [[(*pool.cards_of(a), 2), (*pool.cards_of(b), 2)]
+    return [[pool.part(a, 2), pool.part(b, 2)]
             for i, a in enumerate(groups) for b in groups[i + 1 :]]
 
 
@@ -914,7 +919,7 @@ class FiveCardRummyState(State):
         public["taken"] = NAMES[card]
         self._public_pile()
         public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
-        public["known_cards"] = (*self._known_names,)
+        public["known_cards"] = tuple(self._known_names)
 
     def _discard(self, card: int) -> None:
         seat = self.current
@@ -925,7 +930,7 @@ class FiveCardRummyState(State):
         if card in known:
             known.remove(card)
             self._known_names[seat] = tuple(card_names(known))
-            public["known_cards"] = (*self._known_names,)
+            public["known_cards"] = tuple(self._known_names)
         self.pile.append(card)
         self._pile_names.append(NAMES[card])
         self.events.append(_card_event("discard", seat, card))
@@ -979,11 +984,11 @@ class FiveCardRummyState(State):
             "max_turns": self.max_turns,
             "taken": NAMES[self.taken] if self.taken >= 0 else None,
             "discard_top": pile[-1] if pile else None,
-            "discard_pile": (*pile,),
+            "discard_pile": tuple(pile),
             "stock_size": len(self.stock),
             "hand_sizes": tuple([len(hand) for hand in self.hands]),
-            "known_cards": (*self._known_names,),
-            "scores": (*self.totals,),
+            "known_cards": tuple(self._known_names),
+            "scores": tuple(self.totals),
             "target": self.target,
             "max_hands": self.max_hands,
             "hand": (), "drawn": None,
@@ -993,7 +998,7 @@ class FiveCardRummyState(State):
         pile = self._pile_names
         public = self._public
         public["discard_top"] = pile[-1] if pile else None
-        public["discard_pile"] = (*pile,)
+        public["discard_pile"] = tuple(pile)
 
     def _observation(self, seat: int | None) -> Observation:
         """The game's fields of the rules page (the base adds the envelope).  A
