@@ -7,7 +7,17 @@ Internally a card is its index in the canonical order (``cards.CARD_ORDER``:
 rank ace low, then suit), i.e. ``rank * 4 + suit`` with rank 0 = A .. 12 = K
 and suit 0..3 = c d h s, so sorting ints gives the order of every action string
 and observation.  Runs are rank bitmasks (bit r = rank r; the ace is bit 0
-whether low or high, never wrapping).
+whether low or high, never wrapping).  A set of cards is also a card bitmask
+(bit c = card c, :func:`card_bits`): the state keeps one per hand beside its
+sorted list, and pools are built from them.
+
+Speed (the engine is compiled with mypyc, ``arena/games/native.py``): module
+tables are ``Final`` (a plain module name is a dict lookup per use, compiled),
+memo tables are dicts keyed by small ints (not ``functools.cache``), and the hot
+paths avoid ``*``/``**`` calls and dataclass constructors, which compiled code
+makes the slow generic way.  Most turns list their declarations from bitmask
+tests alone (:func:`_declarations`); every shortcut is checked against the
+general finders by the tests.
 
 Every hand category is one row of :data:`TABLE`: its id, points, size and a
 *finder* that lists every way a :class:`Pool` of cards forms it.  The same
@@ -29,28 +39,31 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from itertools import chain, combinations, product
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
 from arena.games import cards
 from arena.games.base import Action, Event, Game, Observation, OptionSpec, State
 
-HAND_SIZE = 5
+_tuple_new: Final = tuple.__new__
+
+HAND_SIZE: Final = 5
 
 #: Card names by int (the canonical order), and back.
-NAMES: tuple[str, ...] = tuple(cards.canonical(cards.standard_deck()))
-CARD: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
-_DISCARD_ACTION: tuple[str, ...] = tuple("discard " + name for name in NAMES)
+NAMES: Final[tuple[str, ...]] = tuple(cards.canonical(cards.standard_deck()))
+CARD: Final[dict[str, int]] = {name: i for i, name in enumerate(NAMES)}
+_DISCARD_ACTION: Final[tuple[str, ...]] = tuple("discard " + name for name in NAMES)
 
-DRAW_STOCK = "draw stock"
-TAKE_DISCARD = "take discard"
+DRAW_STOCK: Final = "draw stock"
+TAKE_DISCARD: Final = "take discard"
 
-# Phases.
-START, DISCARD, OVER = 0, 1, 2
-_PHASE_NAMES = ("start", "discard", "over")
+# Phases.  (Final: compiled, a module-level name that is not is a dict lookup per use.)
+START: Final = 0
+DISCARD: Final = 1
+OVER: Final = 2
+_PHASE_NAMES: Final = ("start", "discard", "over")
 
 
 def card_names(cards: Sequence[int]) -> list[str]:
@@ -76,9 +89,9 @@ def _run_ranks(length: int) -> tuple[tuple[int, ...], ...]:
 
 
 #: Rank bitmask of a run -> its ranks, lowest first.
-_RUN_RANKS: dict[int, tuple[int, ...]] = {
+_RUN_RANKS: Final[dict[int, tuple[int, ...]]] = {
     sum(1 << r for r in ranks): ranks for n in (3, 4, 5) for ranks in _run_ranks(n)}
-_ROYAL = sum(1 << r for r in (9, 10, 11, 12, 0))
+_ROYAL: Final = sum(1 << r for r in (9, 10, 11, 12, 0))
 
 
 def _runs_table(length: int) -> tuple[tuple[int, ...], ...]:
@@ -96,9 +109,16 @@ def _runs_table(length: int) -> tuple[tuple[int, ...], ...]:
     return tuple(table)
 
 
+#: Rank bitmask -> how many ranks it holds (compiled, ``int.bit_count`` is a
+#: generic method call; a tuple lookup is not).
+_RANK_COUNT: Final[tuple[int, ...]] = tuple(mask.bit_count() for mask in range(1 << 13))
+
 #: _RUNS[length][ranks]: every run of ``length`` ranks inside the rank bitmask
 #: ``ranks``; a table because lookups are hot.
-_RUNS: dict[int, tuple[tuple[int, ...], ...]] = {n: _runs_table(n) for n in (3, 4, 5)}
+_RUNS: Final[dict[int, tuple[tuple[int, ...], ...]]] = {n: _runs_table(n) for n in (3, 4, 5)}
+#: _RUNS[3] and _RUNS[5] by name, for the pools (no dict lookup).
+_RUNS_OF_3: Final = _RUNS[3]
+_RUNS_OF_5: Final = _RUNS[5]
 
 
 # -- the categories ------------------------------------------------------------------
@@ -113,80 +133,102 @@ _Finder = Callable[["Pool"], list[list[_Part]]]
 #: rank three or four times, two such ranks, a one-suit run of 3, five cards of
 #: a suit, five ranks in a row.  A category's finder can only find something
 #: when the pool has everything the category ``needs``.
-PAIR, TRIPS, QUADS, TWO_RANKS, RUN, FIVE_SUITED, FIVE_RANKS = 1, 2, 4, 8, 16, 32, 64
+PAIR: Final = 1
+TRIPS: Final = 2
+QUADS: Final = 4
+TWO_RANKS: Final = 8
+RUN: Final = 16
+FIVE_SUITED: Final = 32
+FIVE_RANKS: Final = 64
+
+
+#: _RANK_CARDS[rank * 16 + suits]: the cards of ``rank`` in the suits of the
+#: bitmask ``suits``, ascending (a pool keeps its cards as bitmasks).
+_RANK_CARDS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(rank * 4 + suit for suit in range(4) if suits >> suit & 1)
+    for rank in range(13) for suits in range(16))
+#: The same index -> every pair and every three of those cards, ascending.
+_RANK_PAIRS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(combinations(cards_, 2)) for cards_ in _RANK_CARDS)
+_RANK_TRIPLES: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(combinations(cards_, 3)) for cards_ in _RANK_CARDS)
 
 
 class Pool:
     """Cards indexed for the finders: winning cards (``w``) and one opponent's
-    hand (``h``).  A hand looking for its own declarations is all ``w``."""
+    hand (``h``).  A hand looking for its own declarations is all ``w``.
 
-    __slots__ = ("by_rank", "groups", "hand", "has", "long_suits", "ranks", "w_bits", "win")
+    It takes the cards as bitmasks (:func:`card_bits`), so a rank's cards
+    (:meth:`cards_of`) come out ascending whatever order they were in; the
+    game keeps each hand's bitmask up to date."""
 
-    def __init__(self, winning: Sequence[int], hand: Sequence[int] = ()) -> None:
-        suits = [0, 0, 0, 0]
-        w_bits = 0
-        for c in winning:
-            suits[c & 3] |= 1 << (c >> 2)
-            w_bits |= 1 << c
-        for c in hand:
-            suits[c & 3] |= 1 << (c >> 2)
-        ranks = suits[0] | suits[1] | suits[2] | suits[3]
-        self.win, self.hand = winning, hand
+    __slots__ = ("groups", "h_bits", "has", "long_suits", "ranks", "w_bits")
+
+    def __init__(self, w_bits: int, h_bits: int = 0) -> None:
+        self.w_bits = w_bits
+        self.h_bits = h_bits
+        all_bits = w_bits | h_bits
+        # Every rank's suits in one pass; the four suits' rank bitmasks in locals,
+        # not a list: compiled, they stay unboxed machine ints (a pool is built for
+        # every turn and every lay-off check).
+        s0 = s1 = s2 = s3 = ranks = has = 0
+        #: The ranks with two cards or more, ascending.
+        self.groups: list[int] = []
+        for rank in range(13):
+            suits = all_bits >> (rank * 4) & 15
+            if suits:
+                bit = 1 << rank
+                ranks |= bit
+                if suits & 1:
+                    s0 |= bit
+                if suits & 2:
+                    s1 |= bit
+                if suits & 4:
+                    s2 |= bit
+                if suits & 8:
+                    s3 |= bit
+                size = _RANK_COUNT[suits]
+                if size >= 2:
+                    self.groups.append(rank)
+                    if size >= 3:
+                        has |= TRIPS if size == 3 else TRIPS | QUADS
+        if self.groups:
+            has |= PAIR if len(self.groups) == 1 else PAIR | TWO_RANKS
         #: Rank bitmask of all the cards.
         self.ranks = ranks
-        self.w_bits = w_bits
+        if _RUNS_OF_5[ranks]:
+            has |= FIVE_RANKS
         #: (suit, rank bitmask) of the suits with three cards or more.
         self.long_suits: list[tuple[int, int]] = []
-        has = FIVE_RANKS if _RUNS[5][ranks] else 0
-        for suit in range(4):
-            mask = suits[suit]
-            size = mask.bit_count()
-            if size >= 3:
-                self.long_suits.append((suit, mask))
-                if _RUNS[3][mask]:
-                    has |= RUN
-                if size >= 5:
-                    has |= FIVE_SUITED
-        #: (winning cards, hand cards) of each rank present, and the ranks with
-        #: two cards or more, ascending; only the straights need them when no
-        #: rank repeats.
-        self.by_rank: dict[int, tuple[list[int], list[int]]] = {}
-        self.groups: list[int] = []
-        if ranks.bit_count() < len(winning) + len(hand):
-            has |= self._index_ranks()
-        elif has & FIVE_RANKS:
-            self._index_ranks()
         #: What it holds: the bits PAIR .. FIVE_RANKS.
-        self.has = has
+        self.has = has | self._suit(0, s0) | self._suit(1, s1) | self._suit(2, s2) \
+            | self._suit(3, s3)
 
-    def _index_ranks(self) -> int:
-        """Fill ``by_rank`` and ``groups``; return the PAIR .. TWO_RANKS bits."""
-        by_rank = self.by_rank
-        groups = self.groups
-        for c in self.win:
-            r = c >> 2
-            if r in by_rank:
-                by_rank[r][0].append(c)
-                groups.append(r)
-            else:
-                by_rank[r] = ([c], [])
-        for c in self.hand:
-            r = c >> 2
-            if r in by_rank:
-                by_rank[r][1].append(c)
-                groups.append(r)
-            else:
-                by_rank[r] = ([], [c])
-        if not groups:
+    def _suit(self, suit: int, ranks: int) -> int:
+        """Note the suit's cards (rank bitmask ``ranks``) if three or more;
+        return its RUN and FIVE_SUITED bits."""
+        size = _RANK_COUNT[ranks]
+        if size < 3:
             return 0
-        self.groups = groups = sorted(set(groups))
-        has = PAIR if len(groups) == 1 else PAIR | TWO_RANKS
-        for r in groups:
-            w, h = by_rank[r]
-            size = len(w) + len(h)
-            if size >= 3:
-                has |= TRIPS if size == 3 else TRIPS | QUADS
-        return has
+        self.long_suits.append((suit, ranks))
+        return (RUN if _RUNS_OF_3[ranks] else 0) | (FIVE_SUITED if size >= 5 else 0)
+
+    def held(self, rank: int) -> int:
+        """The :data:`_RANK_CARDS` index of the winning cards of ``rank``."""
+        return rank * 16 + (self.w_bits >> (rank * 4) & 15)
+
+    def cards_of(self, rank: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(winning cards, hand cards) of ``rank``, ascending."""
+        shift = rank * 4
+        base = rank * 16
+        return (_RANK_CARDS[base + (self.w_bits >> shift & 15)],
+                _RANK_CARDS[base + (self.h_bits >> shift & 15)])
+
+    def part(self, rank: int, k: int) -> _Part:
+        """The part "``k`` cards of ``rank``" (not ``(*cards_of(rank), k)``: compiled,
+        a starred tuple is built the slow generic way)."""
+        w, h = self.cards_of(rank)
+        return w, h, k
 
     def run(self, window: int, suit: int) -> list[_Part]:
         """The parts of the run ``window`` of one suit, lowest card first."""
@@ -196,6 +238,14 @@ class Pool:
             c = r * 4 + suit
             parts.append(((c,), (), 1) if w_bits >> c & 1 else ((), (c,), 1))
         return parts
+
+
+def card_bits(cards: Sequence[int]) -> int:
+    """The bitmask of int cards (bit ``c`` = card ``c``), as :class:`Pool` takes them."""
+    bits = 0
+    for c in cards:
+        bits |= 1 << c
+    return bits
 
 
 def _runs(length: int, royal: bool = False) -> _Finder:
@@ -212,34 +262,41 @@ def _runs(length: int, royal: bool = False) -> _Finder:
 def _same_rank(k: int) -> _Finder:
     """``k`` cards of one rank."""
     def find(pool: Pool) -> list[list[_Part]]:
-        by_rank = pool.by_rank
-        return [[(w, h, k)] for w, h in map(by_rank.__getitem__, pool.groups)
-                if len(w) + len(h) >= k]
+        found: list[list[_Part]] = []
+        for r in pool.groups:
+            w, h = pool.cards_of(r)
+            if len(w) + len(h) >= k:
+                found.append([(w, h, k)])
+        return found
 
     return find
 
 
 def _full_houses(pool: Pool) -> list[list[_Part]]:
-    by_rank, groups = pool.by_rank, pool.groups
+    groups = pool.groups
     found: list[list[_Part]] = []
     if len(groups) >= 2:
         for a in groups:
-            wa, ha = by_rank[a]
+            wa, ha = pool.cards_of(a)
             if len(wa) + len(ha) >= 3:
-                found += [[(wa, ha, 3), (*by_rank[b], 2)] for b in groups if b != a]
+                for b in groups:
+                    if b != a:
+                        wb, hb = pool.cards_of(b)
+                        found.append([(wa, ha, 3), (wb, hb, 2)])
     return found
 
 
 def _full_sets(pool: Pool) -> list[list[_Part]]:
     """A one-suit run of 3 plus a pair of other cards (of any rank)."""
-    by_rank = pool.by_rank
     found: list[list[_Part]] = []
     if pool.groups:
         for suit, ranks in pool.long_suits:
-            for window in _RUNS[3][ranks]:
+            for window in _RUNS_OF_3[ranks]:
                 run = pool.run(window, suit)
                 for r in pool.groups:
-                    w, h = by_rank[r]
+                    w: Sequence[int]
+                    h: Sequence[int]
+                    w, h = pool.cards_of(r)
                     if window >> r & 1:  # the run holds this rank's card of its suit
                         c = r * 4 + suit
                         w = [x for x in w if x != c]
@@ -249,20 +306,23 @@ def _full_sets(pool: Pool) -> list[list[_Part]]:
     return found
 
 
+def _suit_cards(bits: int, suit: int) -> list[int]:
+    """The cards of ``suit`` in the card bitmask ``bits``, ascending."""
+    return [c for c in range(suit, 52, 4) if bits >> c & 1]
+
+
 def _flushes(pool: Pool) -> list[list[_Part]]:
-    return [[(sorted(c for c in pool.win if c & 3 == suit),
-              sorted(c for c in pool.hand if c & 3 == suit), 5)]
-            for suit, ranks in pool.long_suits if ranks.bit_count() >= 5]
+    return [[(_suit_cards(pool.w_bits, suit), _suit_cards(pool.h_bits, suit), 5)]
+            for suit, ranks in pool.long_suits if _RANK_COUNT[ranks] >= 5]
 
 
 def _straights(pool: Pool) -> list[list[_Part]]:
-    by_rank = pool.by_rank
-    return [[(*by_rank[r], 1) for r in _RUN_RANKS[window]] for window in _RUNS[5][pool.ranks]]
+    return [[pool.part(r, 1) for r in _RUN_RANKS[window]] for window in _RUNS_OF_5[pool.ranks]]
 
 
 def _two_pairs(pool: Pool) -> list[list[_Part]]:
-    by_rank, groups = pool.by_rank, pool.groups
-    return [[(*by_rank[a], 2), (*by_rank[b], 2)]
+    groups = pool.groups
+    return [[pool.part(a, 2), pool.part(b, 2)]
             for i, a in enumerate(groups) for b in groups[i + 1 :]]
 
 
@@ -285,7 +345,7 @@ class Category:
 
 
 #: Every category, highest points first: the one place they are defined.
-TABLE: tuple[Category, ...] = (
+TABLE: Final[tuple[Category, ...]] = (
     Category("royal_flush", 100, 5, RUN, _runs(5, royal=True)),
     Category("straight_flush", 80, 5, RUN, _runs(5)),
     Category("four_of_a_kind", 50, 4, QUADS, _same_rank(4)),
@@ -300,17 +360,23 @@ TABLE: tuple[Category, ...] = (
     Category("pair", 2, 2, PAIR, _same_rank(2)),
 )
 #: For each value of :attr:`Pool.has`, the (index, row) of the categories it may hold.
-_ROWS: tuple[tuple[tuple[int, Category], ...], ...] = tuple(
+_ROWS: Final[tuple[tuple[tuple[int, Category], ...], ...]] = tuple(
     tuple((i, cat) for i, cat in enumerate(TABLE) if cat.needs & has == cat.needs)
     for has in range(128))
+#: TABLE positions of the categories made of whole ranks.
+_QUADS_AT: Final = 2
+_FULL_HOUSE_AT: Final = 3
+_TRIPS_AT: Final = 8
+_TWO_PAIRS_AT: Final = 10
+_PAIR_AT: Final = 11
 #: Category id -> its row.
-CATEGORIES: dict[str, Category] = {cat.name: cat for cat in TABLE}
-POINTS: dict[str, int] = {cat.name: cat.points for cat in TABLE}
+CATEGORIES: Final[dict[str, Category]] = {cat.name: cat for cat in TABLE}
+POINTS: Final[dict[str, int]] = {cat.name: cat.points for cat in TABLE}
 
 
 def categories_of(cards: Sequence[int]) -> list[str]:
     """Every category ``cards`` (all of them) form, highest first."""
-    pool = Pool(cards)
+    pool = Pool(card_bits(cards))
     n = len(cards)
     return [cat.name for cat in TABLE
             if cat.size == n and cat.found_in(pool)]
@@ -319,39 +385,133 @@ def categories_of(cards: Sequence[int]) -> list[str]:
 def forms(category: str, cards: Sequence[int]) -> bool:
     """True if ``cards`` are exactly the cards of a ``category`` hand."""
     cat = CATEGORIES[category]
-    return len(cards) == cat.size and bool(cat.found_in(Pool(cards)))
+    return len(cards) == cat.size and bool(cat.found_in(Pool(card_bits(cards))))
 
 
 def declarations(hand: Sequence[int]) -> list[tuple[str, tuple[int, ...]]]:
     """Every distinct (category, sorted cards) a hand holds, highest points
     first, then by cards in canonical order."""
-    pool = Pool(sorted(hand))
+    return [(TABLE[order].name, chosen) for order, chosen in _declarations(card_bits(hand))]
+
+
+def _declarations(hand: int) -> list[tuple[int, tuple[int, ...]]]:
+    """:func:`declarations` of a hand's bitmask, each category as its index in :data:`TABLE`."""
+    if not _may_run(hand):
+        pairs = _paired_ranks(hand)
+        if not pairs:
+            return []
+        if not pairs & (pairs - 1):  # one rank held twice or more
+            shift = pairs.bit_length() - 1  # 4 * that rank
+            held = _RANK_PAIRS[shift * 4 + (hand >> shift & 15)]  # by rank * 16 + its suits
+            if len(held) == 1:
+                return [(_PAIR_AT, held[0])]
+    pool = Pool(hand)
     if not pool.has:
         return []
+    if pool.has & (RUN | FIVE_SUITED | FIVE_RANKS):
+        return _declarations_found(pool)
+    return _same_rank_declarations(pool)
+
+
+# Whole-hand tests on a card bitmask (rank r's four suits are bits 4r .. 4r+3),
+# exact for what Pool.has says of RUN, FIVE_RANKS and FIVE_SUITED and of
+# paired ranks: a turn's declarations need no pool for most hands (no pair, or
+# one pair and nothing else).  Every mask stays below 2**62, a machine int compiled.
+#: Bit 4r of every rank r, and one rank more (the ace again, above the king).
+_LOW_BITS: Final = sum(1 << (4 * rank) for rank in range(14))
+
+
+def _may_run(hand: int) -> bool:
+    """Whether the cards hold a one-suit run of 3, five ranks in a row or five of a suit."""
+    cards_ = hand | (hand & 15) << 52  # the ace also above the king (Q K A, T J Q K A)
+    if cards_ & cards_ >> 4 & cards_ >> 8:
+        return True
+    ranks = (cards_ | cards_ >> 1 | cards_ >> 2 | cards_ >> 3) & _LOW_BITS
+    if ranks & ranks >> 4 & ranks >> 8 & ranks >> 12 & ranks >> 16:
+        return True
+    for suit in range(4):
+        count = hand >> suit & _LOW_BITS  # one suit's cards, one bit per rank's nibble
+        count += count >> 4  # each fold adds pairs of nibbles; a nibble never holds > 13
+        count += count >> 8
+        count += count >> 16
+        count += count >> 32
+        if count & 15 >= 5:
+            return True
+    return False
+
+
+def _paired_ranks(hand: int) -> int:
+    """Bit 4r set for every rank r the cards hold twice or more."""
+    counts = ((hand & _LOW_BITS) + (hand >> 1 & _LOW_BITS) + (hand >> 2 & _LOW_BITS)
+              + (hand >> 3 & _LOW_BITS))  # each rank's nibble: how many of it (0-4)
+    return (counts >> 1 | counts >> 2) & _LOW_BITS
+
+
+def _declarations_found(pool: Pool) -> list[tuple[int, tuple[int, ...]]]:
+    """Every declaration of a hand's pool, by every finder (the general way)."""
     found: set[tuple[int, tuple[int, ...]]] = set()
     for order, cat in _ROWS[pool.has]:
         for parts in cat.find(pool):
-            # Every part's cards are sorted (the pool is), so one part's choices are too.
+            # Every part's cards are sorted (the pool's are), so one part's choices are too.
             if len(parts) == 1:
                 w, _, k = parts[0]
                 found.update([(order, chosen) for chosen in combinations(w, k)])
             else:
                 for choice in product(*[combinations(w, k) for w, _, k in parts]):
                     found.add((order, tuple(sorted(chain.from_iterable(choice)))))
-    return [(TABLE[order].name, run) for order, run in sorted(found)]
+    return sorted(found)
+
+
+def _same_rank_declarations(pool: Pool) -> list[tuple[int, tuple[int, ...]]]:
+    """The declarations of a hand's pool holding no suited run, flush or straight:
+    only whole-rank categories, listed directly (most hands; what
+    :func:`_declarations_found` gives, without the finders' generality)."""
+    groups = pool.groups
+    if len(groups) == 1 and len(_RANK_PAIRS[pool.held(groups[0])]) == 1:
+        return [(_PAIR_AT, _RANK_PAIRS[pool.held(groups[0])][0])]  # one pair: most such hands
+    found: list[tuple[int, tuple[int, ...]]] = []
+    for i, a in enumerate(groups):
+        held_a = pool.held(a)
+        cards_a = _RANK_CARDS[held_a]
+        if len(cards_a) == 4:
+            found.append((_QUADS_AT, cards_a))
+        if len(cards_a) >= 3:
+            for b in groups:
+                if b != a:
+                    for three in _RANK_TRIPLES[held_a]:
+                        for two in _RANK_PAIRS[pool.held(b)]:
+                            found.append((_FULL_HOUSE_AT, tuple(sorted(three + two))))
+            found.extend([(_TRIPS_AT, three) for three in _RANK_TRIPLES[held_a]])
+        pairs_a = _RANK_PAIRS[held_a]
+        found.extend([(_PAIR_AT, pair) for pair in pairs_a])
+        for b in groups[i + 1 :]:
+            for two in _RANK_PAIRS[pool.held(b)]:
+                found.extend([(_TWO_PAIRS_AT, pair + two) for pair in pairs_a])
+    found.sort()
+    return found
 
 
 # -- lay-off ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+# Extension and LayOffResult are plain classes, not dataclasses: compiled, a
+# dataclass's __init__ is the interpreted one the dataclasses module writes, and
+# every declaration makes one of these.  Treat them as frozen.
 class Extension:
     """An opponent's extended hand: the cards it lays off and what they form."""
 
-    seat: int
-    laid: tuple[int, ...]
-    category: str
-    cards: tuple[int, ...]
+    __slots__ = ("cards", "category", "laid", "seat")
+
+    def __init__(self, seat: int, laid: tuple[int, ...], category: str,
+                 cards: tuple[int, ...]) -> None:
+        self.seat = seat
+        self.laid = laid
+        self.category = category
+        self.cards = cards
+
+    def __repr__(self) -> str:
+        return (f"Extension(seat={self.seat}, laid={self.laid}, category={self.category!r}, "
+                f"cards={self.cards})")
 
     @property
     def points(self) -> int:
@@ -405,18 +565,23 @@ def _search(pool: Pool, above: int, at_most: int = 100,
 def _witness(seat: int, found: _Found) -> Extension:
     """The extension of ``found``: which hand cards it lays off, which winning cards it keeps."""
     cat, parts, from_hand = found
-    takes = [max(0, k - len(w)) for w, _, k in parts]
-    extra = from_hand - sum(takes)
-    for i, (_, h, k) in enumerate(parts):
-        add = min(extra, min(k, len(h)) - takes[i])
-        takes[i] += add
-        extra -= add
+    # Each part takes the hand cards it must (more than its winning cards), then
+    # the hand cards still to lay off go to the first parts that can hold them.
+    extra = from_hand
+    for w, _, k in parts:
+        extra -= max(0, k - len(w))
     laid: list[int] = []
     chosen: list[int] = []
-    for (w, h, k), t in zip(parts, takes, strict=True):
-        laid.extend(h[:t])
-        chosen.extend(h[:t])
-        chosen.extend(w[: k - t])
+    for w, h, k in parts:
+        take = max(0, k - len(w))
+        add = min(extra, min(k, len(h)) - take)
+        take += add
+        extra -= add
+        for i in range(take):
+            laid.append(h[i])
+            chosen.append(h[i])
+        for i in range(k - take):
+            chosen.append(w[i])
     return Extension(seat, tuple(sorted(laid)), cat.name, tuple(sorted(chosen)))
 
 
@@ -426,19 +591,26 @@ def extensions(
     """An opponent's best one-card extension and best multi-card extension of
     ``winning`` scoring more than ``above`` points (``None`` where there is none).
     Categories scoring more than ``at_most`` are not searched."""
-    single, multi = _search(Pool(winning, hand), above, at_most)
+    single, multi = _search(Pool(card_bits(winning), card_bits(hand)), above, at_most)
     return (None if single is None else _witness(seat, single),
             None if multi is None else _witness(seat, multi))
 
 
-@dataclass(frozen=True)
 class LayOffResult:
     """Who scores after a declaration, and why."""
 
-    outcome: str  # "declarer" | "lay_off" | "nullified"
-    scorer: int | None
-    points: int
-    lay_off: Extension | None
+    __slots__ = ("lay_off", "outcome", "points", "scorer")
+
+    def __init__(self, outcome: str, scorer: int | None, points: int,
+                 lay_off: Extension | None) -> None:
+        self.outcome = outcome  # "declarer" | "lay_off" | "nullified"
+        self.scorer = scorer
+        self.points = points
+        self.lay_off = lay_off
+
+    def __repr__(self) -> str:
+        return (f"LayOffResult(outcome={self.outcome!r}, scorer={self.scorer}, "
+                f"points={self.points}, lay_off={self.lay_off!r})")
 
 
 def resolve_declaration(
@@ -448,6 +620,11 @@ def resolve_declaration(
 
     ``lay_off`` is the scoring one-card extension, or for a nullified hand the
     best multi-card extension of the nearest opponent clockwise that has one."""
+    return _resolve(declarer, card_bits(winning), points, [card_bits(h) for h in hands])
+
+
+def _resolve(declarer: int, winning: int, points: int, hands: list[int]) -> LayOffResult:
+    """:func:`resolve_declaration` of cards as bitmasks."""
     n = len(hands)
     best: tuple[int, _Found] | None = None
     nullifier: tuple[int, _Found] | None = None
@@ -460,44 +637,82 @@ def resolve_declaration(
         elif multi is not None and nullifier is None:
             nullifier = seat, multi
     if best is not None:
-        ext = _witness(*best)
+        ext = _witness(best[0], best[1])
         return LayOffResult("lay_off", best[0], ext.points, ext)
     if nullifier is not None:
-        return LayOffResult("nullified", None, 0, _witness(*nullifier))
+        return LayOffResult("nullified", None, 0, _witness(nullifier[0], nullifier[1]))
     return LayOffResult("declarer", declarer, points, None)
 
 
 # -- the game -------------------------------------------------------------------
 
 #: The deck in a fixed order, to shuffle (the order of ``cards.standard_deck``).
-_DECK: tuple[str, ...] = tuple(cards.standard_deck())
+_DECK: Final[tuple[str, ...]] = tuple(cards.standard_deck())
 #: The same deck as int cards: shuffling ints deals the same cards.
-_DECK_CARDS: tuple[int, ...] = tuple(CARD[name] for name in _DECK)
+_DECK_CARDS: Final[tuple[int, ...]] = tuple(CARD[name] for name in _DECK)
 
 
-@cache
-def _declare_action(category: str, winning: tuple[int, ...]) -> Action:
-    return f"declare {category} {' '.join(card_names(winning))}"
+# Memo tables keyed by small ints: compiled, a dict lookup by int is several
+# times cheaper than a functools.cache call.  They stay small: one entry per
+# (category, cards) declaration or (seat, card) event ever made.
+#: (cards as a bitmask) << 4 | category index -> the declare action.
+_DECLARE_ACTIONS: Final[dict[int, Action]] = {}
+#: A declare action -> (category, winning cards).
+_DECLARED: Final[dict[Action, tuple[str, tuple[int, ...]]]] = {}
 
 
-@cache
+def _declare_action(order: int, winning: tuple[int, ...]) -> Action:
+    """The action declaring ``winning`` as the category ``TABLE[order]``."""
+    key = order
+    for c in winning:
+        key |= 1 << (c + 4)
+    action = _DECLARE_ACTIONS.get(key)
+    if action is None:
+        category = TABLE[order].name
+        action = f"declare {category} {' '.join(card_names(winning))}"
+        _DECLARE_ACTIONS[key] = action
+        _DECLARED[action] = category, winning
+    return action
+
+
 def _parse_declaration(action: Action) -> tuple[str, tuple[int, ...]]:
     """(category, winning cards) of a ``declare`` action."""
-    _, category, *names = action.split()
-    return category, tuple(CARD[name] for name in names)
+    found = _DECLARED.get(action)
+    if found is None:  # every legal one was listed, so made above: a safety net
+        _, category, *names = action.split()
+        found = category, tuple(CARD[name] for name in names)
+    return found
 
 
-# Shared, immutable Event objects for the events of every turn.
-@cache
+def _event(kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
+    """The event ``State.emit(kind, to, **data)`` records, made without its
+    keyword-argument call (compiled, those go the slow generic way; these are
+    the events of every hand)."""
+    return _tuple_new(Event, (kind, data, to))  # skips the NamedTuple's Python __new__
+
+
+# Shared, immutable Event objects for the events of every turn, by int key.
+_DRAW_EVENTS: Final[dict[int, tuple[Event, Event]]] = {}
+_CARD_EVENTS: Final[dict[int, Event]] = {}
+
+
 def _draw_events(seat: int, stock_size: int, card: int) -> tuple[Event, Event]:
-    return (Event("draw", {"seat": seat, "source": "stock", "stock_size": stock_size}),
-            Event("drawn", {"seat": seat, "card": NAMES[card]}, (seat,)))
+    key = (seat * 64 + stock_size) * 64 + card
+    events = _DRAW_EVENTS.get(key)
+    if events is None:
+        events = _DRAW_EVENTS[key] = (
+            _event("draw", {"seat": seat, "source": "stock", "stock_size": stock_size}),
+            _event("drawn", {"seat": seat, "card": NAMES[card]}, (seat,)))
+    return events
 
 
-@cache
 def _card_event(kind: str, seat: int, card: int) -> Event:
     """A public ``take`` or ``discard`` event."""
-    return Event(kind, {"seat": seat, "card": NAMES[card]})
+    key = (seat * 64 + card) * 2 + (kind == "take")
+    event = _CARD_EVENTS.get(key)
+    if event is None:
+        event = _CARD_EVENTS[key] = _event(kind, {"seat": seat, "card": NAMES[card]})
+    return event
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -533,6 +748,26 @@ class FiveCardRummy(Game):
         return FiveCardRummyState(self, seed)
 
 
+#: (seat,) for every seat: deciding_seats runs several times a decision.
+_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(6))
+
+
+def _deal(deck: list[int], n: int, first: int) -> tuple[list[list[int]], list[int]]:
+    """``cards.deal(deck, n, HAND_SIZE, first)`` with each hand sorted: one card at
+    a time from ``first``, the rest the stock (top card last).  Written out for
+    int cards: compiled, the generic one's slicing costs more than the rest of a
+    hand's deal (tests check they agree)."""
+    hands: list[list[int]] = [[] for _ in range(n)]
+    dealt = n * HAND_SIZE
+    for k in range(dealt):
+        hands[(first + k) % n].append(deck[k])
+    for hand in hands:
+        hand.sort()
+    stock = deck[dealt:]
+    stock.reverse()
+    return hands, stock
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveCardRummyState(State):
     """A game of Five Card Rummy in progress."""
@@ -547,6 +782,8 @@ class FiveCardRummyState(State):
         self.hand_number = 0
         self.dealer = 0
         self.hands: list[list[int]] = [[] for _ in range(n)]
+        #: Each hand as a bitmask (card_bits), kept beside it for the pools.
+        self.hand_bits: list[int] = [0] * n
         self.known: list[list[int]] = [[] for _ in range(n)]
         self.stock: list[int] = []
         self.pile: list[int] = []
@@ -570,11 +807,9 @@ class FiveCardRummyState(State):
         first = (self.dealer + 1) % n
         deck = ([CARD[name] for name in stacked] if stacked is not None
                 else cards.shuffled(_DECK_CARDS, self.rng))
-        # One card at a time from the player left of the dealer.
-        hands, self.stock = cards.deal(deck, n, HAND_SIZE, first)
-        for hand in hands:
-            hand.sort()
+        hands, self.stock = _deal(deck, n, first)
         self.hands = hands
+        self.hand_bits = [card_bits(hand) for hand in hands]
         self.pile = []
         self._pile_names = []
         self.known = [[] for _ in range(n)]
@@ -584,10 +819,12 @@ class FiveCardRummyState(State):
         self.turns_done = 0
         self.drawn = self.taken = -1
         self._refresh_public()
-        self.emit("hand_start", hand=self.hand_number, dealer=self.dealer, first=first,
-                  scores=list(self.totals))
+        events = self.events
+        events.append(_event("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
+                                            "first": first, "scores": list(self.totals)}))
         for seat in range(n):
-            self.emit("deal", to=[seat], seat=seat, cards=card_names(self.hands[seat]))
+            events.append(_event("deal", {"seat": seat, "cards": card_names(hands[seat])},
+                                 (seat,)))
 
     def _end_hand(self, summary: dict[str, Any], next_dealer: int) -> None:
         summary["hands"] = [card_names(h) for h in self.hands]
@@ -595,7 +832,7 @@ class FiveCardRummyState(State):
         self.dealer = next_dealer
         summary["next_dealer"] = next_dealer
         self.last_hand = summary
-        self.emit("hand_end", **summary)
+        self.events.append(_event("hand_end", summary.copy()))
         if max(self.totals) >= self.target:
             self._end_game("target")
         elif self.hand_number >= self.max_hands:
@@ -611,7 +848,7 @@ class FiveCardRummyState(State):
 
     # -- decisions -------------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
-        return () if self.phase == OVER else (self.current,)
+        return () if self.phase == OVER else _ONE_SEAT[self.current]
 
     def _legal_actions(self, seat: int) -> list[Action]:
         """Turn start: ``draw stock``, ``take discard`` (if the pile has a card),
@@ -621,8 +858,8 @@ class FiveCardRummyState(State):
 
     def _start_actions(self) -> list[Action]:
         actions = [DRAW_STOCK, TAKE_DISCARD] if self.pile else [DRAW_STOCK]
-        for category, winning in declarations(self.hands[self.current]):
-            actions.append(_declare_action(category, winning))
+        for order, winning in _declarations(self.hand_bits[self.current]):
+            actions.append(_declare_action(order, winning))
         return actions
 
     def _discard_actions(self) -> list[Action]:
@@ -637,7 +874,8 @@ class FiveCardRummyState(State):
         elif action.startswith("discard "):
             self._discard(CARD[action[8:]])
         else:
-            self._declare(*_parse_declaration(action))
+            category, winning = _parse_declaration(action)
+            self._declare(category, winning)
 
     def _draw_stock(self) -> None:
         seat = self.current
@@ -645,13 +883,14 @@ class FiveCardRummyState(State):
             self._reshuffle()
         card = self.stock.pop()
         insort(self.hands[seat], card)
+        self.hand_bits[seat] |= 1 << card
         self.drawn = card
         self.phase = DISCARD
         self.events.extend(_draw_events(seat, len(self.stock), card))  # compiled: no list += tuple
         public = self._public
         public["phase"] = "discard"
         public["stock_size"] = len(self.stock)
-        public["hand_sizes"] = (*map(len, self.hands),)
+        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
 
     def _reshuffle(self) -> None:
         # More cards than hands hold always lie outside them (52 > 6 * 5 + 1).
@@ -668,9 +907,10 @@ class FiveCardRummyState(State):
         card = self.pile.pop()
         self._pile_names.pop()
         insort(self.hands[seat], card)
+        self.hand_bits[seat] |= 1 << card
         known = self.known[seat]
         insort(known, card)
-        self._known_names[seat] = (*card_names(known),)
+        self._known_names[seat] = tuple(card_names(known))
         self.taken = card
         self.phase = DISCARD
         self.events.append(_card_event("take", seat, card))
@@ -678,18 +918,19 @@ class FiveCardRummyState(State):
         public["phase"] = "discard"
         public["taken"] = NAMES[card]
         self._public_pile()
-        public["hand_sizes"] = (*map(len, self.hands),)
-        public["known_cards"] = (*self._known_names,)
+        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
+        public["known_cards"] = tuple(self._known_names)
 
     def _discard(self, card: int) -> None:
         seat = self.current
         self.hands[seat].remove(card)
+        self.hand_bits[seat] &= ~(1 << card)
         known = self.known[seat]
         public = self._public
         if card in known:
             known.remove(card)
-            self._known_names[seat] = (*card_names(known),)
-            public["known_cards"] = (*self._known_names,)
+            self._known_names[seat] = tuple(card_names(known))
+            public["known_cards"] = tuple(self._known_names)
         self.pile.append(card)
         self._pile_names.append(NAMES[card])
         self.events.append(_card_event("discard", seat, card))
@@ -709,13 +950,14 @@ class FiveCardRummyState(State):
         public["turn_number"] = self.turns_done + 1
         public["taken"] = None
         self._public_pile()
-        public["hand_sizes"] = (*map(len, self.hands),)
+        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
 
     def _declare(self, category: str, winning: tuple[int, ...]) -> None:
         seat = self.current
         points = POINTS[category]
-        self.emit("declare", seat=seat, category=category, cards=card_names(winning), points=points)
-        result = resolve_declaration(seat, winning, points, self.hands)
+        self.events.append(_event("declare", {"seat": seat, "category": category,
+                                              "cards": card_names(winning), "points": points}))
+        result = _resolve(seat, card_bits(winning), points, self.hand_bits)
         if result.scorer is not None:
             self.totals[result.scorer] += result.points
         summary: dict[str, Any] = {
@@ -742,11 +984,11 @@ class FiveCardRummyState(State):
             "max_turns": self.max_turns,
             "taken": NAMES[self.taken] if self.taken >= 0 else None,
             "discard_top": pile[-1] if pile else None,
-            "discard_pile": (*pile,),
+            "discard_pile": tuple(pile),
             "stock_size": len(self.stock),
-            "hand_sizes": (*map(len, self.hands),),
-            "known_cards": (*self._known_names,),
-            "scores": (*self.totals,),
+            "hand_sizes": tuple([len(hand) for hand in self.hands]),
+            "known_cards": tuple(self._known_names),
+            "scores": tuple(self.totals),
             "target": self.target,
             "max_hands": self.max_hands,
             "hand": (), "drawn": None,
@@ -756,7 +998,7 @@ class FiveCardRummyState(State):
         pile = self._pile_names
         public = self._public
         public["discard_top"] = pile[-1] if pile else None
-        public["discard_pile"] = (*pile,)
+        public["discard_pile"] = tuple(pile)
 
     def _observation(self, seat: int | None) -> Observation:
         """The game's fields of the rules page (the base adds the envelope).  A
@@ -765,7 +1007,7 @@ class FiveCardRummyState(State):
         if seat is None:
             del obs["hand"], obs["drawn"]
         else:
-            obs["hand"] = (*map(NAMES.__getitem__, self.hands[seat]),)
+            obs["hand"] = tuple([NAMES[c] for c in self.hands[seat]])
             # The drawn card is -1 once the turn is over, and when the game is.
             if self.drawn >= 0 and seat == self.current:
                 obs["drawn"] = NAMES[self.drawn]

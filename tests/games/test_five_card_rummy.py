@@ -13,15 +13,24 @@ from hypothesis import strategies as st
 
 from arena.games import make_game
 from arena.games.base import GameNotOverError, IllegalActionError, OptionError
-from arena.games.cards import standard_deck
+from arena.games.cards import deal, standard_deck
 from arena.games.five_card_rummy import (
     CATEGORIES,
+    FIVE_RANKS,
+    FIVE_SUITED,
     NAMES,
     POINTS,
+    RUN,
     TABLE,
     FiveCardRummyState,
     Pool,
+    _deal,
+    _declarations,
+    _declarations_found,
+    _may_run,
+    _paired_ranks,
     _search,
+    card_bits,
     categories_of,
     declarations,
     extensions,
@@ -221,6 +230,44 @@ def test_declarations_equal_every_subset_checked(hand: list[int]) -> None:
     assert [POINTS[c] for c, _ in got] == sorted((POINTS[c] for c, _ in got), reverse=True)
 
 
+def test_whole_rank_declarations_equal_the_finders() -> None:
+    """The direct listing of a hand without runs, flushes or straights (most
+    hands) gives what every finder gives, in the same order, full houses, two
+    pairs and four of a kind included (hands drawn from few ranks)."""
+    rng = random.Random(31)
+    checked = Counter[str]()
+    for _ in range(4000):
+        ranks = rng.sample(range(13), rng.randint(1, 4))
+        pool_cards = [r * 4 + s for r in ranks for s in range(4)]
+        hand = rng.sample(pool_cards, min(len(pool_cards), rng.randint(2, 9)))
+        pool = Pool(card_bits(hand))
+        if not pool.has or pool.has & (RUN | FIVE_SUITED | FIVE_RANKS):
+            continue
+        got = _declarations(card_bits(hand))
+        assert got == _declarations_found(pool), hand
+        checked.update(TABLE[order].name for order, _ in got)
+    assert {"four_of_a_kind", "full_house", "three_of_a_kind", "two_pairs", "pair"} <= set(checked)
+
+
+def test_whole_hand_bit_tests_agree_with_the_pool() -> None:
+    """The bitmask tests that spare most turns a pool (runs, flushes, straights,
+    paired ranks) say what the pool says, on hands rich in each of them."""
+    rng = random.Random(32)
+    for _ in range(6000):
+        if rng.random() < 0.5:  # a suit's cards and a few more: runs and flushes
+            suit = rng.randrange(4)
+            pool_cards = list({r * 4 + suit for r in range(13)} | set(rng.sample(range(52), 6)))
+        else:  # few ranks: pairs, trips, straights
+            ranks = rng.sample(range(13), rng.randint(2, 13))
+            pool_cards = [r * 4 + s for r in ranks for s in range(4)]
+        hand = rng.sample(pool_cards, min(len(pool_cards), rng.choice([1, 2, 3, 4, 5, 5, 5, 7])))
+        bits = card_bits(hand)
+        pool = Pool(bits)
+        assert _may_run(bits) == bool(pool.has & (RUN | FIVE_SUITED | FIVE_RANKS)), hand
+        assert _paired_ranks(bits) == sum(1 << (4 * r) for r in pool.groups), hand
+        assert _declarations(bits) == (_declarations_found(pool) if pool.has else []), hand
+
+
 # -- lay-off ----------------------------------------------------------------------
 
 
@@ -332,7 +379,7 @@ def declaration_and_hand(draw: st.DrawFn) -> tuple[list[int], list[int], int]:
 def test_lay_off_search_equals_brute_force(case: tuple[list[int], list[int], int]) -> None:
     winning, hand, above = case
     best_single, best_multi = brute_extensions(winning, hand, above)
-    single, multi = _search(Pool(winning, hand), above, first_single=True)
+    single, multi = _search(Pool(card_bits(winning), card_bits(hand)), above, first_single=True)
     assert (single[0].points if single else 0) == best_single
     if not best_single:
         assert (multi[0].points if multi else 0) == best_multi
@@ -349,6 +396,15 @@ def test_lay_off_search_equals_brute_force(case: tuple[list[int], list[int], int
 
 
 # -- play ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_the_deal_is_cards_deal_with_sorted_hands(players: int) -> None:
+    rng = random.Random(players)
+    for first in range(players):
+        deck = rng.sample(range(52), 52)
+        hands, stock = deal(deck, players, 5, first)
+        assert _deal(list(deck), players, first) == ([sorted(h) for h in hands], stock)
 
 
 def test_deal_first_player_and_first_turn() -> None:
