@@ -296,12 +296,6 @@ class RummyFive(Game):
 
 
 @cache
-def _kinds_names(mask: int) -> tuple[str, ...]:
-    """Names of the kinds set in a bitmask, in canonical order (memoised)."""
-    return tuple(NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1)
-
-
-@cache
 def _names(kinds: tuple[int, ...]) -> tuple[str, ...]:
     """Names of a sorted tuple of kinds (memoised: hands repeat)."""
     return tuple(NAMES[k] for k in kinds)
@@ -370,7 +364,16 @@ def _call_kinds(hand: tuple[int, ...]) -> int:
     return kinds
 
 
-@cache
+def _hand_key(hand: list[int]) -> int:
+    """A sorted hand (at most 5 kinds) as one int, 4 bits a kind: the key of the
+    memo tables below.  Compiled, probing a dict with a small int costs far
+    less than functools.cache with a tuple key (hash and compare a tuple)."""
+    key = len(hand)
+    for kind in hand:
+        key = key << 4 | kind
+    return key
+
+
 def _four(hand: tuple[int, ...]) -> tuple[tuple[int, int], int, tuple[str, ...]]:
     """For the four sorted concealed kinds of a free player (no Run/Set call) in
     one look-up: their :func:`waits_of`, the kinds they could claim (a Catch or
@@ -379,11 +382,51 @@ def _four(hand: tuple[int, ...]) -> tuple[tuple[int, int], int, tuple[str, ...]]
     return waits, waits[0] | _call_kinds(hand), _names(hand)
 
 
-@cache
+_FOUR_MEMO: dict[int, tuple[tuple[int, int], int, tuple[str, ...]]] = {}
+
+
+def _four_of(hand: list[int]) -> tuple[tuple[int, int], int, tuple[str, ...]]:
+    """:func:`_four` of a sorted hand, memoised by :func:`_hand_key`."""
+    key = _hand_key(hand)
+    found = _FOUR_MEMO.get(key)
+    if found is None:
+        found = _FOUR_MEMO[key] = _four(tuple(hand))
+    return found
+
+
 def _five(hand: tuple[int, ...], drawn: int) -> tuple[tuple[str, ...], tuple[Action, ...]]:
     """For a hand of sorted kinds just after drawing ``drawn``, in one look-up:
     its names and, were its holder free (no Go, no call), its turn's actions."""
     return _names(hand), _free_turn(hand, drawn) if len(hand) == 5 else ()
+
+
+_FIVE_MEMO: dict[int, tuple[tuple[str, ...], tuple[Action, ...]]] = {}
+
+
+def _five_of(hand: list[int], drawn: int) -> tuple[tuple[str, ...], tuple[Action, ...]]:
+    """:func:`_five` of a sorted hand, memoised by :func:`_hand_key` and the kind drawn."""
+    key = _hand_key(hand) << 4 | drawn
+    found = _FIVE_MEMO.get(key)
+    if found is None:
+        found = _FIVE_MEMO[key] = _five(tuple(hand), drawn)
+    return found
+
+
+_MASK_NAMES: dict[int, tuple[str, ...]] = {}
+
+
+def _kinds_names(mask: int) -> tuple[str, ...]:
+    """Names of the kinds set in a bitmask, in canonical order (memoised)."""
+    found = _MASK_NAMES.get(mask)
+    if found is None:
+        found = _MASK_NAMES[mask] = tuple(NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1)
+    return found
+
+
+def _sizes(hands: list[list[int]]) -> tuple[int, ...]:
+    """The number of cards in each hand (compiled, a loop: ``map(len, ...)``
+    calls ``len`` through the generic call protocol)."""
+    return tuple([len(hand) for hand in hands])
 
 
 #: Observation fields a spectator does not get.
@@ -497,13 +540,13 @@ class RummyFiveState(State):
             "turn_number": self.turn_number,
             "max_turns": self.max_turns,
             "deck_size": len(self.deck),
-            "hand_sizes": (*map(len, self.hands),),
-            "exposed": (*self.trio_names,),
-            "discards": (*self.piles,),
-            "go": (*self.went_go,),
-            "called": (*self.called,),
-            "turns_by_seat": (*self.turns_by_seat,),
-            "chips": (*self.chips,),
+            "hand_sizes": _sizes(self.hands),
+            "exposed": tuple(self.trio_names),
+            "discards": tuple(self.piles),
+            "go": tuple(self.went_go),
+            "called": tuple(self.called),
+            "turns_by_seat": tuple(self.turns_by_seat),
+            "chips": tuple(self.chips),
             "pot": self.pot,
             "last_discard": None,
             "hand": (), "drawn": None, "catch_barred": (),
@@ -538,8 +581,8 @@ class RummyFiveState(State):
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         if self.phase == CLAIM:
+            # Every way out of a window updates the public fields it changes.
             self._resolve_window(actions)
-            self._refresh_public()
             return
         seat = self.current
         verb, kind = _PARSE[actions[seat]]
@@ -576,7 +619,7 @@ class RummyFiveState(State):
         self.hands, self.deck = cards.deal(order, self.num_players, 4, self.dealer)
         for seat, hand in enumerate(self.hands):
             hand.sort()
-            self.waits[seat], self.claimable[seat], self.hand_names[seat] = _four(tuple(hand))
+            self.waits[seat], self.claimable[seat], self.hand_names[seat] = _four_of(hand)
         self.emit("hand_start", deal=self.deal_no, dealer=self.dealer,
                   dealer_count=self.dealer_count, chips=list(self.chips), pot=self.pot,
                   deck_size=len(self.deck))
@@ -596,20 +639,22 @@ class RummyFiveState(State):
         kind = deck.pop()
         hand = self.hands[seat]
         insort(hand, kind)
-        self.hand_names[seat], self._free_actions = _five(tuple(hand), kind)
+        self.hand_names[seat], self._free_actions = _five_of(hand, kind)
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
         self.phase, self.current, self.drawn = TURN, seat, kind
         left = len(deck)
         others_see, drawer_sees = _DRAW_EVENTS[self.num_players][seat][left]
-        self.events.extend((others_see, drawer_sees[kind]))  # compiled: no list += tuple
+        events = self.events
+        events.append(others_see)
+        events.append(drawer_sees[kind])
         self._deciding = (seat,)
         public = self._public
         public["phase"] = "turn"
         public["turn_number"] = self.turn_number
         public["deck_size"] = left
-        public["turns_by_seat"] = (*self.turns_by_seat,)
-        public["hand_sizes"] = (*map(len, self.hands),)
+        public["turns_by_seat"] = tuple(self.turns_by_seat)
+        public["hand_sizes"] = _sizes(self.hands)
 
     def _locked_turn_actions(self, seat: int) -> list[Action]:
         """The turn's actions of a player who called Go or Run/Set."""
@@ -647,15 +692,15 @@ class RummyFiveState(State):
             self.went_go[seat] = True
             self.chips[seat] -= 1
             self.pot += 1
-            public["go"] = (*self.went_go,)
-            public["chips"] = (*self.chips,)
+            public["go"] = tuple(self.went_go)
+            public["chips"] = tuple(self.chips)
             public["pot"] = self.pot
         if self.called[seat]:
             self.waits[seat] = waits = waits_of(self._key(seat), False)
             self.claimable[seat] = waits[0]
             self.hand_names[seat] = _names(tuple(hand))
         else:
-            waits, claimable, self.hand_names[seat] = _four(tuple(hand))
+            waits, claimable, self.hand_names[seat] = _four_of(hand)
             self.waits[seat] = waits
             self.claimable[seat] = waits[0] if go else claimable
         self.piles[seat] += (NAMES[kind],)
@@ -664,7 +709,7 @@ class RummyFiveState(State):
         self.drawn = -1
         self.last_discard = (seat, kind)
         self.events.append(_DISCARD_EVENTS[seat][go][kind])
-        public["discards"] = (*self.piles,)
+        public["discards"] = tuple(self.piles)
         self._open_window(seat, kind)  # which updates the hand sizes
 
     # -- claim windows -------------------------------------------------------------
@@ -693,7 +738,7 @@ class RummyFiveState(State):
             self._deciding = deciding
             public = self._public
             public["phase"] = PHASE_NAMES[CLAIM]
-            public["hand_sizes"] = (*map(len, self.hands),)
+            public["hand_sizes"] = _sizes(self.hands)
         else:
             self._begin_turn(after[0])
 
@@ -768,6 +813,7 @@ class RummyFiveState(State):
                   cards=[NAMES[k] for k in used])
         self.phase, self.current, self.drawn = CLAIM_DISCARD, seat, -1
         self._deciding = (seat,)
+        self._refresh_public()
 
     # -- the end of a deal -----------------------------------------------------------
 
