@@ -480,7 +480,9 @@ class OctablitzState(State):
         counts = self.counts[seat]
         levels = self.levels[seat]
         hand = self.hands[seat]
-        for kind, card in zip(kinds, cards, strict=True):
+        # An index loop: compiled, zip(..., strict=True) is a generic call with keywords.
+        for i in range(len(kinds)):
+            kind, card = kinds[i], cards[i]
             levels[counts[kind]] ^= 1 << kind
             counts[kind] -= 1
             hand.remove(card)

@@ -412,15 +412,20 @@ def _five_of(hand: list[int], drawn: int) -> tuple[tuple[str, ...], tuple[Action
     return found
 
 
-_MASK_NAMES: dict[int, tuple[str, ...]] = {}
+def _half_names(shift: int) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(NAMES[k + shift] for k in range(7) if bits >> k & 1)
+                 for bits in range(128))
+
+
+#: Names of the kinds set in 7 bits of a mask, by those bits: the black kinds
+#: (bits 0-6) and the red ones (bits 7-13).  Two small tables stay in the CPU's
+#: cache, where a table of every 14-bit mask would not.
+_BLACK_NAMES, _RED_NAMES = _half_names(0), _half_names(7)
 
 
 def _kinds_names(mask: int) -> tuple[str, ...]:
-    """Names of the kinds set in a bitmask, in canonical order (memoised)."""
-    found = _MASK_NAMES.get(mask)
-    if found is None:
-        found = _MASK_NAMES[mask] = tuple(NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1)
-    return found
+    """Names of the kinds set in a bitmask, in canonical order."""
+    return _BLACK_NAMES[mask & 127] + _RED_NAMES[mask >> 7]
 
 
 def _sizes(hands: list[list[int]]) -> tuple[int, ...]:
@@ -778,7 +783,8 @@ class RummyFiveState(State):
         deciding = self._deciding  # clockwise from the discarder
         could_catch = [self._can_catch(seat, kind) for seat in deciding]
         catcher = caller = -1
-        for seat, could in zip(deciding, could_catch, strict=True):
+        for i, seat in enumerate(deciding):  # compiled: zip(strict=True) is a generic call
+            could = could_catch[i]
             action = actions[seat]
             if action == CATCH:
                 if catcher < 0:
