@@ -22,38 +22,42 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
 from arena.games import cards as deck_tools
 from arena.games.base import Action, Event, Game, Observation, OptionSpec, ScoreOrder, State
 
-_tuple_new = tuple.__new__
+_tuple_new: Final = tuple.__new__
+# Module tables are Final: compiled, a Final name is a C variable, any other
+# module global a dict look-up at every use.
 
-RANK_ORDER = "sABCJKL"
-SUIT_ORDER = "br"
+RANK_ORDER: Final = "sABCJKL"
+SUIT_ORDER: Final = "br"
 #: Card names in canonical order; a card's index is its single-card strength.
-NAMES: tuple[str, ...] = tuple(suit + rank for rank in RANK_ORDER for suit in SUIT_ORDER)
-INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
-NUM_KINDS = len(NAMES)
+NAMES: Final[tuple[str, ...]] = tuple(suit + rank for rank in RANK_ORDER for suit in SUIT_ORDER)
+INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(NAMES)}
+NUM_KINDS: Final = len(NAMES)
 #: Kinds of rank L: the generals, one per suit, never part of a multiple.
-L_KINDS = frozenset((INDEX["bL"], INDEX["rL"]))
+L_KINDS: Final = frozenset((INDEX["bL"], INDEX["rL"]))
 
-SINGLE = "single"
-MULTIPLE = "multiple"
-RUN = "run"
+SINGLE: Final = "single"
+MULTIPLE: Final = "multiple"
+RUN: Final = "run"
 #: Runs from weakest to strongest: black ABC < red ABC < black JKL < red JKL.
-RUNS: tuple[tuple[int, int, int], ...] = tuple(
+RUNS: Final[tuple[tuple[int, int, int], ...]] = tuple(
     (INDEX[suit + a], INDEX[suit + b], INDEX[suit + c])
     for a, b, c in ("ABC", "JKL")
     for suit in SUIT_ORDER
 )
-RUN_STRENGTH: dict[tuple[int, ...], int] = {run: i for i, run in enumerate(RUNS)}
+RUN_STRENGTH: Final[dict[tuple[int, ...], int]] = {run: i for i, run in enumerate(RUNS)}
 
-LEAD, UP, DOWN = "lead", "up", "down"
-BASE_POINTS = {3: 5, 4: 4}
-HAND_SIZE = {3: 10, 4: 8}
+LEAD: Final = "lead"
+UP: Final = "up"
+DOWN: Final = "down"
+BASE_POINTS: Final = {3: 5, 4: 4}
+HAND_SIZE: Final = {3: 10, 4: 8}
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,7 @@ def parse_action(action: str) -> tuple[str, list[str]]:
 
 
 _Parsed = tuple[str, tuple[int, ...], tuple[str, ...], Combo | None]
-_PARSED: dict[str, _Parsed] = {}
+_PARSED: Final[dict[str, _Parsed]] = {}
 
 
 def _parse(action: str) -> _Parsed:
@@ -150,23 +154,25 @@ def _parse(action: str) -> _Parsed:
         verb, *played = action.split()
         kinds = tuple(INDEX[card] for card in played)
         combo = None if verb == DOWN else _classify_kinds(tuple(sorted(kinds)))
-        found = _PARSED[action] = (verb, kinds, tuple(played), combo)
+        # The cards as the NAMES objects a hand holds: removing them compares by identity.
+        found = _PARSED[action] = (verb, kinds, tuple(NAMES[kind] for kind in kinds), combo)
     return found
 
 
 #: Precomputed texts: [kind][size] for identical cards, per run, per single name.
-_LEAD_SAME = [[""] + [_action(LEAD, (name,) * size) for size in range(1, 6)] for name in NAMES]
-_UP_SAME = [[""] + [_action(UP, (name,) * size) for size in range(1, 6)] for name in NAMES]
-_LEAD_RUN = [_action(LEAD, tuple(NAMES[k] for k in run)) for run in RUNS]
-_UP_RUN = [_action(UP, tuple(NAMES[k] for k in run)) for run in RUNS]
-_DOWN_ONE = {name: _action(DOWN, (name,)) for name in NAMES}
+_LEAD_SAME: Final = [[""] + [_action(LEAD, (name,) * size) for size in range(1, 6)]
+                     for name in NAMES]
+_UP_SAME: Final = [[""] + [_action(UP, (name,) * size) for size in range(1, 6)] for name in NAMES]
+_LEAD_RUN: Final = [_action(LEAD, tuple(NAMES[k] for k in run)) for run in RUNS]
+_UP_RUN: Final = [_action(UP, tuple(NAMES[k] for k in run)) for run in RUNS]
+_DOWN_ONE: Final = {name: _action(DOWN, (name,)) for name in NAMES}
 
 # A hand's cards are also kept as *levels*: ``levels[c]`` is the bitmask of
 # the kinds held at least ``c`` times (c = 1..5; ``levels[0]`` is unused).  The
 # actions a hand may take are read from the levels through small tables (a
 # whole hand repeats too rarely to be a good key for memoising).
 
-_HALF = 7  # kinds per half of a 14-kind bitmask
+_HALF: Final = 7  # kinds per half of a 14-kind bitmask
 
 
 def _kinds_in(mask: int) -> list[int]:
@@ -187,9 +193,10 @@ def _half_tables(verb: str, size: int) -> tuple[tuple[tuple[str, ...], ...], ...
 
 _Halves = tuple[tuple[tuple[str, ...], ...], ...]
 #: _half_tables(verb, size) by size (index 0 unused), made at import.
-_LEAD_HALVES: tuple[_Halves, ...] = tuple(_half_tables(LEAD, n) if n else () for n in range(6))
-_UP_HALVES: tuple[_Halves, ...] = tuple(_half_tables(UP, n) if n else () for n in range(6))
-_DOWN_HALVES: _Halves = _half_tables(DOWN, 1)
+_LEAD_HALVES: Final[tuple[_Halves, ...]] = tuple(
+    _half_tables(LEAD, n) if n else () for n in range(6))
+_UP_HALVES: Final[tuple[_Halves, ...]] = tuple(_half_tables(UP, n) if n else () for n in range(6))
+_DOWN_HALVES: Final[_Halves] = _half_tables(DOWN, 1)
 
 
 def _same_texts(halves: _Halves, mask: int) -> tuple[str, ...]:
@@ -200,8 +207,8 @@ def _same_texts(halves: _Halves, mask: int) -> tuple[str, ...]:
 
 #: Bit ``strength`` set for each run whose three kinds are all in a bitmask,
 #: indexed by the mask without the s kinds (bits 0 and 1).
-_RUN_MASKS = [sum(1 << kind for kind in run) >> 2 for run in RUNS]
-_RUNS_HELD: tuple[int, ...] = tuple(
+_RUN_MASKS: Final = [sum(1 << kind for kind in run) >> 2 for run in RUNS]
+_RUNS_HELD: Final[tuple[int, ...]] = tuple(
     sum(1 << strength for strength, mask in enumerate(_RUN_MASKS) if held & mask == mask)
     for held in range(1 << (NUM_KINDS - 2)))
 
@@ -214,14 +221,14 @@ def _run_texts(verb: str, runs: int, above: int = -1) -> tuple[str, ...]:
 
 
 #: _run_texts(LEAD, runs) by ``runs``; _UP_RUNS[above + 1][runs]: made at import.
-_LEAD_RUNS: tuple[tuple[str, ...], ...] = tuple(
+_LEAD_RUNS: Final[tuple[tuple[str, ...], ...]] = tuple(
     _run_texts(LEAD, runs) for runs in range(1 << len(RUNS)))
-_UP_RUNS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+_UP_RUNS: Final[tuple[tuple[tuple[str, ...], ...], ...]] = tuple(
     tuple(_run_texts(UP, runs, above) for runs in range(1 << len(RUNS)))
     for above in range(-1, len(RUNS)))
 
 
-_DOWN_TABLE: dict[tuple[str, ...], str] = {}
+_DOWN_TABLE: Final[dict[tuple[str, ...], str]] = {}
 
 
 def _down_table() -> dict[tuple[str, ...], str]:
@@ -236,18 +243,38 @@ def _down_table() -> dict[tuple[str, ...], str]:
     return _DOWN_TABLE
 
 
-def _down_texts(hand: Sequence[str], size: int) -> tuple[str, ...]:
-    """The face-down plays of ``size`` (2 or more) cards from ``hand`` (canonical
-    order): every distinct choice, ascending.  Whole hands seldom repeat, so
-    this is not memoised: the choices come from C (combinations of a sorted
-    hand give the distinct ones first in ascending order), their texts from a table."""
-    return tuple(map(_down_table().__getitem__, dict.fromkeys(combinations(hand, size))))
+_DOWN_BY_KINDS: Final[dict[tuple[int, ...], str]] = {}
+
+
+def _down_by_kinds() -> dict[tuple[int, ...], str]:
+    """:func:`_down_table` by the cards' kinds (made on first use)."""
+    if not _DOWN_BY_KINDS:
+        _DOWN_BY_KINDS.update((tuple(INDEX[card] for card in cards), text)
+                              for cards, text in _down_table().items())
+    return _DOWN_BY_KINDS
+
+
+def _down_texts(hand: Sequence[int], size: int) -> tuple[str, ...]:
+    """The face-down plays of ``size`` (2 or more) cards from ``hand`` (sorted
+    kinds): every distinct choice, ascending.  Whole hands seldom repeat, so
+    this is not memoised: the choices come from C, their texts from a table.
+    Combinations of a sorted hand give each distinct choice first in ascending
+    order (a repeat is never above the highest so far), so keeping those above
+    the last kept is the distinct ones, with no set to build."""
+    table = _DOWN_BY_KINDS or _down_by_kinds()
+    texts: list[str] = []
+    last: tuple[int, ...] = ()
+    for chosen in combinations(hand, size):
+        if chosen > last:
+            texts.append(table[chosen])
+            last = chosen
+    return tuple(texts)
 
 
 # Memoised in plain dicts keyed by an int (compiled, cheaper than functools.cache
 # with several arguments, which builds and hashes a key tuple per call).
-_PLAY_EVENTS: dict[int, Event] = {}
-_DOWN_PLAYS: dict[int, dict[str, Any]] = {}
+_PLAY_EVENTS: Final[dict[int, Event]] = {}
+_DOWN_PLAYS: Final[dict[int, dict[str, Any]]] = {}
 
 
 def _play_event(seat: int, trick: int, count: int) -> Event:
@@ -358,6 +385,8 @@ class OctablitzState(State):
         dealt, rest = deck_tools.deal(deck_top_first, n, self.hand_size, leader)
         assert not rest, "octablitz deals every card"
         self.hands: list[list[str]] = []
+        #: The same hands as sorted kinds.
+        self.kinds: list[list[int]] = []
         self.sizes = [self.hand_size] * n
         self.counts: list[list[int]] = []
         #: levels[seat][c]: bitmask of the kinds the seat holds at least c times.
@@ -365,6 +394,7 @@ class OctablitzState(State):
         for kinds in dealt:
             kinds.sort()
             self.hands.append([NAMES[kind] for kind in kinds])
+            self.kinds.append(kinds)
             counts = [0] * NUM_KINDS
             levels = [0] * 6
             for kind in kinds:
@@ -450,7 +480,7 @@ class OctablitzState(State):
         levels = self.levels[seat]
         size = lead.count
         down = (_same_texts(_DOWN_HALVES, levels[1]) if size == 1
-                else _down_texts(self.hands[seat], size))
+                else _down_texts(self.kinds[seat], size))
         if self._must_down:
             return down
         best = self.best_strength
@@ -479,13 +509,14 @@ class OctablitzState(State):
         verb, kinds, cards, combo = _parse(actions[seat])
         counts = self.counts[seat]
         levels = self.levels[seat]
-        hand = self.hands[seat]
+        hand, held = self.hands[seat], self.kinds[seat]
         # An index loop: compiled, zip(..., strict=True) is a generic call with keywords.
         for i in range(len(kinds)):
             kind, card = kinds[i], cards[i]
             levels[counts[kind]] ^= 1 << kind
             counts[kind] -= 1
             hand.remove(card)
+            held.remove(kind)
         self.sizes[seat] -= len(kinds)
         self.turns += 1
         if combo is None:

@@ -20,7 +20,7 @@ from bisect import insort
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -36,18 +36,27 @@ from arena.games.base import (
 )
 
 # -- cards --------------------------------------------------------------------
+# Module tables are Final: compiled, a Final name is a C variable, any other
+# module global a dict look-up at every use.
 
-NAMES: tuple[str, ...] = tuple(s + r for s in cards.RUMMY_SUITS for r in cards.RUMMY_RANKS)
-KIND: dict[str, int] = {name: k for k, name in enumerate(NAMES)}
-NUM_KINDS = len(NAMES)
-COPIES: tuple[int, ...] = tuple(
+NAMES: Final[tuple[str, ...]] = tuple(s + r for s in cards.RUMMY_SUITS for r in cards.RUMMY_RANKS)
+KIND: Final[dict[str, int]] = {name: k for k, name in enumerate(NAMES)}
+NUM_KINDS: Final = len(NAMES)
+COPIES: Final[tuple[int, ...]] = tuple(
     cards.RUMMY_COPIES[r] for _ in cards.RUMMY_SUITS for r in cards.RUMMY_RANKS
 )
-RANK_S, RANK_A, RANK_B, RANK_C, RANK_J, RANK_K, RANK_L = range(7)
-BLACK_L, RED_L = KIND["bL"], KIND["rL"]
-DECK: tuple[str, ...] = tuple(cards.rummy_deck())
+RANK_S: Final = 0
+RANK_A: Final = 1
+RANK_B: Final = 2
+RANK_C: Final = 3
+RANK_J: Final = 4
+RANK_K: Final = 5
+RANK_L: Final = 6
+BLACK_L: Final = KIND["bL"]
+RED_L: Final = KIND["rL"]
+DECK: Final[tuple[str, ...]] = tuple(cards.rummy_deck())
 #: The same deck as kinds: shuffling kinds deals the same cards.
-DECK_KINDS: tuple[int, ...] = tuple(KIND[name] for name in DECK)
+DECK_KINDS: Final[tuple[int, ...]] = tuple(KIND[name] for name in DECK)
 
 
 def rank(kind: int) -> int:
@@ -62,13 +71,20 @@ def suit(kind: int) -> int:
 
 # -- special combinations -------------------------------------------------------
 
-COVERT, FLUSH, MANEUVER, HAWKEYE, AMBUSH = "covert", "flush", "maneuver", "hawkeye", "ambush"
-LEGIO, TESTUDO, WEDGE, PHALANX, ROYALS, LIGHTNING = (
-    "legio", "testudo", "wedge", "phalanx", "royals", "lightning",
-)
+COVERT: Final = "covert"
+FLUSH: Final = "flush"
+MANEUVER: Final = "maneuver"
+HAWKEYE: Final = "hawkeye"
+AMBUSH: Final = "ambush"
+LEGIO: Final = "legio"
+TESTUDO: Final = "testudo"
+WEDGE: Final = "wedge"
+PHALANX: Final = "phalanx"
+ROYALS: Final = "royals"
+LIGHTNING: Final = "lightning"
 #: Every special combination with its points, in the rulebook's order (the order
 #: in which a win lists them).
-SPECIAL_POINTS: dict[str, int] = {
+SPECIAL_POINTS: Final[dict[str, int]] = {
     COVERT: 1, FLUSH: 1, MANEUVER: 1, HAWKEYE: 1, AMBUSH: 1, LEGIO: 2,
     TESTUDO: 2, WEDGE: 3, PHALANX: 6, ROYALS: 6, LIGHTNING: 6,
 }
@@ -162,7 +178,7 @@ def _related(kind: int) -> int:
 
 
 #: _RELATED[kind]: only these kinds can complete four cards holding ``kind``.
-_RELATED: tuple[int, ...] = tuple(_related(k) for k in range(NUM_KINDS))
+_RELATED: Final[tuple[int, ...]] = tuple(_related(k) for k in range(NUM_KINDS))
 
 
 @cache
@@ -201,22 +217,24 @@ def completing_cards(hand: Sequence[str], royals_allowed: bool = True) -> list[s
 
 # -- actions ---------------------------------------------------------------------
 
-PASS, CATCH, WIN = "pass", "catch", "win"
-DISCARD: tuple[str, ...] = tuple(f"discard {name}" for name in NAMES)
-GO_DISCARD: tuple[str, ...] = tuple(f"go discard {name}" for name in NAMES)
+PASS: Final = "pass"
+CATCH: Final = "catch"
+WIN: Final = "win"
+DISCARD: Final[tuple[str, ...]] = tuple(f"discard {name}" for name in NAMES)
+GO_DISCARD: Final[tuple[str, ...]] = tuple(f"go discard {name}" for name in NAMES)
 #: The two hand cards that make a Run with a discarded kind (A-B-C, J-K-L).
-RUN_PARTNERS: dict[int, tuple[int, int]] = {}
+RUN_PARTNERS: Final[dict[int, tuple[int, int]]] = {}
 for _s in (0, 7):
     for _low in (RANK_A, RANK_J):
         _run = (_s + _low, _s + _low + 1, _s + _low + 2)
         for _k in _run:
             _a, _b = (x for x in _run if x != _k)
             RUN_PARTNERS[_k] = (_a, _b)
-RUN_ACTION = {k: f"run {NAMES[a]} {NAMES[b]}" for k, (a, b) in RUN_PARTNERS.items()}
-SET_ACTION = {k: f"set {NAMES[k]} {NAMES[k]}" for k in (KIND["bs"], KIND["rs"])}
+RUN_ACTION: Final = {k: f"run {NAMES[a]} {NAMES[b]}" for k, (a, b) in RUN_PARTNERS.items()}
+SET_ACTION: Final = {k: f"set {NAMES[k]} {NAMES[k]}" for k in (KIND["bs"], KIND["rs"])}
 
 #: Action string -> (verb, kind); "win", "pass" and "catch" carry kind -1.
-_PARSE: dict[str, tuple[str, int]] = {PASS: (PASS, -1), CATCH: (CATCH, -1), WIN: (WIN, -1)}
+_PARSE: Final[dict[str, tuple[str, int]]] = {PASS: (PASS, -1), CATCH: (CATCH, -1), WIN: (WIN, -1)}
 for _k in range(NUM_KINDS):
     _PARSE[DISCARD[_k]] = ("discard", _k)
     _PARSE[GO_DISCARD[_k]] = ("go", _k)
@@ -226,11 +244,14 @@ for _k, _text in SET_ACTION.items():
     _PARSE[_text] = ("set", _k)
 
 #: Verbs of claim-window answers.
-_WINDOW_VERBS = frozenset((PASS, CATCH, "run", "set"))
+_WINDOW_VERBS: Final = frozenset((PASS, CATCH, "run", "set"))
 
 # Phases.
-TURN, CLAIM, CLAIM_DISCARD, OVER = range(4)
-PHASE_NAMES = ("turn", "claim", "claim_discard", "over")
+TURN: Final = 0
+CLAIM: Final = 1
+CLAIM_DISCARD: Final = 2
+OVER: Final = 3
+PHASE_NAMES: Final = ("turn", "claim", "claim_discard", "over")
 
 
 # -- the game ----------------------------------------------------------------------
@@ -319,13 +340,13 @@ def _draw_events(players: int) -> _DrawEvents:
 
 
 #: _DRAW_EVENTS[n] is _draw_events(n), made once (empty below the minimum of players).
-_DRAW_EVENTS: tuple[_DrawEvents, ...] = tuple(
+_DRAW_EVENTS: Final[tuple[_DrawEvents, ...]] = tuple(
     _draw_events(n) if n >= RummyFive.min_players else ()
     for n in range(RummyFive.max_players + 1))
 
 
 #: _DISCARD_EVENTS[seat][go][kind]: the public discard event.
-_DISCARD_EVENTS: tuple[tuple[tuple[Event, ...], ...], ...] = tuple(
+_DISCARD_EVENTS: Final[tuple[tuple[tuple[Event, ...], ...], ...]] = tuple(
     tuple(tuple(Event("discard", {"seat": seat, "card": NAMES[kind], "go": go})
                 for kind in range(NUM_KINDS)) for go in (False, True))
     for seat in range(RummyFive.max_players))
@@ -365,50 +386,78 @@ def _call_kinds(hand: tuple[int, ...]) -> int:
 
 
 def _hand_key(hand: list[int]) -> int:
-    """A sorted hand (at most 5 kinds) as one int, 4 bits a kind: the key of the
-    memo tables below.  Compiled, probing a dict with a small int costs far
-    less than functools.cache with a tuple key (hash and compare a tuple)."""
+    """A sorted hand (at most 5 kinds) as one int, 4 bits a kind."""
     key = len(hand)
     for kind in hand:
         key = key << 4 | kind
     return key
 
 
-def _four(hand: tuple[int, ...]) -> tuple[tuple[int, int], int, tuple[str, ...]]:
-    """For the four sorted concealed kinds of a free player (no Run/Set call) in
-    one look-up: their :func:`waits_of`, the kinds they could claim (a Catch or
-    a call) and their names."""
-    waits = waits_of(hand, True)
-    return waits, waits[0] | _call_kinds(hand), _names(hand)
+# -- the hand graph ---------------------------------------------------------------
+# A free player's turn takes it from four concealed cards to five (the draw) and
+# back to four (the discard).  What each hand allows is memoised as nodes of a
+# graph, kept in module lists and named by their index: a draw or a discard
+# follows an edge by list index, with no hashing of the hand (compiled, a dict
+# look-up by hand costs several times more, mostly in cache misses).  A state
+# holds only the indices, ints, so clones share the graph.
 
 
-_FOUR_MEMO: dict[int, tuple[tuple[int, int], int, tuple[str, ...]]] = {}
+class _Four:
+    """Four sorted concealed kinds of a free player (no Run/Set call)."""
+
+    def __init__(self, hand: tuple[int, ...]) -> None:
+        self.waits = waits_of(hand, True)
+        #: The kinds it could claim if discarded (a Catch or a call).
+        self.claimable: int = self.waits[0] | _call_kinds(hand)
+        self.names = _names(hand)
+        #: By kind drawn: the index in _TURNS of the turn it makes (-1: not yet made).
+        self.draws = [-1] * NUM_KINDS
 
 
-def _four_of(hand: list[int]) -> tuple[tuple[int, int], int, tuple[str, ...]]:
-    """:func:`_four` of a sorted hand, memoised by :func:`_hand_key`."""
+class _Turn:
+    """Five sorted kinds just after drawing a kind, held by a free player."""
+
+    def __init__(self, hand: tuple[int, ...], drawn: int) -> None:
+        self.names = _names(hand)
+        #: The turn's actions, were its holder free (no Go: see _legal_actions).
+        self.actions = _free_turn(hand, drawn)
+        #: By kind discarded: the index in _FOURS of the hand left (-1: not yet found).
+        self.discards = [-1] * NUM_KINDS
+
+
+_FOURS: Final[list[_Four]] = []
+_FOUR_IDS: Final[dict[int, int]] = {}  # _hand_key -> index in _FOURS
+_TURNS: Final[list[_Turn]] = []
+
+
+def _four_id(hand: list[int]) -> int:
+    """The index in _FOURS of four sorted kinds (a node made on first use)."""
     key = _hand_key(hand)
-    found = _FOUR_MEMO.get(key)
-    if found is None:
-        found = _FOUR_MEMO[key] = _four(tuple(hand))
+    found = _FOUR_IDS.get(key, -1)
+    if found < 0:
+        found = _FOUR_IDS[key] = len(_FOURS)
+        _FOURS.append(_Four(tuple(hand)))
     return found
 
 
-def _five(hand: tuple[int, ...], drawn: int) -> tuple[tuple[str, ...], tuple[Action, ...]]:
-    """For a hand of sorted kinds just after drawing ``drawn``, in one look-up:
-    its names and, were its holder free (no Go, no call), its turn's actions."""
-    return _names(hand), _free_turn(hand, drawn) if len(hand) == 5 else ()
+def _draw_edge(four: int, hand: list[int], drawn: int) -> int:
+    """The index in _TURNS of the turn of the hand ``four`` after drawing ``drawn``
+    (``hand``: the five sorted kinds held now)."""
+    node = _FOURS[four]
+    found = node.draws[drawn]
+    if found < 0:
+        found = node.draws[drawn] = len(_TURNS)
+        _TURNS.append(_Turn(tuple(hand), drawn))
+    return found
 
 
-_FIVE_MEMO: dict[int, tuple[tuple[str, ...], tuple[Action, ...]]] = {}
-
-
-def _five_of(hand: list[int], drawn: int) -> tuple[tuple[str, ...], tuple[Action, ...]]:
-    """:func:`_five` of a sorted hand, memoised by :func:`_hand_key` and the kind drawn."""
-    key = _hand_key(hand) << 4 | drawn
-    found = _FIVE_MEMO.get(key)
-    if found is None:
-        found = _FIVE_MEMO[key] = _five(tuple(hand), drawn)
+def _discard_edge(turn: int, hand: list[int], kind: int) -> int:
+    """The index in _FOURS of the hand left when the turn ``turn`` discards
+    ``kind`` (``hand``: the four sorted kinds left)."""
+    edge = _TURNS[turn]
+    found = edge.discards[kind]
+    if found < 0:
+        found = edge.discards[kind] = _four_id(hand)
     return found
 
 
@@ -420,7 +469,8 @@ def _half_names(shift: int) -> tuple[tuple[str, ...], ...]:
 #: Names of the kinds set in 7 bits of a mask, by those bits: the black kinds
 #: (bits 0-6) and the red ones (bits 7-13).  Two small tables stay in the CPU's
 #: cache, where a table of every 14-bit mask would not.
-_BLACK_NAMES, _RED_NAMES = _half_names(0), _half_names(7)
+_BLACK_NAMES: Final = _half_names(0)
+_RED_NAMES: Final = _half_names(7)
 
 
 def _kinds_names(mask: int) -> tuple[str, ...]:
@@ -435,7 +485,7 @@ def _sizes(hands: list[list[int]]) -> tuple[int, ...]:
 
 
 #: Observation fields a spectator does not get.
-_PRIVATE = ("hand", "drawn", "catch_barred")
+_PRIVATE: Final = ("hand", "drawn", "catch_barred")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -470,8 +520,12 @@ class RummyFiveState(State):
         self.hands: list[list[int]] = [[] for _ in range(n)]
         #: The names of each hand, kept with it (what the observation shows).
         self.hand_names: list[tuple[str, ...]] = [()] * n
-        #: The turn's actions of the seat that just drew, were it free (_five).
+        #: The turn's actions of the seat that just drew, were it free (_Turn).
         self._free_actions: tuple[Action, ...] = ()
+        #: Each free seat's four concealed cards, as an index in _FOURS.
+        self._fours = [-1] * n
+        #: The turn of the free seat that just drew, as an index in _TURNS.
+        self._turn = -1
         self.trios: list[list[int]] = [[] for _ in range(n)]
         #: Face-up discards per seat, by name (only ever shown or popped).
         self.piles: list[tuple[str, ...]] = [()] * n
@@ -624,7 +678,7 @@ class RummyFiveState(State):
         self.hands, self.deck = cards.deal(order, self.num_players, 4, self.dealer)
         for seat, hand in enumerate(self.hands):
             hand.sort()
-            self.waits[seat], self.claimable[seat], self.hand_names[seat] = _four_of(hand)
+            self._set_four(seat, _four_id(hand))
         self.emit("hand_start", deal=self.deal_no, dealer=self.dealer,
                   dealer_count=self.dealer_count, chips=list(self.chips), pot=self.pot,
                   deck_size=len(self.deck))
@@ -644,7 +698,12 @@ class RummyFiveState(State):
         kind = deck.pop()
         hand = self.hands[seat]
         insort(hand, kind)
-        self.hand_names[seat], self._free_actions = _five_of(hand, kind)
+        if self.called[seat]:
+            self.hand_names[seat], self._free_actions = _names(tuple(hand)), ()
+        else:
+            self._turn = turn = _draw_edge(self._fours[seat], hand, kind)
+            edge = _TURNS[turn]
+            self.hand_names[seat], self._free_actions = edge.names, edge.actions
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
         self.phase, self.current, self.drawn = TURN, seat, kind
@@ -660,6 +719,13 @@ class RummyFiveState(State):
         public["deck_size"] = left
         public["turns_by_seat"] = tuple(self.turns_by_seat)
         public["hand_sizes"] = _sizes(self.hands)
+
+    def _set_four(self, seat: int, four: int) -> None:
+        """The free seat's four concealed cards are now _FOURS[four]."""
+        self._fours[seat] = four
+        node = _FOURS[four]
+        self.waits[seat], self.claimable[seat] = node.waits, node.claimable
+        self.hand_names[seat] = node.names
 
     def _locked_turn_actions(self, seat: int) -> list[Action]:
         """The turn's actions of a player who called Go or Run/Set."""
@@ -705,9 +771,9 @@ class RummyFiveState(State):
             self.claimable[seat] = waits[0]
             self.hand_names[seat] = _names(tuple(hand))
         else:
-            waits, claimable, self.hand_names[seat] = _four_of(hand)
-            self.waits[seat] = waits
-            self.claimable[seat] = waits[0] if go else claimable
+            self._set_four(seat, _discard_edge(self._turn, hand, kind))
+            if go:
+                self.claimable[seat] = self.waits[seat][0]
         self.piles[seat] += (NAMES[kind],)
         self.discarded[seat] |= 1 << kind
         self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
