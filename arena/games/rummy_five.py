@@ -352,23 +352,36 @@ _DISCARD_EVENTS: Final[tuple[tuple[tuple[Event, ...], ...], ...]] = tuple(
     for seat in range(RummyFive.max_players))
 
 
-@cache
-def _turn_options(hand: tuple[int, ...]) -> tuple[bool, tuple[int, ...], tuple[Action, ...]]:
-    """For the five sorted kinds of a free player's turn: whether they win, the
-    distinct kinds, and the Go discards (those leaving four cards one card away)."""
-    distinct = tuple(sorted(set(hand)))
-    go = tuple(GO_DISCARD[k] for k in distinct if waits_of(_without(hand, k), True)[0])
-    return shape_of(hand).complete(True), distinct, go
+_WIN_BIT: Final = 1 << NUM_KINDS
 
 
-@cache
-def _free_turn(hand: tuple[int, ...], drawn: int) -> tuple[Action, ...]:
+def _turn_mask(hand: tuple[int, ...]) -> int:
+    """For the five sorted kinds of a free player's turn: bit ``k`` set for each
+    kind whose Go discard leaves four cards one card away, :data:`_WIN_BIT` when
+    they win."""
+    mask = _WIN_BIT if shape_of(hand).complete(True) else 0
+    for kind in set(hand):
+        if waits_of(_without(hand, kind), True)[0]:
+            mask |= 1 << kind
+    return mask
+
+
+def _free_turn(hand: list[int], drawn: int, mask: int) -> tuple[Action, ...]:
     """The turn's actions of a player who called neither Go nor Run/Set (it
-    always has Covert, so "win" depends on the cards alone)."""
-    wins, distinct, go = _turn_options(hand)
-    acts = [WIN] if wins else []
-    acts += [DISCARD[drawn]] + [DISCARD[k] for k in distinct if k != drawn]
-    return (*acts, *go)
+    always has Covert, so "win" depends on the cards alone), from the five
+    sorted kinds it holds and their :func:`_turn_mask`."""
+    acts = [WIN, DISCARD[drawn]] if mask & _WIN_BIT else [DISCARD[drawn]]
+    last = -1
+    for kind in hand:  # sorted: each distinct kind once, ascending
+        if kind != last and kind != drawn:
+            acts.append(DISCARD[kind])
+        last = kind
+    last = -1
+    for kind in hand:
+        if kind != last and mask >> kind & 1:
+            acts.append(GO_DISCARD[kind])
+        last = kind
+    return tuple(acts)
 
 
 @cache
@@ -393,13 +406,13 @@ def _hand_key(hand: list[int]) -> int:
     return key
 
 
-# -- the hand graph ---------------------------------------------------------------
-# A free player's turn takes it from four concealed cards to five (the draw) and
-# back to four (the discard).  What each hand allows is memoised as nodes of a
-# graph, kept in module lists and named by their index: a draw or a discard
-# follows an edge by list index, with no hashing of the hand (compiled, a dict
-# look-up by hand costs several times more, mostly in cache misses).  A state
-# holds only the indices, ints, so clones share the graph.
+# -- hands of four --------------------------------------------------------------
+# A free player holds four concealed cards between its turns.  What four cards
+# allow is memoised in _Four nodes, kept in a module list and named by their
+# index (a state holds only ints, so clones share them); a node also keeps the
+# _turn_mask of each draw.  The five-card hand of a turn is not memoised: there
+# are some 25,000 of them, and a table that size costs more in cache misses
+# (compiled) than making the turn's names and actions afresh from small tables.
 
 
 class _Four:
@@ -410,24 +423,12 @@ class _Four:
         #: The kinds it could claim if discarded (a Catch or a call).
         self.claimable: int = self.waits[0] | _call_kinds(hand)
         self.names = _names(hand)
-        #: By kind drawn: the index in _TURNS of the turn it makes (-1: not yet made).
-        self.draws = [-1] * NUM_KINDS
-
-
-class _Turn:
-    """Five sorted kinds just after drawing a kind, held by a free player."""
-
-    def __init__(self, hand: tuple[int, ...], drawn: int) -> None:
-        self.names = _names(hand)
-        #: The turn's actions, were its holder free (no Go: see _legal_actions).
-        self.actions = _free_turn(hand, drawn)
-        #: By kind discarded: the index in _FOURS of the hand left (-1: not yet found).
-        self.discards = [-1] * NUM_KINDS
+        #: By kind drawn: the _turn_mask of the five cards (-1: not yet known).
+        self.turns = [-1] * NUM_KINDS
 
 
 _FOURS: Final[list[_Four]] = []
 _FOUR_IDS: Final[dict[int, int]] = {}  # _hand_key -> index in _FOURS
-_TURNS: Final[list[_Turn]] = []
 
 
 def _four_id(hand: list[int]) -> int:
@@ -437,27 +438,6 @@ def _four_id(hand: list[int]) -> int:
     if found < 0:
         found = _FOUR_IDS[key] = len(_FOURS)
         _FOURS.append(_Four(tuple(hand)))
-    return found
-
-
-def _draw_edge(four: int, hand: list[int], drawn: int) -> int:
-    """The index in _TURNS of the turn of the hand ``four`` after drawing ``drawn``
-    (``hand``: the five sorted kinds held now)."""
-    node = _FOURS[four]
-    found = node.draws[drawn]
-    if found < 0:
-        found = node.draws[drawn] = len(_TURNS)
-        _TURNS.append(_Turn(tuple(hand), drawn))
-    return found
-
-
-def _discard_edge(turn: int, hand: list[int], kind: int) -> int:
-    """The index in _FOURS of the hand left when the turn ``turn`` discards
-    ``kind`` (``hand``: the four sorted kinds left)."""
-    edge = _TURNS[turn]
-    found = edge.discards[kind]
-    if found < 0:
-        found = edge.discards[kind] = _four_id(hand)
     return found
 
 
@@ -520,12 +500,10 @@ class RummyFiveState(State):
         self.hands: list[list[int]] = [[] for _ in range(n)]
         #: The names of each hand, kept with it (what the observation shows).
         self.hand_names: list[tuple[str, ...]] = [()] * n
-        #: The turn's actions of the seat that just drew, were it free (_Turn).
+        #: The turn's actions of the free seat that just drew (_free_turn).
         self._free_actions: tuple[Action, ...] = ()
         #: Each free seat's four concealed cards, as an index in _FOURS.
         self._fours = [-1] * n
-        #: The turn of the free seat that just drew, as an index in _TURNS.
-        self._turn = -1
         self.trios: list[list[int]] = [[] for _ in range(n)]
         #: Face-up discards per seat, by name (only ever shown or popped).
         self.piles: list[tuple[str, ...]] = [()] * n
@@ -698,12 +676,13 @@ class RummyFiveState(State):
         kind = deck.pop()
         hand = self.hands[seat]
         insort(hand, kind)
-        if self.called[seat]:
-            self.hand_names[seat], self._free_actions = _names(tuple(hand)), ()
-        else:
-            self._turn = turn = _draw_edge(self._fours[seat], hand, kind)
-            edge = _TURNS[turn]
-            self.hand_names[seat], self._free_actions = edge.names, edge.actions
+        self.hand_names[seat] = tuple([NAMES[k] for k in hand])
+        if not (self.called[seat] or self.went_go[seat]):  # else _locked_turn_actions
+            node = _FOURS[self._fours[seat]]
+            mask = node.turns[kind]
+            if mask < 0:
+                mask = node.turns[kind] = _turn_mask(tuple(hand))
+            self._free_actions = _free_turn(hand, kind, mask)
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
         self.phase, self.current, self.drawn = TURN, seat, kind
@@ -771,7 +750,7 @@ class RummyFiveState(State):
             self.claimable[seat] = waits[0]
             self.hand_names[seat] = _names(tuple(hand))
         else:
-            self._set_four(seat, _discard_edge(self._turn, hand, kind))
+            self._set_four(seat, _four_id(hand))
             if go:
                 self.claimable[seat] = self.waits[seat][0]
         self.piles[seat] += (NAMES[kind],)
