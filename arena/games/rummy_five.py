@@ -441,6 +441,19 @@ def _four_id(hand: list[int]) -> int:
     return found
 
 
+_SHAPES: Final[dict[int, Shape]] = {}  # _hand_key -> shape_of
+
+
+def _shape_of_list(hand: list[int]) -> Shape:
+    """:func:`shape_of` five sorted kinds, memoised by :func:`_hand_key` (an
+    int key: cheaper than shape_of's tuple key, compiled)."""
+    key = _hand_key(hand)
+    found = _SHAPES.get(key)
+    if found is None:
+        found = _SHAPES[key] = shape_of(tuple(hand))
+    return found
+
+
 def _half_names(shift: int) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(NAMES[k + shift] for k in range(7) if bits >> k & 1)
                  for bits in range(128))
@@ -727,7 +740,8 @@ class RummyFiveState(State):
 
     def _can_self_draw(self, seat: int) -> bool:
         called = self.called[seat]
-        shape = shape_of(self._key(seat))
+        hand = self.hands[seat]
+        shape = _shape_of_list(sorted(hand + self.trios[seat]) if self.trios[seat] else hand)
         if not shape.complete(not called):
             return False
         # A player who called no Run/Set always has Covert, so only callers need more.
