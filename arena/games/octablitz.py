@@ -271,6 +271,10 @@ def _down_texts(hand: Sequence[int], size: int) -> tuple[str, ...]:
     return tuple(texts)
 
 
+#: The data of a face-up play event, its fields in order (filled in per play).
+_UP_PLAY: Final[dict[str, Any]] = {"seat": 0, "trick": 0, "lead": False, "face": "up",
+                                   "combo": "", "count": 0, "cards": None}
+
 # Memoised in plain dicts keyed by an int (compiled, cheaper than functools.cache
 # with several arguments, which builds and hashes a key tuple per call).
 _PLAY_EVENTS: Final[dict[int, Event]] = {}
@@ -551,19 +555,17 @@ class OctablitzState(State):
         self.best_cards = played = list(cards)
         self.trick_plays.append({"seat": seat, "face": "up", "count": len(cards), "cards": cards})
         public["best_seat"] = seat
+        # A copy of a template then filled in: building a dict of seven keys
+        # resizes it once on the way.
+        data = _UP_PLAY.copy()
+        data["seat"] = seat
+        data["trick"] = self.trick_no
+        data["lead"] = verb == LEAD
+        data["combo"] = combo.kind
+        data["count"] = len(played)
+        data["cards"] = played[:]
         # tuple.__new__ skips the NamedTuple's interpreted __new__ (a hot path).
-        self.events.append(_tuple_new(Event, (
-            "play",
-            {
-                "seat": seat,
-                "trick": self.trick_no,
-                "lead": verb == LEAD,
-                "face": "up",
-                "combo": combo.kind,
-                "count": len(played),
-                "cards": played[:],
-            },
-            None)))
+        self.events.append(_tuple_new(Event, ("play", data, None)))
 
     def _play_down(self, seat: int, kinds: tuple[int, ...], cards: tuple[str, ...]) -> None:
         # Kept as kinds too: sorting ints is cheaper than sorting names by INDEX.
