@@ -22,36 +22,42 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
 from arena.games import cards as deck_tools
 from arena.games.base import Action, Event, Game, Observation, OptionSpec, ScoreOrder, State
 
-RANK_ORDER = "sABCJKL"
-SUIT_ORDER = "br"
-#: Card names in canonical order; a card's index is its single-card strength.
-NAMES: tuple[str, ...] = tuple(suit + rank for rank in RANK_ORDER for suit in SUIT_ORDER)
-INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
-NUM_KINDS = len(NAMES)
-#: Kinds of rank L: the generals, one per suit, never part of a multiple.
-L_KINDS = frozenset((INDEX["bL"], INDEX["rL"]))
+_tuple_new: Final = tuple.__new__
+# Module tables are Final: compiled, a Final name is a C variable, any other
+# module global a dict look-up at every use.
 
-SINGLE = "single"
-MULTIPLE = "multiple"
-RUN = "run"
+RANK_ORDER: Final = "sABCJKL"
+SUIT_ORDER: Final = "br"
+#: Card names in canonical order; a card's index is its single-card strength.
+NAMES: Final[tuple[str, ...]] = tuple(suit + rank for rank in RANK_ORDER for suit in SUIT_ORDER)
+INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(NAMES)}
+NUM_KINDS: Final = len(NAMES)
+#: Kinds of rank L: the generals, one per suit, never part of a multiple.
+L_KINDS: Final = frozenset((INDEX["bL"], INDEX["rL"]))
+
+SINGLE: Final = "single"
+MULTIPLE: Final = "multiple"
+RUN: Final = "run"
 #: Runs from weakest to strongest: black ABC < red ABC < black JKL < red JKL.
-RUNS: tuple[tuple[int, int, int], ...] = tuple(
+RUNS: Final[tuple[tuple[int, int, int], ...]] = tuple(
     (INDEX[suit + a], INDEX[suit + b], INDEX[suit + c])
     for a, b, c in ("ABC", "JKL")
     for suit in SUIT_ORDER
 )
-RUN_STRENGTH: dict[tuple[int, ...], int] = {run: i for i, run in enumerate(RUNS)}
+RUN_STRENGTH: Final[dict[tuple[int, ...], int]] = {run: i for i, run in enumerate(RUNS)}
 
-LEAD, UP, DOWN = "lead", "up", "down"
-BASE_POINTS = {3: 5, 4: 4}
-HAND_SIZE = {3: 10, 4: 8}
+LEAD: Final = "lead"
+UP: Final = "up"
+DOWN: Final = "down"
+BASE_POINTS: Final = {3: 5, 4: 4}
+HAND_SIZE: Final = {3: 10, 4: 8}
 
 
 @dataclass(frozen=True)
@@ -135,26 +141,38 @@ def parse_action(action: str) -> tuple[str, list[str]]:
     return verb, played
 
 
-@cache
-def _parse(action: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
-    """A legal action's verb, card kinds and card names (memoised)."""
-    verb, *played = action.split()
-    return verb, tuple(INDEX[card] for card in played), tuple(played)
+_Parsed = tuple[str, tuple[int, ...], tuple[str, ...], Combo | None]
+_PARSED: Final[dict[str, _Parsed]] = {}
+
+
+def _parse(action: str) -> _Parsed:
+    """A legal action's verb, card kinds, card names and combination (None face
+    down), memoised in a plain dict: compiled, a functools.cache wrapper costs
+    several dict look-ups' worth per call, and this runs every decision."""
+    found = _PARSED.get(action)
+    if found is None:
+        verb, *played = action.split()
+        kinds = tuple(INDEX[card] for card in played)
+        combo = None if verb == DOWN else _classify_kinds(tuple(sorted(kinds)))
+        # The cards as the NAMES objects a hand holds: removing them compares by identity.
+        found = _PARSED[action] = (verb, kinds, tuple(NAMES[kind] for kind in kinds), combo)
+    return found
 
 
 #: Precomputed texts: [kind][size] for identical cards, per run, per single name.
-_LEAD_SAME = [[""] + [_action(LEAD, (name,) * size) for size in range(1, 6)] for name in NAMES]
-_UP_SAME = [[""] + [_action(UP, (name,) * size) for size in range(1, 6)] for name in NAMES]
-_LEAD_RUN = [_action(LEAD, tuple(NAMES[k] for k in run)) for run in RUNS]
-_UP_RUN = [_action(UP, tuple(NAMES[k] for k in run)) for run in RUNS]
-_DOWN_ONE = {name: _action(DOWN, (name,)) for name in NAMES}
+_LEAD_SAME: Final = [[""] + [_action(LEAD, (name,) * size) for size in range(1, 6)]
+                     for name in NAMES]
+_UP_SAME: Final = [[""] + [_action(UP, (name,) * size) for size in range(1, 6)] for name in NAMES]
+_LEAD_RUN: Final = [_action(LEAD, tuple(NAMES[k] for k in run)) for run in RUNS]
+_UP_RUN: Final = [_action(UP, tuple(NAMES[k] for k in run)) for run in RUNS]
+_DOWN_ONE: Final = {name: _action(DOWN, (name,)) for name in NAMES}
 
 # A hand's cards are also kept as *levels*: ``levels[c]`` is the bitmask of
 # the kinds held at least ``c`` times (c = 1..5; ``levels[0]`` is unused).  The
 # actions a hand may take are read from the levels through small tables (a
 # whole hand repeats too rarely to be a good key for memoising).
 
-_HALF = 7  # kinds per half of a 14-kind bitmask
+_HALF: Final = 7  # kinds per half of a 14-kind bitmask
 
 
 def _kinds_in(mask: int) -> list[int]:
@@ -173,21 +191,28 @@ def _half_tables(verb: str, size: int) -> tuple[tuple[tuple[str, ...], ...], ...
         for half in (0, 1))
 
 
-def _same_texts(verb: str, size: int, mask: int) -> tuple[str, ...]:
-    """``verb`` with ``size`` identical cards of each kind in ``mask``, weakest first."""
-    low, high = _half_tables(verb, size)
-    return low[mask & (1 << _HALF) - 1] + high[mask >> _HALF]
+_Halves = tuple[tuple[tuple[str, ...], ...], ...]
+#: _half_tables(verb, size) by size (index 0 unused), made at import.
+_LEAD_HALVES: Final[tuple[_Halves, ...]] = tuple(
+    _half_tables(LEAD, n) if n else () for n in range(6))
+_UP_HALVES: Final[tuple[_Halves, ...]] = tuple(_half_tables(UP, n) if n else () for n in range(6))
+_DOWN_HALVES: Final[_Halves] = _half_tables(DOWN, 1)
+
+
+def _same_texts(halves: _Halves, mask: int) -> tuple[str, ...]:
+    """The texts of ``halves`` (a verb with some number of identical cards) for
+    each kind in ``mask``, weakest first."""
+    return halves[0][mask & (1 << _HALF) - 1] + halves[1][mask >> _HALF]
 
 
 #: Bit ``strength`` set for each run whose three kinds are all in a bitmask,
 #: indexed by the mask without the s kinds (bits 0 and 1).
-_RUN_MASKS = [sum(1 << kind for kind in run) >> 2 for run in RUNS]
-_RUNS_HELD: tuple[int, ...] = tuple(
+_RUN_MASKS: Final = [sum(1 << kind for kind in run) >> 2 for run in RUNS]
+_RUNS_HELD: Final[tuple[int, ...]] = tuple(
     sum(1 << strength for strength, mask in enumerate(_RUN_MASKS) if held & mask == mask)
     for held in range(1 << (NUM_KINDS - 2)))
 
 
-@cache
 def _run_texts(verb: str, runs: int, above: int = -1) -> tuple[str, ...]:
     """``verb`` with every run set in the bitmask ``runs``, of strength above ``above``."""
     texts = _LEAD_RUN if verb == LEAD else _UP_RUN
@@ -195,41 +220,85 @@ def _run_texts(verb: str, runs: int, above: int = -1) -> tuple[str, ...]:
                  if strength > above and runs >> strength & 1)
 
 
-@cache
+#: _run_texts(LEAD, runs) by ``runs``; _UP_RUNS[above + 1][runs]: made at import.
+_LEAD_RUNS: Final[tuple[tuple[str, ...], ...]] = tuple(
+    _run_texts(LEAD, runs) for runs in range(1 << len(RUNS)))
+_UP_RUNS: Final[tuple[tuple[tuple[str, ...], ...], ...]] = tuple(
+    tuple(_run_texts(UP, runs, above) for runs in range(1 << len(RUNS)))
+    for above in range(-1, len(RUNS)))
+
+
+_DOWN_TABLE: Final[dict[tuple[str, ...], str]] = {}
+
+
 def _down_table() -> dict[tuple[str, ...], str]:
     """The text of every face-down play of 2 to 5 cards the deck allows, by its
     cards in canonical order (about 10,000, made on first use)."""
-    copies = Counter(deck_tools.rummy_deck())
-    return {cards: DOWN + " " + " ".join(cards)
+    if not _DOWN_TABLE:
+        copies = Counter(deck_tools.rummy_deck())
+        _DOWN_TABLE.update(
+            (cards, DOWN + " " + " ".join(cards))
             for size in range(2, 6) for cards in combinations_with_replacement(NAMES, size)
-            if all(cards.count(card) <= copies[card] for card in cards)}
+            if all(cards.count(card) <= copies[card] for card in cards))
+    return _DOWN_TABLE
 
 
-def _down_texts(hand: Sequence[str], size: int) -> tuple[str, ...]:
-    """The face-down plays of ``size`` (2 or more) cards from ``hand`` (canonical
-    order): every distinct choice, ascending.  Whole hands seldom repeat, so
-    this is not memoised: the choices come from C (combinations of a sorted
-    hand give the distinct ones first in ascending order), their texts from a table."""
-    return tuple(map(_down_table().__getitem__, dict.fromkeys(combinations(hand, size))))
+_DOWN_BY_KINDS: Final[dict[tuple[int, ...], str]] = {}
 
 
-@cache
+def _down_by_kinds() -> dict[tuple[int, ...], str]:
+    """:func:`_down_table` by the cards' kinds (made on first use)."""
+    if not _DOWN_BY_KINDS:
+        _DOWN_BY_KINDS.update((tuple(INDEX[card] for card in cards), text)
+                              for cards, text in _down_table().items())
+    return _DOWN_BY_KINDS
+
+
+def _down_texts(hand: Sequence[int], size: int) -> tuple[str, ...]:
+    """The face-down plays of ``size`` (2 or more) cards from ``hand`` (sorted
+    kinds): every distinct choice, ascending.  Whole hands seldom repeat, so
+    this is not memoised: the choices come from C, their texts from a table.
+    Combinations of a sorted hand give each distinct choice first in ascending
+    order (a repeat is never above the highest so far), so keeping those above
+    the last kept is the distinct ones, with no set to build."""
+    table = _DOWN_BY_KINDS or _down_by_kinds()
+    texts: list[str] = []
+    last: tuple[int, ...] = ()
+    for chosen in combinations(hand, size):
+        if chosen > last:
+            texts.append(table[chosen])
+            last = chosen
+    return tuple(texts)
+
+
+#: The data of a face-up play event, its fields in order (filled in per play).
+_UP_PLAY: Final[dict[str, Any]] = {"seat": 0, "trick": 0, "lead": False, "face": "up",
+                                   "combo": "", "count": 0, "cards": None}
+
+# Memoised in plain dicts keyed by an int (compiled, cheaper than functools.cache
+# with several arguments, which builds and hashes a key tuple per call).
+_PLAY_EVENTS: Final[dict[int, Event]] = {}
+_DOWN_PLAYS: Final[dict[int, dict[str, Any]]] = {}
+
+
 def _play_event(seat: int, trick: int, count: int) -> Event:
-    """The public event of a face-down play."""
-    return Event("play", {"seat": seat, "trick": trick, "lead": False, "face": "down",
-                          "count": count})
+    """The public event of a face-down play (shared: events are immutable)."""
+    key = (trick * 8 + count) * 8 + seat
+    found = _PLAY_EVENTS.get(key)
+    if found is None:
+        found = _PLAY_EVENTS[key] = Event(
+            "play", {"seat": seat, "trick": trick, "lead": False, "face": "down",
+                     "count": count})
+    return found
 
 
-@cache
 def _down_play(seat: int, count: int) -> dict[str, Any]:
     """The ``trick_plays`` entry of a face-down play (copied into each observation)."""
-    return {"seat": seat, "face": "down", "count": count, "cards": ()}
-
-
-@cache
-def _lead_shape(combo: Combo) -> dict[str, Any]:
-    """The observation's ``lead`` (copied into each observation)."""
-    return {"combo": combo.kind, "count": combo.count}
+    key = count * 8 + seat
+    found = _DOWN_PLAYS.get(key)
+    if found is None:
+        found = _DOWN_PLAYS[key] = {"seat": seat, "face": "down", "count": count, "cards": ()}
+    return found
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -320,6 +389,8 @@ class OctablitzState(State):
         dealt, rest = deck_tools.deal(deck_top_first, n, self.hand_size, leader)
         assert not rest, "octablitz deals every card"
         self.hands: list[list[str]] = []
+        #: The same hands as sorted kinds.
+        self.kinds: list[list[int]] = []
         self.sizes = [self.hand_size] * n
         self.counts: list[list[int]] = []
         #: levels[seat][c]: bitmask of the kinds the seat holds at least c times.
@@ -327,6 +398,7 @@ class OctablitzState(State):
         for kinds in dealt:
             kinds.sort()
             self.hands.append([NAMES[kind] for kind in kinds])
+            self.kinds.append(kinds)
             counts = [0] * NUM_KINDS
             levels = [0] * 6
             for kind in kinds:
@@ -344,6 +416,7 @@ class OctablitzState(State):
         self.out_up: list[str] = []
         #: Each seat's face-down cards this deal, in canonical order (private).
         self.down: list[list[str]] = [[] for _ in range(n)]
+        self._down_kinds: list[list[int]] = [[] for _ in range(n)]
         self.down_counts = [0] * n
         self._new_trick(leader)
         self._refresh_public()
@@ -365,6 +438,8 @@ class OctablitzState(State):
         self.to_play = leader
         self._deciding: tuple[int, ...] = (leader,)
         self.lead: Combo | None = None
+        #: The observation's ``lead`` while there is one (copied into each observation).
+        self._lead_shape: dict[str, Any] = {}
         #: must_play_down(to_play), kept for the seat to play (asked twice a step).
         self._must_down = False
         self.best_seat = leader
@@ -392,14 +467,15 @@ class OctablitzState(State):
 
     def _lead_actions(self) -> tuple[Action, ...]:
         levels = self.levels[self.to_play]
-        singles = _same_texts(LEAD, 1, levels[1])
-        runs = _run_texts(LEAD, _RUNS_HELD[levels[1] >> 2])
+        singles = _same_texts(_LEAD_HALVES[1], levels[1])
+        runs = _LEAD_RUNS[_RUNS_HELD[levels[1] >> 2]]
         if not levels[2]:
             return singles + runs
         # Multiples by size, weakest first, runs between triples and quadruples
         # (the L kinds, one card each, never form a multiple).
-        return (singles + _same_texts(LEAD, 2, levels[2]) + _same_texts(LEAD, 3, levels[3])
-                + runs + _same_texts(LEAD, 4, levels[4]) + _same_texts(LEAD, 5, levels[5]))
+        return (singles + _same_texts(_LEAD_HALVES[2], levels[2])
+                + _same_texts(_LEAD_HALVES[3], levels[3]) + runs
+                + _same_texts(_LEAD_HALVES[4], levels[4]) + _same_texts(_LEAD_HALVES[5], levels[5]))
 
     def _follow_actions(self) -> tuple[Action, ...]:
         lead = self.lead
@@ -407,14 +483,14 @@ class OctablitzState(State):
         seat = self.to_play
         levels = self.levels[seat]
         size = lead.count
-        down = (_same_texts(DOWN, 1, levels[1]) if size == 1
-                else _down_texts(self.hands[seat], size))
+        down = (_same_texts(_DOWN_HALVES, levels[1]) if size == 1
+                else _down_texts(self.kinds[seat], size))
         if self._must_down:
             return down
         best = self.best_strength
         if lead.kind == RUN:
-            return down + _run_texts(UP, _RUNS_HELD[levels[1] >> 2], best)
-        return down + _same_texts(UP, size, levels[size] >> (best + 1) << (best + 1))
+            return down + _UP_RUNS[best + 1][_RUNS_HELD[levels[1] >> 2]]
+        return down + _same_texts(_UP_HALVES[size], levels[size] >> (best + 1) << (best + 1))
 
     def is_last_trick(self) -> bool:
         """True once the trick in progress has been led and is the deal's last."""
@@ -434,22 +510,25 @@ class OctablitzState(State):
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_play
-        verb, kinds, cards = _parse(actions[seat])
+        verb, kinds, cards, combo = _parse(actions[seat])
         counts = self.counts[seat]
         levels = self.levels[seat]
-        hand = self.hands[seat]
-        for kind, card in zip(kinds, cards, strict=True):
+        hand, held = self.hands[seat], self.kinds[seat]
+        # An index loop: compiled, zip(..., strict=True) is a generic call with keywords.
+        for i in range(len(kinds)):
+            kind, card = kinds[i], cards[i]
             levels[counts[kind]] ^= 1 << kind
             counts[kind] -= 1
             hand.remove(card)
+            held.remove(kind)
         self.sizes[seat] -= len(kinds)
         self.turns += 1
-        if verb == DOWN:
-            self._play_down(seat, cards)
+        if combo is None:
+            self._play_down(seat, kinds, cards)
         else:
-            self._play_up(seat, verb, kinds, cards)
+            self._play_up(seat, verb, combo, cards)
         public = self._public
-        public["hand_sizes"] = (*self.sizes,)
+        public["hand_sizes"] = tuple(self.sizes)
         public["turn_number"] = self.turns
         if len(self.trick_plays) == self.num_players:
             self._finish_trick()
@@ -463,13 +542,11 @@ class OctablitzState(State):
         if self.turns >= self.max_turns:
             self._end_deal(None)
 
-    def _play_up(self, seat: int, verb: str, kinds: tuple[int, ...],
-                 cards: tuple[str, ...]) -> None:
-        combo = _classify_kinds(kinds)
-        assert combo is not None
+    def _play_up(self, seat: int, verb: str, combo: Combo, cards: tuple[str, ...]) -> None:
         public = self._public
         if verb == LEAD:
             self.lead = combo
+            self._lead_shape = {"combo": combo.kind, "count": combo.count}
             public["phase"] = "follow"
             public["last_trick"] = not self.hands[seat]
         self.trick_up.extend(self.best_cards)
@@ -478,36 +555,34 @@ class OctablitzState(State):
         self.best_cards = played = list(cards)
         self.trick_plays.append({"seat": seat, "face": "up", "count": len(cards), "cards": cards})
         public["best_seat"] = seat
-        self.events.append(
-            Event(
-                "play",
-                {
-                    "seat": seat,
-                    "trick": self.trick_no,
-                    "lead": verb == LEAD,
-                    "face": "up",
-                    "combo": combo.kind,
-                    "count": len(played),
-                    "cards": played[:],
-                },
-            )
-        )
+        # A copy of a template then filled in: building a dict of seven keys
+        # resizes it once on the way.
+        data = _UP_PLAY.copy()
+        data["seat"] = seat
+        data["trick"] = self.trick_no
+        data["lead"] = verb == LEAD
+        data["combo"] = combo.kind
+        data["count"] = len(played)
+        data["cards"] = played[:]
+        # tuple.__new__ skips the NamedTuple's interpreted __new__ (a hot path).
+        self.events.append(_tuple_new(Event, ("play", data, None)))
 
-    def _play_down(self, seat: int, cards: tuple[str, ...]) -> None:
-        down = self.down[seat]
-        down.extend(cards)
-        down.sort(key=INDEX.__getitem__)
+    def _play_down(self, seat: int, kinds: tuple[int, ...], cards: tuple[str, ...]) -> None:
+        # Kept as kinds too: sorting ints is cheaper than sorting names by INDEX.
+        down_kinds = self._down_kinds[seat]
+        down_kinds.extend(kinds)
+        down_kinds.sort()
+        self.down[seat] = [NAMES[kind] for kind in down_kinds]
         count = len(cards)
         self.down_counts[seat] += count
         self.trick_plays.append(_down_play(seat, count))
-        self._public["down_counts"] = (*self.down_counts,)
+        self._public["down_counts"] = tuple(self.down_counts)
         # Appended directly rather than through emit(): this is the hot path.
         events = self.events
         events.append(_play_event(seat, self.trick_no, count))
-        events.append(
-            Event("down_cards", {"seat": seat, "trick": self.trick_no, "cards": list(cards)},
-                  (seat,))
-        )
+        events.append(_tuple_new(Event, (
+            "down_cards", {"seat": seat, "trick": self.trick_no, "cards": list(cards)},
+            (seat,))))
 
     def _finish_trick(self) -> None:
         winner = self.best_seat
@@ -531,10 +606,10 @@ class OctablitzState(State):
         public["leader"] = winner
         public["best_seat"] = None
         public["last_trick"] = False
-        public["tricks_won"] = (*self.tricks_won,)
-        public["cards_taken"] = (*self.cards_taken,)
-        public["taken"] = (*map(tuple, self.taken),)
-        public["out_up"] = (*self.out_up,)
+        public["tricks_won"] = tuple(self.tricks_won)
+        public["cards_taken"] = tuple(self.cards_taken)
+        public["taken"] = tuple([tuple(cards) for cards in self.taken])
+        public["out_up"] = tuple(self.out_up)
 
     def _end_deal(self, winner: int | None) -> None:
         """Settle a deal (``winner`` None: the turn cap ended it without a result,
@@ -594,19 +669,19 @@ class OctablitzState(State):
             "general_wins": self.streak,
             "multiplier": self.multiplier,
             "base": self.base,
-            "chips": (*self.chips,),
-            "hand_sizes": (*self.sizes,),
+            "chips": tuple(self.chips),
+            "hand_sizes": tuple(self.sizes),
             "trick": self.trick_no,
             "leader": self.leader,
             "lead": None,
             "trick_plays": (),
             "best_seat": None if lead is None else self.best_seat,
             "last_trick": lead is not None and not self.hands[self.leader],
-            "tricks_won": (*self.tricks_won,),
-            "cards_taken": (*self.cards_taken,),
-            "taken": (*map(tuple, self.taken),),
-            "out_up": (*self.out_up,),
-            "down_counts": (*self.down_counts,),
+            "tricks_won": tuple(self.tricks_won),
+            "cards_taken": tuple(self.cards_taken),
+            "taken": tuple([tuple(cards) for cards in self.taken]),
+            "out_up": tuple(self.out_up),
+            "down_counts": tuple(self.down_counts),
             "turn_number": self.turns,
             "max_turns": self.max_turns,
             "hand": (), "must_play_down": False, "my_down": (),
@@ -619,16 +694,16 @@ class OctablitzState(State):
         obs = self._public.copy()
         lead = self.lead
         if lead is not None:
-            obs["lead"] = _lead_shape(lead).copy()
+            obs["lead"] = self._lead_shape.copy()
         if self.trick_plays:
-            obs["trick_plays"] = [*map(dict.copy, self.trick_plays)]
+            obs["trick_plays"] = [play.copy() for play in self.trick_plays]
         if seat is None:
             del obs["hand"], obs["must_play_down"], obs["my_down"]
         else:
-            obs["hand"] = (*self.hands[seat],)
+            obs["hand"] = tuple(self.hands[seat])
             if seat == self.to_play and self._must_down and not self.over:
                 obs["must_play_down"] = True
-            obs["my_down"] = (*self.down[seat],)
+            obs["my_down"] = tuple(self.down[seat])
         return obs
 
     # -- results -------------------------------------------------------------------

@@ -20,7 +20,7 @@ from bisect import insort
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -36,18 +36,27 @@ from arena.games.base import (
 )
 
 # -- cards --------------------------------------------------------------------
+# Module tables are Final: compiled, a Final name is a C variable, any other
+# module global a dict look-up at every use.
 
-NAMES: tuple[str, ...] = tuple(s + r for s in cards.RUMMY_SUITS for r in cards.RUMMY_RANKS)
-KIND: dict[str, int] = {name: k for k, name in enumerate(NAMES)}
-NUM_KINDS = len(NAMES)
-COPIES: tuple[int, ...] = tuple(
+NAMES: Final[tuple[str, ...]] = tuple(s + r for s in cards.RUMMY_SUITS for r in cards.RUMMY_RANKS)
+KIND: Final[dict[str, int]] = {name: k for k, name in enumerate(NAMES)}
+NUM_KINDS: Final = len(NAMES)
+COPIES: Final[tuple[int, ...]] = tuple(
     cards.RUMMY_COPIES[r] for _ in cards.RUMMY_SUITS for r in cards.RUMMY_RANKS
 )
-RANK_S, RANK_A, RANK_B, RANK_C, RANK_J, RANK_K, RANK_L = range(7)
-BLACK_L, RED_L = KIND["bL"], KIND["rL"]
-DECK: tuple[str, ...] = tuple(cards.rummy_deck())
+RANK_S: Final = 0
+RANK_A: Final = 1
+RANK_B: Final = 2
+RANK_C: Final = 3
+RANK_J: Final = 4
+RANK_K: Final = 5
+RANK_L: Final = 6
+BLACK_L: Final = KIND["bL"]
+RED_L: Final = KIND["rL"]
+DECK: Final[tuple[str, ...]] = tuple(cards.rummy_deck())
 #: The same deck as kinds: shuffling kinds deals the same cards.
-DECK_KINDS: tuple[int, ...] = tuple(KIND[name] for name in DECK)
+DECK_KINDS: Final[tuple[int, ...]] = tuple(KIND[name] for name in DECK)
 
 
 def rank(kind: int) -> int:
@@ -62,13 +71,20 @@ def suit(kind: int) -> int:
 
 # -- special combinations -------------------------------------------------------
 
-COVERT, FLUSH, MANEUVER, HAWKEYE, AMBUSH = "covert", "flush", "maneuver", "hawkeye", "ambush"
-LEGIO, TESTUDO, WEDGE, PHALANX, ROYALS, LIGHTNING = (
-    "legio", "testudo", "wedge", "phalanx", "royals", "lightning",
-)
+COVERT: Final = "covert"
+FLUSH: Final = "flush"
+MANEUVER: Final = "maneuver"
+HAWKEYE: Final = "hawkeye"
+AMBUSH: Final = "ambush"
+LEGIO: Final = "legio"
+TESTUDO: Final = "testudo"
+WEDGE: Final = "wedge"
+PHALANX: Final = "phalanx"
+ROYALS: Final = "royals"
+LIGHTNING: Final = "lightning"
 #: Every special combination with its points, in the rulebook's order (the order
 #: in which a win lists them).
-SPECIAL_POINTS: dict[str, int] = {
+SPECIAL_POINTS: Final[dict[str, int]] = {
     COVERT: 1, FLUSH: 1, MANEUVER: 1, HAWKEYE: 1, AMBUSH: 1, LEGIO: 2,
     TESTUDO: 2, WEDGE: 3, PHALANX: 6, ROYALS: 6, LIGHTNING: 6,
 }
@@ -162,7 +178,7 @@ def _related(kind: int) -> int:
 
 
 #: _RELATED[kind]: only these kinds can complete four cards holding ``kind``.
-_RELATED: tuple[int, ...] = tuple(_related(k) for k in range(NUM_KINDS))
+_RELATED: Final[tuple[int, ...]] = tuple(_related(k) for k in range(NUM_KINDS))
 
 
 @cache
@@ -201,22 +217,24 @@ def completing_cards(hand: Sequence[str], royals_allowed: bool = True) -> list[s
 
 # -- actions ---------------------------------------------------------------------
 
-PASS, CATCH, WIN = "pass", "catch", "win"
-DISCARD: tuple[str, ...] = tuple(f"discard {name}" for name in NAMES)
-GO_DISCARD: tuple[str, ...] = tuple(f"go discard {name}" for name in NAMES)
+PASS: Final = "pass"
+CATCH: Final = "catch"
+WIN: Final = "win"
+DISCARD: Final[tuple[str, ...]] = tuple(f"discard {name}" for name in NAMES)
+GO_DISCARD: Final[tuple[str, ...]] = tuple(f"go discard {name}" for name in NAMES)
 #: The two hand cards that make a Run with a discarded kind (A-B-C, J-K-L).
-RUN_PARTNERS: dict[int, tuple[int, int]] = {}
+RUN_PARTNERS: Final[dict[int, tuple[int, int]]] = {}
 for _s in (0, 7):
     for _low in (RANK_A, RANK_J):
         _run = (_s + _low, _s + _low + 1, _s + _low + 2)
         for _k in _run:
             _a, _b = (x for x in _run if x != _k)
             RUN_PARTNERS[_k] = (_a, _b)
-RUN_ACTION = {k: f"run {NAMES[a]} {NAMES[b]}" for k, (a, b) in RUN_PARTNERS.items()}
-SET_ACTION = {k: f"set {NAMES[k]} {NAMES[k]}" for k in (KIND["bs"], KIND["rs"])}
+RUN_ACTION: Final = {k: f"run {NAMES[a]} {NAMES[b]}" for k, (a, b) in RUN_PARTNERS.items()}
+SET_ACTION: Final = {k: f"set {NAMES[k]} {NAMES[k]}" for k in (KIND["bs"], KIND["rs"])}
 
 #: Action string -> (verb, kind); "win", "pass" and "catch" carry kind -1.
-_PARSE: dict[str, tuple[str, int]] = {PASS: (PASS, -1), CATCH: (CATCH, -1), WIN: (WIN, -1)}
+_PARSE: Final[dict[str, tuple[str, int]]] = {PASS: (PASS, -1), CATCH: (CATCH, -1), WIN: (WIN, -1)}
 for _k in range(NUM_KINDS):
     _PARSE[DISCARD[_k]] = ("discard", _k)
     _PARSE[GO_DISCARD[_k]] = ("go", _k)
@@ -226,11 +244,14 @@ for _k, _text in SET_ACTION.items():
     _PARSE[_text] = ("set", _k)
 
 #: Verbs of claim-window answers.
-_WINDOW_VERBS = frozenset((PASS, CATCH, "run", "set"))
+_WINDOW_VERBS: Final = frozenset((PASS, CATCH, "run", "set"))
 
 # Phases.
-TURN, CLAIM, CLAIM_DISCARD, OVER = range(4)
-PHASE_NAMES = ("turn", "claim", "claim_discard", "over")
+TURN: Final = 0
+CLAIM: Final = 1
+CLAIM_DISCARD: Final = 2
+OVER: Final = 3
+PHASE_NAMES: Final = ("turn", "claim", "claim_discard", "over")
 
 
 # -- the game ----------------------------------------------------------------------
@@ -296,12 +317,6 @@ class RummyFive(Game):
 
 
 @cache
-def _kinds_names(mask: int) -> tuple[str, ...]:
-    """Names of the kinds set in a bitmask, in canonical order (memoised)."""
-    return tuple(NAMES[k] for k in range(NUM_KINDS) if mask >> k & 1)
-
-
-@cache
 def _names(kinds: tuple[int, ...]) -> tuple[str, ...]:
     """Names of a sorted tuple of kinds (memoised: hands repeat)."""
     return tuple(NAMES[k] for k in kinds)
@@ -325,35 +340,48 @@ def _draw_events(players: int) -> _DrawEvents:
 
 
 #: _DRAW_EVENTS[n] is _draw_events(n), made once (empty below the minimum of players).
-_DRAW_EVENTS: tuple[_DrawEvents, ...] = tuple(
+_DRAW_EVENTS: Final[tuple[_DrawEvents, ...]] = tuple(
     _draw_events(n) if n >= RummyFive.min_players else ()
     for n in range(RummyFive.max_players + 1))
 
 
 #: _DISCARD_EVENTS[seat][go][kind]: the public discard event.
-_DISCARD_EVENTS: tuple[tuple[tuple[Event, ...], ...], ...] = tuple(
+_DISCARD_EVENTS: Final[tuple[tuple[tuple[Event, ...], ...], ...]] = tuple(
     tuple(tuple(Event("discard", {"seat": seat, "card": NAMES[kind], "go": go})
                 for kind in range(NUM_KINDS)) for go in (False, True))
     for seat in range(RummyFive.max_players))
 
 
-@cache
-def _turn_options(hand: tuple[int, ...]) -> tuple[bool, tuple[int, ...], tuple[Action, ...]]:
-    """For the five sorted kinds of a free player's turn: whether they win, the
-    distinct kinds, and the Go discards (those leaving four cards one card away)."""
-    distinct = tuple(sorted(set(hand)))
-    go = tuple(GO_DISCARD[k] for k in distinct if waits_of(_without(hand, k), True)[0])
-    return shape_of(hand).complete(True), distinct, go
+_WIN_BIT: Final = 1 << NUM_KINDS
 
 
-@cache
-def _free_turn(hand: tuple[int, ...], drawn: int) -> tuple[Action, ...]:
+def _turn_mask(hand: tuple[int, ...]) -> int:
+    """For the five sorted kinds of a free player's turn: bit ``k`` set for each
+    kind whose Go discard leaves four cards one card away, :data:`_WIN_BIT` when
+    they win."""
+    mask = _WIN_BIT if shape_of(hand).complete(True) else 0
+    for kind in set(hand):
+        if waits_of(_without(hand, kind), True)[0]:
+            mask |= 1 << kind
+    return mask
+
+
+def _free_turn(hand: list[int], drawn: int, mask: int) -> tuple[Action, ...]:
     """The turn's actions of a player who called neither Go nor Run/Set (it
-    always has Covert, so "win" depends on the cards alone)."""
-    wins, distinct, go = _turn_options(hand)
-    acts = [WIN] if wins else []
-    acts += [DISCARD[drawn]] + [DISCARD[k] for k in distinct if k != drawn]
-    return (*acts, *go)
+    always has Covert, so "win" depends on the cards alone), from the five
+    sorted kinds it holds and their :func:`_turn_mask`."""
+    acts = [WIN, DISCARD[drawn]] if mask & _WIN_BIT else [DISCARD[drawn]]
+    last = -1
+    for kind in hand:  # sorted: each distinct kind once, ascending
+        if kind != last and kind != drawn:
+            acts.append(DISCARD[kind])
+        last = kind
+    last = -1
+    for kind in hand:
+        if kind != last and mask >> kind & 1:
+            acts.append(GO_DISCARD[kind])
+        last = kind
+    return tuple(acts)
 
 
 @cache
@@ -370,24 +398,87 @@ def _call_kinds(hand: tuple[int, ...]) -> int:
     return kinds
 
 
-@cache
-def _four(hand: tuple[int, ...]) -> tuple[tuple[int, int], int, tuple[str, ...]]:
-    """For the four sorted concealed kinds of a free player (no Run/Set call) in
-    one look-up: their :func:`waits_of`, the kinds they could claim (a Catch or
-    a call) and their names."""
-    waits = waits_of(hand, True)
-    return waits, waits[0] | _call_kinds(hand), _names(hand)
+def _hand_key(hand: list[int]) -> int:
+    """A sorted hand (at most 5 kinds) as one int, 4 bits a kind."""
+    key = len(hand)
+    for kind in hand:
+        key = key << 4 | kind
+    return key
 
 
-@cache
-def _five(hand: tuple[int, ...], drawn: int) -> tuple[tuple[str, ...], tuple[Action, ...]]:
-    """For a hand of sorted kinds just after drawing ``drawn``, in one look-up:
-    its names and, were its holder free (no Go, no call), its turn's actions."""
-    return _names(hand), _free_turn(hand, drawn) if len(hand) == 5 else ()
+# -- hands of four --------------------------------------------------------------
+# A free player holds four concealed cards between its turns.  What four cards
+# allow is memoised in _Four nodes, kept in a module list and named by their
+# index (a state holds only ints, so clones share them); a node also keeps the
+# _turn_mask of each draw.  The five-card hand of a turn is not memoised: there
+# are some 25,000 of them, and a table that size costs more in cache misses
+# (compiled) than making the turn's names and actions afresh from small tables.
+
+
+class _Four:
+    """Four sorted concealed kinds of a free player (no Run/Set call)."""
+
+    def __init__(self, hand: tuple[int, ...]) -> None:
+        self.waits = waits_of(hand, True)
+        #: The kinds it could claim if discarded (a Catch or a call).
+        self.claimable: int = self.waits[0] | _call_kinds(hand)
+        self.names = _names(hand)
+        #: By kind drawn: the _turn_mask of the five cards (-1: not yet known).
+        self.turns = [-1] * NUM_KINDS
+
+
+_FOURS: Final[list[_Four]] = []
+_FOUR_IDS: Final[dict[int, int]] = {}  # _hand_key -> index in _FOURS
+
+
+def _four_id(hand: list[int]) -> int:
+    """The index in _FOURS of four sorted kinds (a node made on first use)."""
+    key = _hand_key(hand)
+    found = _FOUR_IDS.get(key, -1)
+    if found < 0:
+        found = _FOUR_IDS[key] = len(_FOURS)
+        _FOURS.append(_Four(tuple(hand)))
+    return found
+
+
+_SHAPES: Final[dict[int, Shape]] = {}  # _hand_key -> shape_of
+
+
+def _shape_of_list(hand: list[int]) -> Shape:
+    """:func:`shape_of` five sorted kinds, memoised by :func:`_hand_key` (an
+    int key: cheaper than shape_of's tuple key, compiled)."""
+    key = _hand_key(hand)
+    found = _SHAPES.get(key)
+    if found is None:
+        found = _SHAPES[key] = shape_of(tuple(hand))
+    return found
+
+
+def _half_names(shift: int) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(NAMES[k + shift] for k in range(7) if bits >> k & 1)
+                 for bits in range(128))
+
+
+#: Names of the kinds set in 7 bits of a mask, by those bits: the black kinds
+#: (bits 0-6) and the red ones (bits 7-13).  Two small tables stay in the CPU's
+#: cache, where a table of every 14-bit mask would not.
+_BLACK_NAMES: Final = _half_names(0)
+_RED_NAMES: Final = _half_names(7)
+
+
+def _kinds_names(mask: int) -> tuple[str, ...]:
+    """Names of the kinds set in a bitmask, in canonical order."""
+    return _BLACK_NAMES[mask & 127] + _RED_NAMES[mask >> 7]
+
+
+def _sizes(hands: list[list[int]]) -> tuple[int, ...]:
+    """The number of cards in each hand (compiled, a loop: ``map(len, ...)``
+    calls ``len`` through the generic call protocol)."""
+    return tuple([len(hand) for hand in hands])
 
 
 #: Observation fields a spectator does not get.
-_PRIVATE = ("hand", "drawn", "catch_barred")
+_PRIVATE: Final = ("hand", "drawn", "catch_barred")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -422,8 +513,10 @@ class RummyFiveState(State):
         self.hands: list[list[int]] = [[] for _ in range(n)]
         #: The names of each hand, kept with it (what the observation shows).
         self.hand_names: list[tuple[str, ...]] = [()] * n
-        #: The turn's actions of the seat that just drew, were it free (_five).
+        #: The turn's actions of the free seat that just drew (_free_turn).
         self._free_actions: tuple[Action, ...] = ()
+        #: Each free seat's four concealed cards, as an index in _FOURS.
+        self._fours = [-1] * n
         self.trios: list[list[int]] = [[] for _ in range(n)]
         #: Face-up discards per seat, by name (only ever shown or popped).
         self.piles: list[tuple[str, ...]] = [()] * n
@@ -497,13 +590,13 @@ class RummyFiveState(State):
             "turn_number": self.turn_number,
             "max_turns": self.max_turns,
             "deck_size": len(self.deck),
-            "hand_sizes": (*map(len, self.hands),),
-            "exposed": (*self.trio_names,),
-            "discards": (*self.piles,),
-            "go": (*self.went_go,),
-            "called": (*self.called,),
-            "turns_by_seat": (*self.turns_by_seat,),
-            "chips": (*self.chips,),
+            "hand_sizes": _sizes(self.hands),
+            "exposed": tuple(self.trio_names),
+            "discards": tuple(self.piles),
+            "go": tuple(self.went_go),
+            "called": tuple(self.called),
+            "turns_by_seat": tuple(self.turns_by_seat),
+            "chips": tuple(self.chips),
             "pot": self.pot,
             "last_discard": None,
             "hand": (), "drawn": None, "catch_barred": (),
@@ -538,8 +631,8 @@ class RummyFiveState(State):
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         if self.phase == CLAIM:
+            # Every way out of a window updates the public fields it changes.
             self._resolve_window(actions)
-            self._refresh_public()
             return
         seat = self.current
         verb, kind = _PARSE[actions[seat]]
@@ -576,7 +669,7 @@ class RummyFiveState(State):
         self.hands, self.deck = cards.deal(order, self.num_players, 4, self.dealer)
         for seat, hand in enumerate(self.hands):
             hand.sort()
-            self.waits[seat], self.claimable[seat], self.hand_names[seat] = _four(tuple(hand))
+            self._set_four(seat, _four_id(hand))
         self.emit("hand_start", deal=self.deal_no, dealer=self.dealer,
                   dealer_count=self.dealer_count, chips=list(self.chips), pot=self.pot,
                   deck_size=len(self.deck))
@@ -596,20 +689,35 @@ class RummyFiveState(State):
         kind = deck.pop()
         hand = self.hands[seat]
         insort(hand, kind)
-        self.hand_names[seat], self._free_actions = _five(tuple(hand), kind)
+        self.hand_names[seat] = tuple([NAMES[k] for k in hand])
+        if not (self.called[seat] or self.went_go[seat]):  # else _locked_turn_actions
+            node = _FOURS[self._fours[seat]]
+            mask = node.turns[kind]
+            if mask < 0:
+                mask = node.turns[kind] = _turn_mask(tuple(hand))
+            self._free_actions = _free_turn(hand, kind, mask)
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
         self.phase, self.current, self.drawn = TURN, seat, kind
         left = len(deck)
         others_see, drawer_sees = _DRAW_EVENTS[self.num_players][seat][left]
-        self.events.extend((others_see, drawer_sees[kind]))  # compiled: no list += tuple
+        events = self.events
+        events.append(others_see)
+        events.append(drawer_sees[kind])
         self._deciding = (seat,)
         public = self._public
         public["phase"] = "turn"
         public["turn_number"] = self.turn_number
         public["deck_size"] = left
-        public["turns_by_seat"] = (*self.turns_by_seat,)
-        public["hand_sizes"] = (*map(len, self.hands),)
+        public["turns_by_seat"] = tuple(self.turns_by_seat)
+        public["hand_sizes"] = _sizes(self.hands)
+
+    def _set_four(self, seat: int, four: int) -> None:
+        """The free seat's four concealed cards are now _FOURS[four]."""
+        self._fours[seat] = four
+        node = _FOURS[four]
+        self.waits[seat], self.claimable[seat] = node.waits, node.claimable
+        self.hand_names[seat] = node.names
 
     def _locked_turn_actions(self, seat: int) -> list[Action]:
         """The turn's actions of a player who called Go or Run/Set."""
@@ -632,7 +740,8 @@ class RummyFiveState(State):
 
     def _can_self_draw(self, seat: int) -> bool:
         called = self.called[seat]
-        shape = shape_of(self._key(seat))
+        hand = self.hands[seat]
+        shape = _shape_of_list(sorted(hand + self.trios[seat]) if self.trios[seat] else hand)
         if not shape.complete(not called):
             return False
         # A player who called no Run/Set always has Covert, so only callers need more.
@@ -647,24 +756,24 @@ class RummyFiveState(State):
             self.went_go[seat] = True
             self.chips[seat] -= 1
             self.pot += 1
-            public["go"] = (*self.went_go,)
-            public["chips"] = (*self.chips,)
+            public["go"] = tuple(self.went_go)
+            public["chips"] = tuple(self.chips)
             public["pot"] = self.pot
         if self.called[seat]:
             self.waits[seat] = waits = waits_of(self._key(seat), False)
             self.claimable[seat] = waits[0]
             self.hand_names[seat] = _names(tuple(hand))
         else:
-            waits, claimable, self.hand_names[seat] = _four(tuple(hand))
-            self.waits[seat] = waits
-            self.claimable[seat] = waits[0] if go else claimable
+            self._set_four(seat, _four_id(hand))
+            if go:
+                self.claimable[seat] = self.waits[seat][0]
         self.piles[seat] += (NAMES[kind],)
         self.discarded[seat] |= 1 << kind
         self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
         self.drawn = -1
         self.last_discard = (seat, kind)
         self.events.append(_DISCARD_EVENTS[seat][go][kind])
-        public["discards"] = (*self.piles,)
+        public["discards"] = tuple(self.piles)
         self._open_window(seat, kind)  # which updates the hand sizes
 
     # -- claim windows -------------------------------------------------------------
@@ -693,7 +802,7 @@ class RummyFiveState(State):
             self._deciding = deciding
             public = self._public
             public["phase"] = PHASE_NAMES[CLAIM]
-            public["hand_sizes"] = (*map(len, self.hands),)
+            public["hand_sizes"] = _sizes(self.hands)
         else:
             self._begin_turn(after[0])
 
@@ -733,7 +842,8 @@ class RummyFiveState(State):
         deciding = self._deciding  # clockwise from the discarder
         could_catch = [self._can_catch(seat, kind) for seat in deciding]
         catcher = caller = -1
-        for seat, could in zip(deciding, could_catch, strict=True):
+        for i, seat in enumerate(deciding):  # compiled: zip(strict=True) is a generic call
+            could = could_catch[i]
             action = actions[seat]
             if action == CATCH:
                 if catcher < 0:
@@ -768,6 +878,7 @@ class RummyFiveState(State):
                   cards=[NAMES[k] for k in used])
         self.phase, self.current, self.drawn = CLAIM_DISCARD, seat, -1
         self._deciding = (seat,)
+        self._refresh_public()
 
     # -- the end of a deal -----------------------------------------------------------
 
