@@ -120,9 +120,10 @@ def _canonical(cards: list[str]) -> list[str]:
     return [_CARD_AT[place] for place in places]
 
 
-def _insert(hand: list[str], card: str) -> None:
+def insert_canonical(hand: list[str], card: str) -> None:
     """Put ``card`` into the canonically sorted ``hand``, after its equals
-    (``bisect.insort`` with a key calls it per step; this is a compiled loop)."""
+    (``bisect.insort`` with a key calls it per step; this is a compiled loop).
+    Five-or-less and furious-five use it too."""
     place = _CARD_PLACE[card]
     i = len(hand)
     while i and _CARD_PLACE[hand[i - 1]] > place:
@@ -482,7 +483,7 @@ class FiveState(State):
             events.append(_DRAWN_EVENTS[seat][card])
             if not deck:
                 self._reshuffle()
-        _insert(hand, card)
+        insert_canonical(hand, card)
         self.points[seat] += POINTS[card] - points
         self.turns = turns = self.turns + 1
         if turns >= self.max_turns:
