@@ -157,18 +157,18 @@ _DROP_AT: Final[tuple[Action, ...]] = tuple(
 _DROP_PLACE: Final[dict[tuple[str, ...], int]] = {
     cards: place for place, cards in enumerate(_every_disposal())}
 _DROP_ONE: Final[dict[str, Action]] = {card: _DROP_AT[_DROP_PLACE[card,]] for card in _DECK}
-#: Each card as two bit fields, summed over a hand in one go: bits 0-15 its
-#: rank's bit (ace = bit 0; two cards of a rank carry: a set), and above them a
-#: 16-bit field per suit (ace = bit 0), ace and two also at bits 13 and 14, so
-#: that three bits in a row are a run (K-A-2 too).
-#: No two cards of a hand share a bit unless they share a rank, so a hand's sum
-#: differs from its bitwise or exactly when it holds a set.
-_CARD_BITS: Final[dict[str, int]] = {
-    card: 1 << index
-    | (1 << index | (1 << index + _NUM_RANKS if index < RUN_MIN - 1 else 0))
-    << 16 * (1 + SUITS.index(card[1]))
+#: Each card as one small int (below 2**62, so compiled code keeps it unboxed):
+#: its suit's 13-bit field (bit 13 * suit + rank index, ace = 0) and above them,
+#: from bit :data:`_RANK_SHIFT`, its rank index.  Or-ed over a hand, three bits
+#: in a row may be a run; a suit holding a king and an ace may hold Q-K-A or K-A-2.
+_RANK_SHIFT: Final = 4 * _NUM_RANKS
+_CARD_CODE: Final[dict[str, int]] = {
+    card: index << _RANK_SHIFT | 1 << _NUM_RANKS * SUITS.index(card[1]) + index
     for card, index in _RANK_INDEX.items()
 }
+_SUIT_FIELDS: Final = (1 << _RANK_SHIFT) - 1
+#: The aces' bits of the suit fields.
+_ACES: Final = sum(1 << _NUM_RANKS * suit for suit in range(len(SUITS)))
 #: What a seat whose total allows it may do beside dropping.
 _CALL_ONLY = (CALL,)
 
@@ -181,13 +181,20 @@ def turn_drops(hand: Sequence[str]) -> list[Action]:
 
 def _turn_legal(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action, ...]:
     """:func:`turn_drops` followed by ``extras``, built as one tuple."""
-    total = either = 0
+    # A quick test that may say "maybe" (a king of one suit next to the ace and
+    # two of the next), never "no" wrongly: disposals() then finds the truth.
+    suits = 0
+    rank = -1
+    paired = False
     for card in hand:
-        bits = _CARD_BITS[card]
-        total += bits
-        either |= bits
-    suited = total >> 16
-    if total == either and not suited & suited >> 1 & suited >> 2:
+        code = _CARD_CODE[card]
+        if code >> _RANK_SHIFT == rank:  # canonical order: a rank's cards adjoin
+            paired = True
+        rank = code >> _RANK_SHIFT
+        suits |= code
+    suits &= _SUIT_FIELDS
+    if not (paired or suits & suits >> 1 & suits >> 2
+            or suits & suits >> _NUM_RANKS - 1 & _ACES):
         # No set and no run: the singles, highest first.
         # (Indices, not reversed(): compiled, a range loop costs no iterator.)
         return (*[_DROP_ONE[hand[i]] for i in range(len(hand) - 1, -1, -1)], *extras)
@@ -440,12 +447,12 @@ class FiveOrLessState(State):
         self._end_hand(seat, precall)
 
     def _drop(self, seat: int, action: Action) -> None:
-        drop = _DROPS[action]
-        cards = drop.cards
+        # Unpacked: compiled, a NamedTuple's fields are read by name lookups.
+        cards, points, _, _, drop_events = _DROPS[action]
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
-        self.points[seat] -= drop.points
+        self.points[seat] -= points
         known = self.known[seat]
         public = self._public
         if known:
@@ -455,7 +462,7 @@ class FiveOrLessState(State):
         self.dropped = [*cards]
         self._drop_action = action
         self.phase = DRAW
-        self.events.append(drop.events[seat])
+        self.events.append(drop_events[seat])
         public["phase"] = DRAW
         sizes = [*public["hand_sizes"]]
         sizes[seat] = len(hand)

@@ -517,16 +517,17 @@ class FuriousFiveState(State):
             self._drop(seat, action)
 
     def _drop(self, seat: int, action: Action) -> None:
-        drop = _drop_of(action)
+        # Unpacked: compiled, a NamedTuple's fields are read by name lookups.
+        combo, points, draws, drop_events = _drop_of(action)
         hand = self.hands[seat]
-        for card in drop.combo[1]:
+        for card in combo[1]:
             hand.remove(card)
-        self.totals[seat] -= drop.points
+        self.totals[seat] -= points
         if not self.drop:
-            self._first_drop_draws = drop.draws
-        self.drop.append(drop.combo)
+            self._first_drop_draws = draws
+        self.drop.append(combo)
         self.phase = PHASE_DRAW
-        self.events.append(drop.events[seat])
+        self.events.append(drop_events[seat])
         public = self._public
         public["phase"] = PHASE_DRAW
         sizes = [*public["hand_sizes"]]
