@@ -92,8 +92,9 @@ _DRAWN_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _ALL_KINDS}
     for seat in range(MAX_PLAYERS)
 )
-#: The ``to`` of an event only one seat may see.
-_SEAT_ONLY: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(MAX_PLAYERS))
+#: ``(seat,)`` for each seat: an event's ``to``, a state's deciding seats (shared
+#: tuples, not one made per turn; five-or-less and furious-five use them too).
+SEAT_ONLY: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(8))
 #: The public ``take`` event of each seat and card.
 _TAKE_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("take", {"seat": seat, "card": card}) for card in _ALL_KINDS}
@@ -108,8 +109,8 @@ _JOKERS_SPEC = OptionSpec(
 def hand_total(cards: Sequence[str]) -> int:
     """Point total of some cards."""
     total = 0
-    for card in cards:
-        total += POINTS[card]
+    for i in range(len(cards)):  # by index: compiled, a Sequence's iterator is an object
+        total += POINTS[cards[i]]
     return total
 
 
@@ -167,8 +168,8 @@ def drop_actions(hand: Sequence[str]) -> list[Action]:
     # its int key, sorted by their places (a plain int sort, no key function).
     places: list[int] = []
     group = 0  # the key of the group being read (0: none yet)
-    for card in hand:
-        code = _CARD_CODE[card]
+    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+        code = _CARD_CODE[hand[i]]
         if code >> 4 != group >> 4:  # another rank (the joker's is 0, never after a card)
             if group:
                 places += _GROUP_PLACES[group]
@@ -379,7 +380,7 @@ class FiveState(State):
             "deck_size": len(deck), "totals": self.totals[:]}, None)))
         for seat in order:
             events.append(_tuple_new(Event, (
-                "deal", {"seat": seat, "cards": hands[seat][:]}, _SEAT_ONLY[seat])))
+                "deal", {"seat": seat, "cards": hands[seat][:]}, SEAT_ONLY[seat])))
 
     def _end_hand(self, caller: int | None) -> None:
         hands = self.hands
@@ -492,7 +493,7 @@ class FiveState(State):
         order = self.order
         self.pos = pos = (self.pos + 1) % len(order)
         self.to_move = seat_next = order[pos]
-        self._deciding = (seat_next,)
+        self._deciding = SEAT_ONLY[seat_next]
         discard = self.discard
         public["top_discard"] = discard[-1]
         public["discard"] = (*discard,)

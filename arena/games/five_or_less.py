@@ -38,7 +38,7 @@ from arena.games.cards import (
     shuffled,
     standard_deck,
 )
-from arena.games.five import insert_canonical
+from arena.games.five import SEAT_ONLY, insert_canonical
 
 HAND_SIZE = 5
 MAX_PLAYERS = 8
@@ -85,7 +85,10 @@ _PICK_EVENTS: tuple[dict[str, Event], ...] = tuple(
 
 def hand_total(cards: Sequence[str]) -> int:
     """Points of a hand."""
-    return sum(POINTS[c] for c in cards)
+    total = 0
+    for i in range(len(cards)):  # by index: compiled, a Sequence's iterator is an object
+        total += POINTS[cards[i]]
+    return total
 
 
 def disposals(hand: Sequence[str]) -> list[tuple[str, ...]]:
@@ -186,8 +189,8 @@ def _turn_legal(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action
     suits = 0
     rank = -1
     paired = False
-    for card in hand:
-        code = _CARD_CODE[card]
+    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+        code = _CARD_CODE[hand[i]]
         if code >> _RANK_SHIFT == rank:  # canonical order: a rank's cards adjoin
             paired = True
         rank = code >> _RANK_SHIFT
@@ -357,7 +360,7 @@ class FiveOrLessState(State):
             public = self._public
             public["phase"] = TURN
             public["call_max"] = self.call_max
-        self._deciding = (seat,)
+        self._deciding = SEAT_ONLY[seat]
 
     def _next_active(self, seat: int) -> int:
         n = self.num_players
@@ -505,7 +508,7 @@ class FiveOrLessState(State):
         order = self.order
         self.pos = pos = (self.pos + 1) % len(order)
         self.to_move = seat_next = order[pos]
-        self._deciding = (seat_next,)
+        self._deciding = SEAT_ONLY[seat_next]
         public["phase"] = TURN
         public["turn_number"] = turns
         sizes = [*public["hand_sizes"]]

@@ -48,7 +48,7 @@ from arena.games.cards import (
     shuffled,
     standard_deck,
 )
-from arena.games.five import insert_canonical
+from arena.games.five import SEAT_ONLY, insert_canonical
 
 HAND_SIZE = 5
 MAX_PLAYERS = 5
@@ -224,8 +224,8 @@ def turn_start_drops(hand: Sequence[str], ace_high: bool = False) -> list[Action
     :func:`legal_drops`, highest point total first, ties card by card in
     canonical order."""
     ranks = 0
-    for card in hand:
-        ranks += _RANK_DIGIT[card]
+    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+        ranks += _RANK_DIGIT[hand[i]]
     table = _GETTERS[1 if ace_high else 0]
     getters = table.get(ranks)
     if getters is None:
@@ -564,7 +564,7 @@ class FuriousFiveState(State):
             self._end_round(None)
             return
         self.turn = turn = (seat + 1) % self.num_players
-        self._deciding = (turn,)
+        self._deciding = SEAT_ONLY[turn]
         self.phase = PHASE_START
         public = self._public
         public["phase"] = PHASE_START
