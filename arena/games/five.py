@@ -204,10 +204,11 @@ def _drop_key(action: Action) -> tuple[int, int, int, str]:
 _GROUPS: list[tuple[str, ...]] = [(JOKER,), (JOKER, JOKER)] + [
     tuple(rank + suit for bit, suit in enumerate(SUITS) if mask >> bit & 1)
     for rank in RANKS for mask in range(1, 16)]
+_GROUP_DROPS = {cards: _group_drops(cards) for cards in _GROUPS}
 #: Every drop action in the documented order, in which the drops of any hand
 #: are listed (the order does not depend on the rest of the hand) ...
 _DROP_AT: Final[tuple[Action, ...]] = tuple(sorted(
-    {action for cards in _GROUPS for action in _group_drops(cards)}, key=_drop_key))
+    {action for drops in _GROUP_DROPS.values() for action in drops}, key=_drop_key))
 #: ... and the place of each in it.
 _DROP_ORDER: dict[Action, int] = {action: place for place, action in enumerate(_DROP_AT)}
 #: Each card's code, ``rank << 4`` (joker 0, A=1 .. K=13) plus its suit bit (a
@@ -217,11 +218,12 @@ _CARD_CODE: Final[dict[str, int]] = {
     card: 1 if card == JOKER else _RANK_ORDER[card[0]] << 4 | 1 << SUITS.index(card[1])
     for card in _ALL_KINDS}
 #: The places (ascending) of the drops of each group, indexed by the group's key.
+_PLACES_BY_KEY = {
+    _CARD_CODE[cards[0]] + sum(_CARD_CODE[c] & 15 for c in cards[1:]):
+        tuple(sorted(_DROP_ORDER[action] for action in drops))
+    for cards, drops in _GROUP_DROPS.items()}
 _GROUP_PLACES: Final[tuple[tuple[int, ...], ...]] = tuple(
-    {_CARD_CODE[cards[0]] + sum(_CARD_CODE[c] & 15 for c in cards[1:]):
-        tuple(sorted(_DROP_ORDER[action] for action in _group_drops(cards)))
-     for cards in _GROUPS}.get(key, ())
-    for key in range((len(RANKS) + 1) << 4))
+    _PLACES_BY_KEY.get(key, ()) for key in range((len(RANKS) + 1) << 4))
 #: What each of the drop actions (about 450) means.
 _DROPS: Final[dict[Action, _Drop]] = {action: _drop_of(action) for action in _DROP_AT}
 
