@@ -18,11 +18,9 @@ canonical order, the last card listed is the one that ends on top of the pile)::
 
 from __future__ import annotations
 
-from bisect import insort
 from collections.abc import Mapping, Sequence
-from functools import cache
 from itertools import combinations
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -35,6 +33,7 @@ from arena.games.base import (
     OptionSpec,
     ScoreOrder,
     State,
+    _tuple_new,
     elimination_places,
 )
 from arena.games.cards import (
@@ -70,29 +69,34 @@ _ALL_KINDS = [*standard_deck(), JOKER]
 _DECK = tuple(standard_deck())
 _JOKER_DECK = tuple(standard_deck(2))
 #: Point value of each card: joker 0, A=1, 2..9 face value, T/J/Q/K=10.
-POINTS: dict[str, int] = {
+POINTS: Final[dict[str, int]] = {
     card: 0 if card == JOKER else min(RANK_ORDINAL[card[0]], 10) for card in _ALL_KINDS
 }
-_CARD_KEY = CARD_ORDER.__getitem__
+#: Each card by its place in :data:`CARD_ORDER` (the joker's is 0): a hand is
+#: sorted as ints, cheaper than ``sorted(key=...)`` on strings.
+_CARD_AT: Final[tuple[str, ...]] = tuple(
+    {place: card for card, place in CARD_ORDER.items()}.get(place, "")
+    for place in range(max(CARD_ORDER.values()) + 1))
+_CARD_PLACE: Final[dict[str, int]] = CARD_ORDER
 #: The single-card drop of each card.
-_DROP_ONE: dict[str, Action] = {card: DROP_PREFIX + card for card in _ALL_KINDS}
+_DROP_ONE: Final[dict[str, Action]] = {card: DROP_PREFIX + card for card in _ALL_KINDS}
 #: Seats in turn order from each first seat, for each number of players.
-_ROTATIONS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+_ROTATIONS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple((first + i) % n for i in range(n)) for first in range(n))
     for n in range(MAX_PLAYERS + 1))
 #: What a seat may do at its turn start besides dropping.
 _TURN_START_EXTRAS = (TAKE, END)
 _RANK_ORDER: dict[str, int] = {JOKER: 0, **RANK_ORDINAL}
-_POINTS_OF = POINTS.__getitem__
-#: Each card's rank as a bit (the joker is a rank of its own).
-_RANK_BIT = {card: 1 << _RANK_ORDER[card[0]] for card in _ALL_KINDS}.__getitem__
 #: The private ``drawn`` event of each seat and card (events are immutable and shared).
-_DRAWN_EVENTS: tuple[dict[str, Event], ...] = tuple(
+_DRAWN_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _ALL_KINDS}
     for seat in range(MAX_PLAYERS)
 )
+#: ``(seat,)`` for each seat: an event's ``to``, a state's deciding seats (shared
+#: tuples, not one made per turn; five-or-less and furious-five use them too).
+SEAT_ONLY: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(8))
 #: The public ``take`` event of each seat and card.
-_TAKE_EVENTS: tuple[dict[str, Event], ...] = tuple(
+_TAKE_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("take", {"seat": seat, "card": card}) for card in _ALL_KINDS}
     for seat in range(MAX_PLAYERS)
 )
@@ -104,7 +108,28 @@ _JOKERS_SPEC = OptionSpec(
 
 def hand_total(cards: Sequence[str]) -> int:
     """Point total of some cards."""
-    return sum(map(_POINTS_OF, cards))
+    total = 0
+    for i in range(len(cards)):  # by index: compiled, a Sequence's iterator is an object
+        total += POINTS[cards[i]]
+    return total
+
+
+def _canonical(cards: list[str]) -> list[str]:
+    """``cards`` in canonical order (:data:`CARD_ORDER`)."""
+    places = [_CARD_PLACE[card] for card in cards]
+    places.sort()
+    return [_CARD_AT[place] for place in places]
+
+
+def insert_canonical(hand: list[str], card: str) -> None:
+    """Put ``card`` into the canonically sorted ``hand``, after its equals
+    (``bisect.insort`` with a key calls it per step; this is a compiled loop).
+    Five-or-less and furious-five use it too."""
+    place = _CARD_PLACE[card]
+    i = len(hand)
+    while i and _CARD_PLACE[hand[i - 1]] > place:
+        i -= 1
+    hand.insert(i, card)
 
 
 def drop_cards(action: Action) -> list[str]:
@@ -113,8 +138,7 @@ def drop_cards(action: Action) -> list[str]:
 
 
 class _Drop(NamedTuple):
-    """A drop action's cards (listed order), points and events, memoised by
-    :func:`_drop_of`."""
+    """A drop action's cards (listed order), points and events (:data:`_DROPS`)."""
 
     cards: tuple[str, ...]
     points: int
@@ -124,7 +148,6 @@ class _Drop(NamedTuple):
     took_events: tuple[Event, ...]
 
 
-@cache  # pure; about 450 drop actions exist
 def _drop_of(action: Action) -> _Drop:
     cards = tuple(drop_cards(action))
     listed = [*cards]  # one list for every event: events are never changed
@@ -141,39 +164,24 @@ def drop_actions(hand: Sequence[str]) -> list[Action]:
     distinct choice of top card.  Order: points removed (most first), then cards
     dropped (most first), then rank (high first), then the action string.
     """
-    return [*_legal_drops(hand, ())]
+    # Ints, not strings: one lookup per card, each rank group's drops found by
+    # its int key, sorted by their places (a plain int sort, no key function).
+    places: list[int] = []
+    group = 0  # the key of the group being read (0: none yet)
+    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+        code = _CARD_CODE[hand[i]]
+        if code >> 4 != group >> 4:  # another rank (the joker's is 0, never after a card)
+            if group:
+                places += _GROUP_PLACES[group]
+            group = code
+        else:
+            group += code & 15
+    if group:
+        places += _GROUP_PLACES[group]
+    places.sort()
+    return [_DROP_AT[place] for place in places]
 
 
-def _legal_drops(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action, ...]:
-    """:func:`drop_actions` followed by ``extras``, built as one tuple."""
-    if len(hand) == HAND_SIZE:  # most hands: unpacked, as map() and sum() cost more
-        a, b, c, d, e = hand
-        if a[0] != b[0] != c[0] != d[0] != e[0]:  # canonical order: a rank's cards adjoin
-            drop = _DROP_ONE
-            return (drop[e], drop[d], drop[c], drop[b], drop[a], *extras)
-    elif sum(map(_RANK_BIT, hand)).bit_count() == len(hand):  # equal bits would carry
-        # No two cards of a rank: single drops, highest rank (and points) first.
-        return (*map(_DROP_ONE.__getitem__, reversed(hand)), *extras)
-    return (*_drop_actions_grouped(hand), *extras)
-
-
-def _drop_actions_grouped(hand: Sequence[str]) -> list[Action]:
-    """:func:`drop_actions` for any hand, from the drops of its rank groups."""
-    actions: list[Action] = []
-    start = 0
-    size = len(hand)
-    while start < size:
-        rank = hand[start][0]
-        end = start + 1
-        while end < size and hand[end][0] == rank:
-            end += 1
-        actions += _group_drops(tuple(hand[start:end]))
-        start = end
-    actions.sort(key=_DROP_ORDER.__getitem__)
-    return actions
-
-
-@cache  # pure; the groups of same-rank cards are at most a few hundred
 def _group_drops(cards: tuple[str, ...]) -> tuple[Action, ...]:
     """Every drop from ``cards`` (one rank, canonical order)."""
     actions: dict[Action, None] = {}  # the two jokers are one card name
@@ -191,13 +199,33 @@ def _drop_key(action: Action) -> tuple[int, int, int, str]:
     return (-hand_total(cards), -len(cards), -_RANK_ORDER[cards[0][0]], action)
 
 
-#: The place of every drop action in the documented order, in which the drops
-#: of any hand are listed (the order does not depend on the rest of the hand).
-_DROP_ORDER: dict[Action, int] = {action: place for place, action in enumerate(sorted(
-    {action for rank in (*RANKS, JOKER)
-     for action in _group_drops((JOKER, JOKER) if rank == JOKER else
-                                tuple(rank + suit for suit in SUITS))},
-    key=_drop_key))}
+#: Every group of same-rank cards a hand may hold (canonical order): each
+#: non-empty set of suits of a rank, one or two jokers.
+_GROUPS: list[tuple[str, ...]] = [(JOKER,), (JOKER, JOKER)] + [
+    tuple(rank + suit for bit, suit in enumerate(SUITS) if mask >> bit & 1)
+    for rank in RANKS for mask in range(1, 16)]
+_GROUP_DROPS = {cards: _group_drops(cards) for cards in _GROUPS}
+#: Every drop action in the documented order, in which the drops of any hand
+#: are listed (the order does not depend on the rest of the hand) ...
+_DROP_AT: Final[tuple[Action, ...]] = tuple(sorted(
+    {action for drops in _GROUP_DROPS.values() for action in drops}, key=_drop_key))
+#: ... and the place of each in it.
+_DROP_ORDER: dict[Action, int] = {action: place for place, action in enumerate(_DROP_AT)}
+#: Each card's code, ``rank << 4`` (joker 0, A=1 .. K=13) plus its suit bit (a
+#: joker's is 1): a rank group's key is the first card's code plus the others' bits
+#: (two jokers make 2).
+_CARD_CODE: Final[dict[str, int]] = {
+    card: 1 if card == JOKER else _RANK_ORDER[card[0]] << 4 | 1 << SUITS.index(card[1])
+    for card in _ALL_KINDS}
+#: The places (ascending) of the drops of each group, indexed by the group's key.
+_PLACES_BY_KEY = {
+    _CARD_CODE[cards[0]] + sum(_CARD_CODE[c] & 15 for c in cards[1:]):
+        tuple(sorted(_DROP_ORDER[action] for action in drops))
+    for cards, drops in _GROUP_DROPS.items()}
+_GROUP_PLACES: Final[tuple[tuple[int, ...], ...]] = tuple(
+    _PLACES_BY_KEY.get(key, ()) for key in range((len(RANKS) + 1) << 4))
+#: What each of the drop actions (about 450) means.
+_DROPS: Final[dict[Action, _Drop]] = {action: _drop_of(action) for action in _DROP_AT}
 
 
 def hand_scores(hand_totals: Mapping[int, int], caller: int | None) -> dict[int, int]:
@@ -330,10 +358,12 @@ class FiveState(State):
         players = len(order)
         dealt = players * HAND_SIZE
         hands: list[list[str]] = [[] for _ in range(n)]
+        points = [0] * n
         for i, seat in enumerate(order):
-            hands[seat] = sorted(deck_top_first[i:dealt:players], key=_CARD_KEY)
+            hands[seat] = hand = _canonical(deck_top_first[i:dealt:players])
+            points[seat] = hand_total(hand)
         self.hands = hands
-        self.points = [sum(map(_POINTS_OF, hand)) for hand in hands]
+        self.points = points
         self.known = [[] for _ in range(n)]
         self.deck = deck = deck_top_first[:dealt - 1:-1]  # top card last
         up = deck.pop()
@@ -346,15 +376,18 @@ class FiveState(State):
         self.phase = PHASE_START
         self._publish()
         events = self.events
-        events.append(Event("hand_start", {
+        # tuple.__new__: a NamedTuple's own __new__ is interpreted Python (as base.emit).
+        events.append(_tuple_new(Event, ("hand_start", {
             "hand": self.hand_no, "first_player": first, "players": order[:], "up_card": up,
-            "deck_size": len(self.deck), "totals": self.totals[:]}))
+            "deck_size": len(deck), "totals": self.totals[:]}, None)))
         for seat in order:
-            events.append(Event("deal", {"seat": seat, "cards": hands[seat][:]}, (seat,)))
+            events.append(_tuple_new(Event, (
+                "deal", {"seat": seat, "cards": hands[seat][:]}, SEAT_ONLY[seat])))
 
     def _end_hand(self, caller: int | None) -> None:
         hands = self.hands
-        totals_now = {s: sum(map(_POINTS_OF, hands[s])) for s in self.order}
+        points = self.points
+        totals_now = {s: points[s] for s in self.order}
         scores = hand_scores(totals_now, caller)
         n = self.num_players
         # The next hand deals fresh lists, so these hands are never changed again.
@@ -369,7 +402,7 @@ class FiveState(State):
         for seat in newly_out:
             self.out_in_hand[seat] = self.hand_no
             self.eliminated[seat] = True
-        self.events.append(Event("hand_end", {
+        self.events.append(_tuple_new(Event, ("hand_end", {
             "hand": self.hand_no,
             "result": RESULT_NO_RESULT if caller is None else RESULT_CALL,
             "caller": caller,
@@ -378,7 +411,7 @@ class FiveState(State):
             "scores": [scores.get(s) for s in range(n)],
             "totals": totals[:],
             "eliminated": newly_out,
-        }))
+        }, None)))
         remaining = self.out_in_hand.count(0)  # seats still in
         if remaining <= 1:
             self._finish("last_player" if remaining else "all_out")
@@ -422,7 +455,7 @@ class FiveState(State):
         public["discard"] = (*discard,)
 
     def _drop(self, seat: int, action: Action) -> None:
-        cards, points, drew_events, took_events = _drop_of(action)
+        cards, points, drew_events, took_events = _DROPS[action]
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
@@ -453,7 +486,7 @@ class FiveState(State):
             events.append(_DRAWN_EVENTS[seat][card])
             if not deck:
                 self._reshuffle()
-        insort(hand, card, key=_CARD_KEY)
+        insert_canonical(hand, card)
         self.points[seat] += POINTS[card] - points
         self.turns = turns = self.turns + 1
         if turns >= self.max_turns:
@@ -462,7 +495,7 @@ class FiveState(State):
         order = self.order
         self.pos = pos = (self.pos + 1) % len(order)
         self.to_move = seat_next = order[pos]
-        self._deciding = (seat_next,)
+        self._deciding = SEAT_ONLY[seat_next]
         discard = self.discard
         public["top_discard"] = discard[-1]
         public["discard"] = (*discard,)
@@ -490,8 +523,10 @@ class FiveState(State):
 
     def _legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Drops first (index 0 drops the most points), then ``take``, then ``end``."""
-        return _legal_drops(self.hands[seat],
-                            _TURN_START_EXTRAS if self.phase == PHASE_START else ())
+        drops = drop_actions(self.hands[seat])
+        if self.phase == PHASE_START:
+            drops += _TURN_START_EXTRAS
+        return (*drops,)
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_move
@@ -513,8 +548,8 @@ class FiveState(State):
             "top_discard": discard[-1] if discard else None,
             "discard": (*discard,),
             "deck_size": len(self.deck),
-            "hand_sizes": (*map(len, self.hands),),
-            "known_cards": (*map(tuple, self.known),),
+            "hand_sizes": tuple([len(hand) for hand in self.hands]),
+            "known_cards": tuple([(*known,) for known in self.known]),
             "totals": (*self.totals,),
             "eliminated": (*self.eliminated,),
             "in_hand": (*self.order,),

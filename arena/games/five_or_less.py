@@ -13,11 +13,9 @@ hands; a player reaching ``limit`` is eliminated.
 
 from __future__ import annotations
 
-from bisect import insort
 from collections.abc import Mapping, Sequence
-from functools import cache
 from itertools import combinations
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -31,7 +29,6 @@ from arena.games.base import (
     elimination_places,
 )
 from arena.games.cards import (
-    CARD_ORDER,
     RANK_ORDINAL,
     RANKS,
     SUITS,
@@ -41,6 +38,7 @@ from arena.games.cards import (
     shuffled,
     standard_deck,
 )
+from arena.games.five import SEAT_ONLY, insert_canonical
 
 HAND_SIZE = 5
 MAX_PLAYERS = 8
@@ -68,8 +66,6 @@ _NUM_RANKS = len(RANKS)
 _RANK_INDEX: dict[str, int] = {c: p - 1 for c, p in POINTS.items()}
 _DECK = tuple(standard_deck())
 _SINGLE: dict[str, tuple[str]] = {card: (card,) for card in _DECK}
-_CARD_KEY = CARD_ORDER.__getitem__
-_POINTS_OF = POINTS.__getitem__
 _DRAW_ONE: dict[str, Action] = {card: "draw " + card for card in _DECK}
 #: The card each ``draw C`` action picks.
 _PICKED: dict[Action, str] = {action: card for card, action in _DRAW_ONE.items()}
@@ -89,7 +85,10 @@ _PICK_EVENTS: tuple[dict[str, Event], ...] = tuple(
 
 def hand_total(cards: Sequence[str]) -> int:
     """Points of a hand."""
-    return sum(POINTS[c] for c in cards)
+    total = 0
+    for i in range(len(cards)):  # by index: compiled, a Sequence's iterator is an object
+        total += POINTS[cards[i]]
+    return total
 
 
 def disposals(hand: Sequence[str]) -> list[tuple[str, ...]]:
@@ -99,7 +98,7 @@ def disposals(hand: Sequence[str]) -> list[tuple[str, ...]]:
     >= 3 cyclically consecutive ranks of one suit (Q-K-A-2 is a run), listed
     from the run's first card.
     """
-    out: list[tuple[str, ...]] = [*map(_SINGLE.__getitem__, hand)]
+    out: list[tuple[str, ...]] = [_SINGLE[card] for card in hand]
     n = len(hand)
     i = 0
     while i < n:
@@ -153,22 +152,26 @@ def _every_disposal() -> list[tuple[str, ...]]:
         -8 * hand_total(cards) - len(cards), position[cards]))
 
 
-#: The action of each disposal, and the place of each action in the legal order.
-_DROP_ACTION: dict[tuple[str, ...], Action] = {
-    cards: "drop " + " ".join(cards) for cards in _every_disposal()}
-_DROP_ORDER: dict[Action, int] = {action: i for i, action in enumerate(_DROP_ACTION.values())}
-_DROP_ONE: dict[str, Action] = {card: _DROP_ACTION[card,] for card in _DECK}
-#: Each card as two bit fields, summed over a hand in one go: bits 0-15 its
-#: rank's bit (ace = bit 0; two cards of a rank carry: a set), and above them a
-#: 16-bit field per suit (ace = bit 0), ace and two also at bits 13 and 14, so
-#: that three bits in a row are a run (K-A-2 too).
-_CARD_BITS = {
-    card: 1 << index
-    | (1 << index | (1 << index + _NUM_RANKS if index < RUN_MIN - 1 else 0))
-    << 16 * (1 + SUITS.index(card[1]))
+#: The action of each disposal, in the legal order ...
+_DROP_AT: Final[tuple[Action, ...]] = tuple(
+    "drop " + " ".join(cards) for cards in _every_disposal())
+#: ... and the place of each disposal in it: a hand's drops are listed by
+#: sorting their places (ints, no key function).
+_DROP_PLACE: Final[dict[tuple[str, ...], int]] = {
+    cards: place for place, cards in enumerate(_every_disposal())}
+_DROP_ONE: Final[dict[str, Action]] = {card: _DROP_AT[_DROP_PLACE[card,]] for card in _DECK}
+#: Each card as one small int (below 2**62, so compiled code keeps it unboxed):
+#: its suit's 13-bit field (bit 13 * suit + rank index, ace = 0) and above them,
+#: from bit :data:`_RANK_SHIFT`, its rank index.  Or-ed over a hand, three bits
+#: in a row may be a run; a suit holding a king and an ace may hold Q-K-A or K-A-2.
+_RANK_SHIFT: Final = 4 * _NUM_RANKS
+_CARD_CODE: Final[dict[str, int]] = {
+    card: index << _RANK_SHIFT | 1 << _NUM_RANKS * SUITS.index(card[1]) + index
     for card, index in _RANK_INDEX.items()
-}.__getitem__
-_RANK_FIELD = (1 << 16) - 1
+}
+_SUIT_FIELDS: Final = (1 << _RANK_SHIFT) - 1
+#: The aces' bits of the suit fields.
+_ACES: Final = sum(1 << _NUM_RANKS * suit for suit in range(len(SUITS)))
 #: What a seat whose total allows it may do beside dropping.
 _CALL_ONLY = (CALL,)
 
@@ -181,18 +184,30 @@ def turn_drops(hand: Sequence[str]) -> list[Action]:
 
 def _turn_legal(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action, ...]:
     """:func:`turn_drops` followed by ``extras``, built as one tuple."""
-    bits = sum(map(_CARD_BITS, hand))
-    suited = bits >> 16
-    if (bits & _RANK_FIELD).bit_count() == len(hand) and not suited & suited >> 1 & suited >> 2:
+    # A quick test that may say "maybe" (a king of one suit next to the ace and
+    # two of the next), never "no" wrongly: disposals() then finds the truth.
+    suits = 0
+    rank = -1
+    paired = False
+    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+        code = _CARD_CODE[hand[i]]
+        if code >> _RANK_SHIFT == rank:  # canonical order: a rank's cards adjoin
+            paired = True
+        rank = code >> _RANK_SHIFT
+        suits |= code
+    suits &= _SUIT_FIELDS
+    if not (paired or suits & suits >> 1 & suits >> 2
+            or suits & suits >> _NUM_RANKS - 1 & _ACES):
         # No set and no run: the singles, highest first.
-        return (*map(_DROP_ONE.__getitem__, reversed(hand)), *extras)
-    legal = [*map(_DROP_ACTION.__getitem__, disposals(hand))]
-    legal.sort(key=_DROP_ORDER.__getitem__)
-    return (*legal, *extras)
+        # (Indices, not reversed(): compiled, a range loop costs no iterator.)
+        return (*[_DROP_ONE[hand[i]] for i in range(len(hand) - 1, -1, -1)], *extras)
+    places = [_DROP_PLACE[cards] for cards in disposals(hand)]
+    places.sort()
+    return (*[_DROP_AT[place] for place in places], *extras)
 
 
 class _Drop(NamedTuple):
-    """What a drop action does, memoised by :func:`_drop_of`."""
+    """What a drop action does (:data:`_DROPS`)."""
 
     #: Its cards as listed.
     cards: tuple[str, ...]
@@ -205,7 +220,6 @@ class _Drop(NamedTuple):
     events: tuple[Event, ...]
 
 
-@cache  # pure; one entry per drop action (a few hundred exist)
 def _drop_of(action: Action) -> _Drop:
     cards = tuple(action.split()[1:])
     live = tuple(canonical(cards))
@@ -215,6 +229,9 @@ def _drop_of(action: Action) -> _Drop:
                  tuple(Event("drop", {"seat": seat, "cards": listed})
                        for seat in range(MAX_PLAYERS)))
 
+
+#: What each drop action does.
+_DROPS: Final[dict[Action, _Drop]] = {action: _drop_of(action) for action in _DROP_AT}
 
 
 def hand_scores(
@@ -343,7 +360,7 @@ class FiveOrLessState(State):
             public = self._public
             public["phase"] = TURN
             public["call_max"] = self.call_max
-        self._deciding = (seat,)
+        self._deciding = SEAT_ONLY[seat]
 
     def _next_active(self, seat: int) -> int:
         n = self.num_players
@@ -433,22 +450,22 @@ class FiveOrLessState(State):
         self._end_hand(seat, precall)
 
     def _drop(self, seat: int, action: Action) -> None:
-        drop = _drop_of(action)
-        cards = drop.cards
+        # Unpacked: compiled, a NamedTuple's fields are read by name lookups.
+        cards, points, _, _, drop_events = _DROPS[action]
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
-        self.points[seat] -= drop.points
+        self.points[seat] -= points
         known = self.known[seat]
         public = self._public
         if known:
             self.known[seat] = [c for c in known if c not in cards]
             if len(self.known[seat]) != len(known):
-                public["known"] = (*map(tuple, self.known),)
+                public["known"] = _frozen(self.known)
         self.dropped = [*cards]
         self._drop_action = action
         self.phase = DRAW
-        self.events.append(drop.events[seat])
+        self.events.append(drop_events[seat])
         public["phase"] = DRAW
         sizes = [*public["hand_sizes"]]
         sizes[seat] = len(hand)
@@ -470,16 +487,16 @@ class FiveOrLessState(State):
             live.remove(card)
             known = self.known
             known[seat].append(card)
-            public["known"] = (*map(tuple, known),)
+            public["known"] = _frozen(known)
             events.append(_PICK_EVENTS[seat][card])
         hand = self.hands[seat]
-        insort(hand, card, key=_CARD_KEY)
+        insert_canonical(hand, card)
         self.points[seat] += POINTS[card]
         discards = self.discards
         if live:
             discards += live
             public["discards"] = (*discards,)
-        _, _, disposal, self._draws, _ = _drop_of(self._drop_action)
+        _, _, disposal, self._draws, _ = _DROPS[self._drop_action]
         self.live = [*disposal]  # the disposal in canonical order
         self.live_owner = seat
         self.dropped = []
@@ -491,7 +508,7 @@ class FiveOrLessState(State):
         order = self.order
         self.pos = pos = (self.pos + 1) % len(order)
         self.to_move = seat_next = order[pos]
-        self._deciding = (seat_next,)
+        self._deciding = SEAT_ONLY[seat_next]
         public["phase"] = TURN
         public["turn_number"] = turns
         sizes = [*public["hand_sizes"]]
@@ -520,8 +537,8 @@ class FiveOrLessState(State):
             "dealer": self.dealer,
             "first_player": self.first,
             "turn_number": self.turns,
-            "hand_sizes": (*map(len, self.hands),),
-            "known": (*map(tuple, self.known),),
+            "hand_sizes": tuple([len(hand) for hand in self.hands]),
+            "known": _frozen(self.known),
             "totals": (*self.totals,),
             "active": (*self.active,),
             "stack_size": len(self.stack),
@@ -577,6 +594,11 @@ class FiveOrLessState(State):
             "eliminated": [list(b) for b in self.eliminated],
             "hands_played": self.hands_played,
         }
+
+
+def _frozen(piles: list[list[str]]) -> tuple[tuple[str, ...], ...]:
+    """``piles`` as a tuple of tuples (a comprehension: compiled, no map object)."""
+    return tuple([(*pile,) for pile in piles])
 
 
 def _clockwise(start: int, n: int) -> list[int]:

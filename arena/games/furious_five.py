@@ -20,12 +20,11 @@ Action grammar (cards in canonical order, :data:`arena.games.cards.CARD_ORDER`):
 
 from __future__ import annotations
 
-from bisect import insort
 from collections.abc import Mapping, Sequence
-from functools import cache, lru_cache
+from functools import cache
 from itertools import combinations, product
 from operator import itemgetter
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -49,6 +48,7 @@ from arena.games.cards import (
     shuffled,
     standard_deck,
 )
+from arena.games.five import SEAT_ONLY, insert_canonical
 
 HAND_SIZE = 5
 MAX_PLAYERS = 5
@@ -70,16 +70,16 @@ Combo = tuple[str, tuple[str, ...]]
 _SET_KINDS = {2: "pair", 3: "trips", 4: "quads"}
 _ALL_CARDS = standard_deck()
 #: Point value of each card: A=1, 2..10 face value, J=11, Q=12, K=13.
-POINTS: dict[str, int] = {card: RANK_ORDINAL[card[0]] for card in _ALL_CARDS}
+POINTS: Final[dict[str, int]] = {card: RANK_ORDINAL[card[0]] for card in _ALL_CARDS}
 _POINT_OF = POINTS.__getitem__
 _SORT_OF = CARD_ORDER.__getitem__
 #: The single-card drop and the take of each card.
-_DROP_ONE: dict[str, Action] = {card: "drop " + card for card in _ALL_CARDS}
+_DROP_ONE: Final[dict[str, Action]] = {card: "drop " + card for card in _ALL_CARDS}
 _DRAW_ONE: dict[str, Action] = {card: "draw " + card for card in _ALL_CARDS}
 #: The card each ``draw C`` action takes.
-_TAKEN: dict[Action, str] = {action: card for card, action in _DRAW_ONE.items()}
+_TAKEN: Final[dict[Action, str]] = {action: card for card, action in _DRAW_ONE.items()}
 #: The private ``draw_card`` event of each seat and card (events are immutable).
-_DRAW_CARD_EVENTS: tuple[dict[str, Event], ...] = tuple(
+_DRAW_CARD_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("draw_card", {"seat": seat, "card": card}, (seat,)) for card in _ALL_CARDS}
     for seat in range(MAX_PLAYERS)
 )
@@ -169,18 +169,31 @@ class _Drop(NamedTuple):
     points: int
     #: The draw decision's legal actions while this drop is the only live one.
     draws: tuple[Action, ...]
+    #: The public ``drop`` event of each seat (events are immutable and shared).
+    events: tuple[Event, ...]
 
 
-@cache  # pure; one entry per combination dropped (about 14,000 exist)
+# Memo tables are plain dicts read in the engine's own code: compiled, a dict
+# lookup costs a fraction of a call through functools.cache's wrapper.
+_DROPS: Final[dict[Action, _Drop]] = {}
+
+
 def _drop_of(action: Action) -> _Drop:
-    combo = parse_drop(action)
-    draws = (DRAW_DECK, *map(_DRAW_ONE.__getitem__, drawable_cards([combo])))
-    return _Drop(combo, hand_total(combo[1]), draws)
+    """The meaning of a drop action (about 14,000 exist; memoised)."""
+    drop = _DROPS.get(action)
+    if drop is None:
+        combo = parse_drop(action)
+        draws = (DRAW_DECK, *map(_DRAW_ONE.__getitem__, drawable_cards([combo])))
+        kind, cards = combo
+        events = tuple(Event("drop", {"seat": seat, "combo": kind, "cards": [*cards]})
+                       for seat in range(MAX_PLAYERS))
+        drop = _DROPS[action] = _Drop(combo, hand_total(cards), draws, events)
+    return drop
 
 
 #: Each card's rank as a base-5 digit (a hand holds at most four cards of a rank),
 #: so that a hand's ranks sum to a number that names their multiset (below 2**30).
-_RANK_DIGIT = {card: 5 ** (points - 1) for card, points in POINTS.items()}.__getitem__
+_RANK_DIGIT: Final[dict[str, int]] = {card: 5 ** (points - 1) for card, points in POINTS.items()}
 
 
 def _combination_getters(ranks: int, ace_high: bool) -> tuple[itemgetter[Any], ...]:
@@ -201,45 +214,64 @@ def _combination_getters(ranks: int, ace_high: bool) -> tuple[itemgetter[Any], .
 
 # Memoised per multiset of ranks a hand holds (a few thousand), one table per
 # ace_high so that the key is one int.
-_getters_ace_low = cache(lambda ranks: _combination_getters(ranks, False))
-_getters_ace_high = cache(lambda ranks: _combination_getters(ranks, True))
-
-
-@cache  # pure; one entry per combination dropped (about 14,000 exist)
-def _drop_text(cards: tuple[str, ...]) -> Action:
-    return "drop " + " ".join(cards)
+_GETTERS: Final[tuple[dict[int, tuple[itemgetter[Any], ...]], ...]] = ({}, {})
+#: The drop action of each combination's cards (about 14,000 exist; memoised).
+_DROP_TEXT: Final[dict[tuple[str, ...], Action]] = {}
 
 
 def turn_start_drops(hand: Sequence[str], ace_high: bool = False) -> list[Action]:
     """The drop actions of a canonically sorted hand at a turn start: those of
     :func:`legal_drops`, highest point total first, ties card by card in
     canonical order."""
-    getters = (_getters_ace_high if ace_high else _getters_ace_low)(sum(map(_RANK_DIGIT, hand)))
-    if getters:
-        return [_drop_text(get(hand)) for get in getters]
-    # No combination: every single, highest rank (and points) first.
-    return [*map(_DROP_ONE.__getitem__, reversed(hand))]
+    ranks = 0
+    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+        ranks += _RANK_DIGIT[hand[i]]
+    table = _GETTERS[1 if ace_high else 0]
+    getters = table.get(ranks)
+    if getters is None:
+        getters = table[ranks] = _combination_getters(ranks, ace_high)
+    if not getters:
+        # No combination: every single, highest rank (and points) first.
+        # (Indices, not reversed(): compiled, a range loop costs no iterator.)
+        return [_DROP_ONE[hand[i]] for i in range(len(hand) - 1, -1, -1)]
+    texts = _DROP_TEXT
+    actions = []
+    for get in getters:
+        cards = get(hand)
+        text = texts.get(cards)
+        if text is None:
+            text = texts[cards] = "drop " + " ".join(cards)
+        actions.append(text)
+    return actions
 
 
-# Events are immutable and shared, so the turns' events come from tables.
-@lru_cache(maxsize=1 << 14)
-def _drop_event(seat: int, action: Action) -> Event:
-    kind, cards = _drop_of(action).combo
-    return Event("drop", {"seat": seat, "combo": kind, "cards": [*cards]})
+#: Memo of :func:`_draw_outcome`, emptied when it reaches :data:`_DRAW_MEMO_SIZE`.
+_DRAW_OUTCOMES: Final[dict[tuple[int, str | None, tuple[str, ...]],
+                           tuple[Event, tuple[str, ...]]]] = {}
+_DRAW_MEMO_SIZE: Final = 1 << 14
 
 
-@lru_cache(maxsize=1 << 14)
 def _draw_outcome(
     seat: int, card: str | None, live: tuple[str, ...]
 ) -> tuple[Event, tuple[str, ...]]:
     """The public ``draw`` event of ``seat`` drawing ``card`` (``None``: from
-    the deck) while ``live`` holds the live drop's cards, and the cards buried."""
+    the deck) while ``live`` holds the live drop's cards, and the cards buried
+    (events are immutable and shared, so they are memoised)."""
+    key = (seat, card, live)
+    outcome = _DRAW_OUTCOMES.get(key)
+    if outcome is not None:
+        return outcome
     if card is None:
-        return Event("draw", {"seat": seat, "source": "deck", "buried": [*live]}), live
-    buried = [*live]
-    buried.remove(card)  # a live drop holds each card once
-    data = {"seat": seat, "source": "drop", "card": card, "buried": buried}
-    return Event("draw", data), (*buried,)
+        outcome = Event("draw", {"seat": seat, "source": "deck", "buried": [*live]}), live
+    else:
+        buried = [*live]
+        buried.remove(card)  # a live drop holds each card once
+        data = {"seat": seat, "source": "drop", "card": card, "buried": buried}
+        outcome = Event("draw", data), (*buried,)
+    if len(_DRAW_OUTCOMES) >= _DRAW_MEMO_SIZE:
+        _DRAW_OUTCOMES.clear()
+    _DRAW_OUTCOMES[key] = outcome
+    return outcome
 
 
 def drawable_cards(live: Sequence[Combo]) -> list[str]:
@@ -473,10 +505,11 @@ class FuriousFiveState(State):
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.turn
         action = actions[seat]
+        taken = _TAKEN.get(action)
         if action == DRAW_DECK:
             self._draw(seat, None)
-        elif action in _TAKEN:
-            self._draw(seat, _TAKEN[action])
+        elif taken is not None:
+            self._draw(seat, taken)
         elif action == CALL:
             self.events.append(Event("call", {"seat": seat, "total": self.totals[seat]}))
             self._end_round(seat)
@@ -484,16 +517,17 @@ class FuriousFiveState(State):
             self._drop(seat, action)
 
     def _drop(self, seat: int, action: Action) -> None:
-        drop = _drop_of(action)
+        # Unpacked: compiled, a NamedTuple's fields are read by name lookups.
+        combo, points, draws, drop_events = _drop_of(action)
         hand = self.hands[seat]
-        for card in drop.combo[1]:
+        for card in combo[1]:
             hand.remove(card)
-        self.totals[seat] -= drop.points
+        self.totals[seat] -= points
         if not self.drop:
-            self._first_drop_draws = drop.draws
-        self.drop.append(drop.combo)
+            self._first_drop_draws = draws
+        self.drop.append(combo)
         self.phase = PHASE_DRAW
-        self.events.append(_drop_event(seat, action))
+        self.events.append(drop_events[seat])
         public = self._public
         public["phase"] = PHASE_DRAW
         sizes = [*public["hand_sizes"]]
@@ -514,7 +548,7 @@ class FuriousFiveState(State):
         else:
             events.append(event)
         hand = self.hands[seat]
-        insort(hand, card, key=_SORT_OF)
+        insert_canonical(hand, card)
         self.totals[seat] += POINTS[card]
         self.graveyard += buried
         drop = self.drop
@@ -530,7 +564,7 @@ class FuriousFiveState(State):
             self._end_round(None)
             return
         self.turn = turn = (seat + 1) % self.num_players
-        self._deciding = (turn,)
+        self._deciding = SEAT_ONLY[turn]
         self.phase = PHASE_START
         public = self._public
         public["phase"] = PHASE_START

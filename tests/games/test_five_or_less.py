@@ -240,6 +240,20 @@ def test_four_of_a_kind_gives_every_subset() -> None:
     assert Counter(len(d) for d in found) == {1: 5, 2: 6, 3: 4, 4: 1}
 
 
+@settings(max_examples=300, deadline=None)
+@given(hand=st.lists(st.sampled_from(standard_deck()), min_size=1, max_size=6, unique=True)
+       | st.sampled_from([["Ac", "2c", "Kc"], ["Ac", "Qc", "Kc"], ["Kc", "Ad", "2d"],
+                          ["Ac", "2c", "3d", "Kc"], ["2c", "3c", "4c"]]))
+def test_turn_drops_are_every_disposal_in_order(hand: list[str]) -> None:
+    # The documented order, the slow way: most points, then more cards, then as
+    # disposals() lists them (its quick no-set-no-run test must never skip one).
+    hand = canonical(hand)
+    found = disposals(hand)
+    expected = ["drop " + " ".join(cards) for _, cards in sorted(
+        enumerate(found), key=lambda item: (-hand_total(item[1]), -len(item[1]), item[0]))]
+    assert turn_drops(hand) == expected
+
+
 def test_turn_legal_order_most_points_first_call_last() -> None:
     state = at_first_turn(2, deck=stacked_deck(2, {1: ["Ac", "Ad", "Ah", "Kc", "Kd"]}, ["As"]))
     legal = state.legal_actions(1)
