@@ -439,6 +439,10 @@ class State(ABC):
         self._legal_cache: dict[int, tuple[Action, ...]] = {}
         #: The states before each :meth:`push` not yet undone, oldest first.
         self._undo: list[State] = []
+        # Read by every observation: compiled, class attributes are looked up the
+        # generic way, these instance copies directly.
+        self._game_name = game.name
+        self._hides_to_move = self._private_to_move
 
     @property
     def rng(self) -> random.Random:
@@ -537,6 +541,8 @@ class State(ABC):
     def apply_actions(self, actions: Mapping[int, Action]) -> None:
         """Apply one decision per deciding seat; raise :class:`IllegalActionError`
         (and change nothing) if a seat is missing, extra, or its action illegal."""
+        if not isinstance(actions, dict):  # compiled, a dict's get is a direct call
+            actions = dict(actions)
         deciding = self.deciding_seats()
         if len(deciding) == 1 == len(actions):  # the common case, checked without a loop
             seat = deciding[0]
@@ -615,11 +621,11 @@ class State(ABC):
             raise GameError(f"no seat {seat} in a {self.num_players}-player game")
         observation = self._observation(seat)
         # The envelope every game shares (docs/protocol.md, "Observations").
-        observation["game"] = self.game.name
+        observation["game"] = self._game_name
         observation["seat"] = seat
         observation["players"] = self.num_players
-        observation["to_move"] = (self._to_move_seen_by(seat) if self._private_to_move
-                                  else [*self.deciding_seats()])
+        observation["to_move"] = (self._to_move_seen_by(seat) if self._hides_to_move
+                                  else list(self.deciding_seats()))
         return observation
 
     @final

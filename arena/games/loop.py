@@ -44,9 +44,7 @@ def turns(state: State, log: list[Step] | None = None) -> Iterator[Turn]:
     """Yield a :class:`Turn` per step until ``state`` is over; when the driver
     asks for the next one, apply the turn's decisions (IllegalActionError if a
     seat is missing or its action illegal) and append the step to ``log``."""
-    # Bound once: this loop runs for every decision of every game played.
-    is_terminal = state.is_terminal
-    while not is_terminal():
+    while not state.is_terminal():
         turn = Turn(_deciding(state))
         yield turn
         _step(state, turn.seats, turn.decisions, log)
@@ -79,8 +77,7 @@ def play(state: State, choose: Choose,
     ``after_step(state)`` after each step.  Returns the action log."""
     log: list[Step] = []
     if after_step is None:  # the playouts' loop: the steps of turns() without its generator
-        is_terminal = state.is_terminal
-        while not is_terminal():
+        while not state.is_terminal():  # compiled, a direct call (a bound one is generic)
             seats = _deciding(state)
             if len(seats) == 1:
                 seat = seats[0]
