@@ -35,7 +35,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple, Self, cast, final
+from typing import Any, ClassVar, Final, Literal, NamedTuple, Self, cast, final
 
 from mypy_extensions import mypyc_attr
 
@@ -98,6 +98,15 @@ class Event(NamedTuple):
 
 
 _tuple_new = tuple.__new__
+#: ``(seat,)`` for each seat: a state's deciding seats or an event's ``to`` while
+#: one seat decides or sees (shared tuples, not one made per turn).
+SEAT_ONLY: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(16))
+
+
+def new_event(kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
+    """``Event(kind, data, to)`` without the NamedTuple's interpreted ``__new__``
+    (engines make events on every decision)."""
+    return _tuple_new(Event, (kind, data, to))
 
 
 def seat_view(events: Iterable[Mapping[str, Any]], seat: int | None) -> list[Mapping[str, Any]]:
@@ -666,4 +675,4 @@ class State(ABC):
     def emit(self, kind: str, /, to: Sequence[int] | None = None, **data: Any) -> None:
         """Record an event, public unless ``to`` names the seats that may see it."""
         # tuple.__new__ skips the NamedTuple's Python-level __new__ (a hot path).
-        self.events.append(_tuple_new(Event, (kind, data, None if to is None else tuple(to))))
+        self.events.append(new_event(kind, data, None if to is None else tuple(to)))

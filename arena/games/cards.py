@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
@@ -29,8 +29,18 @@ RUMMY_COPIES = {"s": 5, "A": 2, "B": 2, "C": 2, "J": 2, "K": 2, "L": 1}
 
 #: The canonical order of 52-card-deck cards, the order of hands and actions in
 #: every game: the joker first, then rank (ace low), then suit c < d < h < s.
-CARD_ORDER: dict[str, int] = {
+CARD_ORDER: Final[dict[str, int]] = {
     JOKER: 0, **{r + s: RANK_ORDINAL[r] * 4 + i for r in RANKS for i, s in enumerate(SUITS)}}
+
+
+def insert_canonical(hand: list[str], card: str) -> None:
+    """Put ``card`` into ``hand``, sorted by :data:`CARD_ORDER`, after its equals
+    (``bisect.insort`` with a key calls the key per step; compiled, this is a loop in C)."""
+    place = CARD_ORDER[card]
+    i = len(hand)
+    while i and CARD_ORDER[hand[i - 1]] > place:
+        i -= 1
+    hand.insert(i, card)
 
 
 def canonical(cards: Sequence[str]) -> list[str]:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Final, NamedTuple
 from mypy_extensions import mypyc_attr
 
 from arena.games.base import (
+    SEAT_ONLY,
     Action,
     Event,
     Game,
@@ -33,8 +34,8 @@ from arena.games.base import (
     OptionSpec,
     ScoreOrder,
     State,
-    _tuple_new,
     elimination_places,
+    new_event,
 )
 from arena.games.cards import (
     CARD_ORDER,
@@ -43,6 +44,7 @@ from arena.games.cards import (
     RANKS,
     SUITS,
     first_hand_deck,
+    insert_canonical,
     shuffled,
     standard_deck,
 )
@@ -92,9 +94,6 @@ _DRAWN_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _ALL_KINDS}
     for seat in range(MAX_PLAYERS)
 )
-#: ``(seat,)`` for each seat: an event's ``to``, a state's deciding seats (shared
-#: tuples, not one made per turn; five-or-less and furious-five use them too).
-SEAT_ONLY: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(8))
 #: The public ``take`` event of each seat and card.
 _TAKE_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("take", {"seat": seat, "card": card}) for card in _ALL_KINDS}
@@ -119,17 +118,6 @@ def _canonical(cards: list[str]) -> list[str]:
     places = [_CARD_PLACE[card] for card in cards]
     places.sort()
     return [_CARD_AT[place] for place in places]
-
-
-def insert_canonical(hand: list[str], card: str) -> None:
-    """Put ``card`` into the canonically sorted ``hand``, after its equals
-    (``bisect.insort`` with a key calls it per step; this is a compiled loop).
-    Five-or-less and furious-five use it too."""
-    place = _CARD_PLACE[card]
-    i = len(hand)
-    while i and _CARD_PLACE[hand[i - 1]] > place:
-        i -= 1
-    hand.insert(i, card)
 
 
 def drop_cards(action: Action) -> list[str]:
@@ -376,13 +364,12 @@ class FiveState(State):
         self.phase = PHASE_START
         self._publish()
         events = self.events
-        # tuple.__new__: a NamedTuple's own __new__ is interpreted Python (as base.emit).
-        events.append(_tuple_new(Event, ("hand_start", {
+        events.append(new_event("hand_start", {
             "hand": self.hand_no, "first_player": first, "players": order[:], "up_card": up,
-            "deck_size": len(deck), "totals": self.totals[:]}, None)))
+            "deck_size": len(deck), "totals": self.totals[:]}))
         for seat in order:
-            events.append(_tuple_new(Event, (
-                "deal", {"seat": seat, "cards": hands[seat][:]}, SEAT_ONLY[seat])))
+            events.append(new_event(
+                "deal", {"seat": seat, "cards": hands[seat][:]}, SEAT_ONLY[seat]))
 
     def _end_hand(self, caller: int | None) -> None:
         hands = self.hands
@@ -402,7 +389,7 @@ class FiveState(State):
         for seat in newly_out:
             self.out_in_hand[seat] = self.hand_no
             self.eliminated[seat] = True
-        self.events.append(_tuple_new(Event, ("hand_end", {
+        self.events.append(new_event("hand_end", {
             "hand": self.hand_no,
             "result": RESULT_NO_RESULT if caller is None else RESULT_CALL,
             "caller": caller,
@@ -411,7 +398,7 @@ class FiveState(State):
             "scores": [scores.get(s) for s in range(n)],
             "totals": totals[:],
             "eliminated": newly_out,
-        }, None)))
+        }))
         remaining = self.out_in_hand.count(0)  # seats still in
         if remaining <= 1:
             self._finish("last_player" if remaining else "all_out")

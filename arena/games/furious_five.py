@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Final, NamedTuple
 from mypy_extensions import mypyc_attr
 
 from arena.games.base import (
+    SEAT_ONLY,
     Action,
     Event,
     Game,
@@ -45,10 +46,10 @@ from arena.games.cards import (
     canonical,
     deal,
     first_hand_deck,
+    insert_canonical,
     shuffled,
     standard_deck,
 )
-from arena.games.five import SEAT_ONLY, insert_canonical
 
 HAND_SIZE = 5
 MAX_PLAYERS = 5
