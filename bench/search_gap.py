@@ -120,7 +120,8 @@ def main() -> None:
     parser.add_argument("--against", choices=OPPONENTS, default="heuristic",
                         help="the heuristic bot, or the same search bot on pure-Python engines")
     args = parser.parse_args()
-    print(f"search bot against {args.against}; engines: {native.status().split(': ', 1)[1]}")
+    engines = native.status()
+    print(f"search bot against {args.against}; {engines}")
     print(f"{'game':14}{'games':>6}{'W-D-L':>10}  {'Elo gap, 95%':<32}"
           f"{'faults':>7}{'slowest':>9}{'time':>7}  bar +{BAR:.0f}")
     with tempfile.TemporaryDirectory() as name:
@@ -133,6 +134,9 @@ def main() -> None:
                   f"{f'{s.wins}-{s.draws}-{s.losses}':>10}  {s.elo_text:<32}"
                   f"{gap.faults:>7}{gap.slowest_ms:>7.0f}ms"
                   f"{gap.seconds:>6.0f}s  {verdict}", flush=True)
+            if native.status() != engines:  # the bots started since import the engines anew
+                sys.exit(f"the engines changed during the run ({native.status()}): "
+                         f"the figures above are not all of {engines}")
 
 
 if __name__ == "__main__":
