@@ -91,6 +91,13 @@ def current_digest(root: Path = _PACKAGE_ROOT) -> str | None:
         return None
 
 
+def built() -> bool:
+    """Whether a compiled group for the sources as they are now exists (a process
+    started now would run it, unless ``ARENA_PURE`` is set)."""
+    digest = current_digest()
+    return digest is not None and extension_path(build_root() / digest, LIBRARY).is_file()
+
+
 def extension_path(folder: Path, module: str) -> Path:
     """The compiled file of ``module`` (or :data:`LIBRARY`) in a group's folder."""
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]

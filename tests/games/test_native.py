@@ -36,12 +36,6 @@ NOT_BUILT = ("the compiled engines are not built for these sources: run `bash se
              "(it compiles them with mypyc)")
 
 
-def compiled_folder() -> Path:
-    return native.build_root() / str(native.current_digest())
-
-
-def built() -> bool:
-    return native.extension_path(compiled_folder(), native.LIBRARY).is_file()
 
 
 def environment(**env: str) -> dict[str, str]:
@@ -74,7 +68,7 @@ def test_the_rules_hold_compiled() -> None:
     """The suite's own run of the rule tests is the compiled way where the engines run
     compiled in this process (set-up builds them); else they run again compiled in a
     process of their own."""
-    assert built(), NOT_BUILT
+    assert native.built(), NOT_BUILT
     if engines_in_use() == "compiled":
         return
     proc = rule_tests("compiled")
@@ -83,7 +77,7 @@ def test_the_rules_hold_compiled() -> None:
 
 
 def test_the_compiled_engines_load_and_say_so() -> None:
-    assert built(), NOT_BUILT
+    assert native.built(), NOT_BUILT
     probe = ("import arena.games as g, arena.games.five\n"
              "from arena.games import native\n"
              "print(native.status()); print(*native.compiled_modules())")
@@ -110,7 +104,7 @@ def test_arena_pure_forces_pure_python() -> None:
 def test_an_edited_source_runs_pure_python(tmp_path: Path) -> None:
     """A copy of the package whose engine differs by one comment from what was
     compiled: its digest names no compiled group, so nothing compiled is used."""
-    assert built(), NOT_BUILT
+    assert native.built(), NOT_BUILT
     for top in ("arena", "protocol"):
         shutil.copytree(ROOT / top, tmp_path / top,
                         ignore=shutil.ignore_patterns("__pycache__"))
@@ -148,7 +142,7 @@ async def _sandboxed_stderr(script: Path) -> str:
 
 
 def test_a_sandboxed_bot_imports_the_compiled_engines(tmp_path: Path) -> None:
-    assert built(), NOT_BUILT
+    assert native.built(), NOT_BUILT
     script = tmp_path / "bot.py"
     script.write_text(SANDBOXED)
     script.chmod(0o644)
@@ -167,7 +161,7 @@ def test_compiled_engines_made_from_python_run_their_init() -> None:
     """mypyc gives a compiled subclass of a serializable class an empty tp_init
     (mypyc/mypyc#979): each engine's Game and State subclass is marked so that
     Python-level calls still run ``__init__``."""
-    assert built(), NOT_BUILT
+    assert native.built(), NOT_BUILT
     probe = ("from arena.games import game_class, game_names, make_game, native\n"
              "assert native.compiled_in_use(), native.status()\n"
              "for name in game_names():\n"
