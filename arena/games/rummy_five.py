@@ -364,14 +364,18 @@ _DISCARD_EVENTS: Final[tuple[tuple[tuple[Event, ...], ...], ...]] = tuple(
 _WIN_BIT: Final = 1 << NUM_KINDS
 
 
-def _turn_mask(hand: tuple[int, ...]) -> int:
+def _turn_mask(hand: list[int]) -> int:
     """For the five sorted kinds of a free player's turn: bit ``k`` set for each
     kind whose Go discard leaves four cards one card away, :data:`_WIN_BIT` when
-    they win."""
-    mask = _WIN_BIT if shape_of(hand).complete(True) else 0
-    for kind in set(hand):
-        if waits_of(_without(hand, kind), True)[0]:
+    they win.  (Made once per four-card node and kind drawn, from the int-keyed
+    memos: the four cards left are a node, whose waits are known.)"""
+    mask = _WIN_BIT if _shape_of_list(hand).complete(True) else 0
+    last = -1
+    for i in range(len(hand)):
+        kind = hand[i]
+        if kind != last and _FOURS[_four_id(hand[:i] + hand[i + 1 :])].waits[0]:
             mask |= 1 << kind
+        last = kind
     return mask
 
 
@@ -485,6 +489,9 @@ def _sizes(hands: list[list[int]]) -> tuple[int, ...]:
     calls ``len`` through the generic call protocol)."""
     return tuple([len(hand) for hand in hands])
 
+
+#: (seat,) for every seat: a turn's deciding seats without a tuple made per turn.
+_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(RummyFive.max_players))
 
 #: Observation fields a spectator does not get.
 _PRIVATE: Final = ("hand", "drawn", "catch_barred")
@@ -705,7 +712,7 @@ class RummyFiveState(State):
             node = _FOURS[self._fours[seat]]
             mask = node.turns[kind]
             if mask < 0:
-                mask = node.turns[kind] = _turn_mask(tuple(hand))
+                mask = node.turns[kind] = _turn_mask(hand)
             self._free_actions = _free_turn(hand, kind, mask)
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
@@ -715,7 +722,7 @@ class RummyFiveState(State):
         events = self.events
         events.append(others_see)
         events.append(drawer_sees[kind])
-        self._deciding = (seat,)
+        self._deciding = _ONE_SEAT[seat]
         public = self._public
         public["phase"] = "turn"
         public["turn_number"] = self.turn_number
@@ -889,7 +896,7 @@ class RummyFiveState(State):
                                             "source": discarder,
                                             "cards": [NAMES[k] for k in used]}))
         self.phase, self.current, self.drawn = CLAIM_DISCARD, seat, -1
-        self._deciding = (seat,)
+        self._deciding = _ONE_SEAT[seat]
         self._refresh_public()
 
     # -- the end of a deal -----------------------------------------------------------
