@@ -442,11 +442,37 @@ def _may_run(hand: int) -> bool:
     return False
 
 
+def _rank_counts(bits: int) -> int:
+    """Rank r's nibble (bits 4r .. 4r+3): how many cards of it the bitmask holds (0-4)."""
+    return ((bits & _LOW_BITS) + (bits >> 1 & _LOW_BITS) + (bits >> 2 & _LOW_BITS)
+            + (bits >> 3 & _LOW_BITS))
+
+
 def _paired_ranks(hand: int) -> int:
     """Bit 4r set for every rank r the cards hold twice or more."""
-    counts = ((hand & _LOW_BITS) + (hand >> 1 & _LOW_BITS) + (hand >> 2 & _LOW_BITS)
-              + (hand >> 3 & _LOW_BITS))  # each rank's nibble: how many of it (0-4)
+    counts = _rank_counts(hand)
     return (counts >> 1 | counts >> 2) & _LOW_BITS
+
+
+#: For each value of :attr:`Pool.has`: the most points a category it may hold scores.
+_TOP_POINTS: Final[tuple[int, ...]] = tuple(
+    max([cat.points for _, cat in rows], default=0) for rows in _ROWS)
+
+
+def _has_at_most(bits: int) -> int:
+    """A superset of ``Pool(bits).has`` from bitmask tests alone: the lay-off
+    search skips an opponent whose cards and the winning ones cannot hold
+    anything scoring more than the declaration, without building its pool."""
+    counts = _rank_counts(bits)
+    pairs = (counts >> 1 | counts >> 2) & _LOW_BITS
+    has = 0
+    if pairs:
+        has = PAIR if not pairs & (pairs - 1) else PAIR | TWO_RANKS
+        if (counts & counts >> 1 | counts >> 2) & _LOW_BITS:  # a rank 3 or 4 times
+            has |= TRIPS | QUADS
+    if _may_run(bits):
+        has |= RUN | FIVE_SUITED | FIVE_RANKS
+    return has
 
 
 def _declarations_found(pool: Pool) -> list[tuple[int, tuple[int, ...]]]:
@@ -632,6 +658,8 @@ def _resolve(declarer: int, winning: int, points: int, hands: list[int]) -> LayO
     nullifier: tuple[int, _Found] | None = None
     for offset in range(1, n):
         seat = (declarer + offset) % n
+        if _TOP_POINTS[_has_at_most(winning | hands[seat])] <= points:
+            continue  # the search would find nothing scoring more
         single, multi = _search(Pool(winning, hands[seat]), points, first_single=True)
         if single is not None:
             if best is None or single[0].points > best[1][0].points:
