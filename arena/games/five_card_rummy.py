@@ -55,6 +55,8 @@ HAND_SIZE: Final = 5
 NAMES: Final[tuple[str, ...]] = tuple(cards.canonical(cards.standard_deck()))
 CARD: Final[dict[str, int]] = {name: i for i, name in enumerate(NAMES)}
 _DISCARD_ACTION: Final[tuple[str, ...]] = tuple("discard " + name for name in NAMES)
+#: A discard action -> its card (one lookup, no slice of the action string).
+_DISCARDED: Final[dict[str, int]] = {action: c for c, action in enumerate(_DISCARD_ACTION)}
 
 DRAW_STOCK: Final = "draw stock"
 TAKE_DISCARD: Final = "take discard"
@@ -440,11 +442,37 @@ def _may_run(hand: int) -> bool:
     return False
 
 
+def _rank_counts(bits: int) -> int:
+    """Rank r's nibble (bits 4r .. 4r+3): how many cards of it the bitmask holds (0-4)."""
+    return ((bits & _LOW_BITS) + (bits >> 1 & _LOW_BITS) + (bits >> 2 & _LOW_BITS)
+            + (bits >> 3 & _LOW_BITS))
+
+
 def _paired_ranks(hand: int) -> int:
     """Bit 4r set for every rank r the cards hold twice or more."""
-    counts = ((hand & _LOW_BITS) + (hand >> 1 & _LOW_BITS) + (hand >> 2 & _LOW_BITS)
-              + (hand >> 3 & _LOW_BITS))  # each rank's nibble: how many of it (0-4)
+    counts = _rank_counts(hand)
     return (counts >> 1 | counts >> 2) & _LOW_BITS
+
+
+#: For each value of :attr:`Pool.has`: the most points a category it may hold scores.
+_TOP_POINTS: Final[tuple[int, ...]] = tuple(
+    max([cat.points for _, cat in rows], default=0) for rows in _ROWS)
+
+
+def _has_at_most(bits: int) -> int:
+    """A superset of ``Pool(bits).has`` from bitmask tests alone: the lay-off
+    search skips an opponent whose cards and the winning ones cannot hold
+    anything scoring more than the declaration, without building its pool."""
+    counts = _rank_counts(bits)
+    pairs = (counts >> 1 | counts >> 2) & _LOW_BITS
+    has = 0
+    if pairs:
+        has = PAIR if not pairs & (pairs - 1) else PAIR | TWO_RANKS
+        if (counts & counts >> 1 | counts >> 2) & _LOW_BITS:  # a rank 3 or 4 times
+            has |= TRIPS | QUADS
+    if _may_run(bits):
+        has |= RUN | FIVE_SUITED | FIVE_RANKS
+    return has
 
 
 def _declarations_found(pool: Pool) -> list[tuple[int, tuple[int, ...]]]:
@@ -630,6 +658,8 @@ def _resolve(declarer: int, winning: int, points: int, hands: list[int]) -> LayO
     nullifier: tuple[int, _Found] | None = None
     for offset in range(1, n):
         seat = (declarer + offset) % n
+        if _TOP_POINTS[_has_at_most(winning | hands[seat])] <= points:
+            continue  # the search would find nothing scoring more
         single, multi = _search(Pool(winning, hands[seat]), points, first_single=True)
         if single is not None:
             if best is None or single[0].points > best[1][0].points:
@@ -750,6 +780,14 @@ class FiveCardRummy(Game):
 
 #: (seat,) for every seat: deciding_seats runs several times a decision.
 _ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(6))
+#: The observation's ``hand_sizes``, from tables: every hand holds HAND_SIZE
+#: cards but the current player's between its draw and its discard (one more).
+#: _SIZES[n] for n players at a turn's start; _SIZES_DRAWN[n * 6 + seat] after
+#: ``seat`` drew (no list and tuple built twice a turn).
+_SIZES: Final[tuple[tuple[int, ...], ...]] = tuple((HAND_SIZE,) * n for n in range(7))
+_SIZES_DRAWN: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(HAND_SIZE + (seat == drawer) for seat in range(n))
+    for n in range(7) for drawer in range(6))
 
 
 def _deal(deck: list[int], n: int, first: int) -> tuple[list[list[int]], list[int]]:
@@ -797,6 +835,7 @@ class FiveCardRummyState(State):
         self.taken = -1
         self.end_reason: str | None = None
         self.last_hand: dict[str, Any] | None = None
+        self._refresh_public()
         self._start_hand()
 
     # -- hands ---------------------------------------------------------------
@@ -818,13 +857,13 @@ class FiveCardRummyState(State):
         self.phase = START
         self.turns_done = 0
         self.drawn = self.taken = -1
-        self._refresh_public()
+        self._new_hand_public()
         events = self.events
         events.append(_event("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
                                             "first": first, "scores": list(self.totals)}))
         for seat in range(n):
             events.append(_event("deal", {"seat": seat, "cards": card_names(hands[seat])},
-                                 (seat,)))
+                                 _ONE_SEAT[seat]))
 
     def _end_hand(self, summary: dict[str, Any], next_dealer: int) -> None:
         summary["hands"] = [card_names(h) for h in self.hands]
@@ -871,8 +910,8 @@ class FiveCardRummyState(State):
             self._draw_stock()
         elif action == TAKE_DISCARD:
             self._take_discard()
-        elif action.startswith("discard "):
-            self._discard(CARD[action[8:]])
+        elif action in _DISCARDED:
+            self._discard(_DISCARDED[action])
         else:
             category, winning = _parse_declaration(action)
             self._declare(category, winning)
@@ -890,7 +929,7 @@ class FiveCardRummyState(State):
         public = self._public
         public["phase"] = "discard"
         public["stock_size"] = len(self.stock)
-        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
+        public["hand_sizes"] = _SIZES_DRAWN[self.num_players * 6 + seat]
 
     def _reshuffle(self) -> None:
         # More cards than hands hold always lie outside them (52 > 6 * 5 + 1).
@@ -918,7 +957,7 @@ class FiveCardRummyState(State):
         public["phase"] = "discard"
         public["taken"] = NAMES[card]
         self._public_pile()
-        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
+        public["hand_sizes"] = _SIZES_DRAWN[self.num_players * 6 + seat]
         public["known_cards"] = tuple(self._known_names)
 
     def _discard(self, card: int) -> None:
@@ -950,7 +989,7 @@ class FiveCardRummyState(State):
         public["turn_number"] = self.turns_done + 1
         public["taken"] = None
         self._public_pile()
-        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
+        public["hand_sizes"] = _SIZES[self.num_players]
 
     def _declare(self, category: str, winning: tuple[int, ...]) -> None:
         seat = self.current
@@ -993,6 +1032,23 @@ class FiveCardRummyState(State):
             "max_hands": self.max_hands,
             "hand": (), "drawn": None,
         }
+
+    def _new_hand_public(self) -> None:
+        """The public fields a new hand changes, set in place (the first hand
+        builds them: :meth:`_refresh_public`): a hand lasts ~10 decisions, so
+        rebuilding all twenty-one keys each hand is a cost per decision."""
+        public = self._public
+        public["phase"] = "start"
+        public["hand_number"] = self.hand_number
+        public["dealer"] = self.dealer
+        public["turn_number"] = 1
+        public["taken"] = None
+        public["discard_top"] = None
+        public["discard_pile"] = ()
+        public["stock_size"] = len(self.stock)
+        public["hand_sizes"] = _SIZES[self.num_players]
+        public["known_cards"] = tuple(self._known_names)
+        public["scores"] = tuple(self.totals)
 
     def _public_pile(self) -> None:
         pile = self._pile_names

@@ -58,6 +58,15 @@ DECK: Final[tuple[str, ...]] = tuple(cards.rummy_deck())
 #: The same deck as kinds: shuffling kinds deals the same cards.
 DECK_KINDS: Final[tuple[int, ...]] = tuple(KIND[name] for name in DECK)
 
+_tuple_new: Final = tuple.__new__
+
+
+def _event(kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
+    """The event ``State.emit(kind, to, **data)`` records, made without its
+    keyword-argument call (compiled, ``**`` calls go the slow generic way; these
+    are the events of every deal)."""
+    return _tuple_new(Event, (kind, data, to))  # skips the NamedTuple's Python __new__
+
 
 def rank(kind: int) -> int:
     """Rank index of a kind: 0 = s, 1 = A, ... 6 = L."""
@@ -355,14 +364,18 @@ _DISCARD_EVENTS: Final[tuple[tuple[tuple[Event, ...], ...], ...]] = tuple(
 _WIN_BIT: Final = 1 << NUM_KINDS
 
 
-def _turn_mask(hand: tuple[int, ...]) -> int:
+def _turn_mask(hand: list[int]) -> int:
     """For the five sorted kinds of a free player's turn: bit ``k`` set for each
     kind whose Go discard leaves four cards one card away, :data:`_WIN_BIT` when
-    they win."""
-    mask = _WIN_BIT if shape_of(hand).complete(True) else 0
-    for kind in set(hand):
-        if waits_of(_without(hand, kind), True)[0]:
+    they win.  (Made once per four-card node and kind drawn, from the int-keyed
+    memos: the four cards left are a node, whose waits are known.)"""
+    mask = _WIN_BIT if _shape_of_list(hand).complete(True) else 0
+    last = -1
+    for i in range(len(hand)):
+        kind = hand[i]
+        if kind != last and _FOURS[_four_id(hand[:i] + hand[i + 1 :])].waits[0]:
             mask |= 1 << kind
+        last = kind
     return mask
 
 
@@ -476,6 +489,9 @@ def _sizes(hands: list[list[int]]) -> tuple[int, ...]:
     calls ``len`` through the generic call protocol)."""
     return tuple([len(hand) for hand in hands])
 
+
+#: (seat,) for every seat: a turn's deciding seats without a tuple made per turn.
+_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(RummyFive.max_players))
 
 #: Observation fields a spectator does not get.
 _PRIVATE: Final = ("hand", "drawn", "catch_barred")
@@ -670,11 +686,13 @@ class RummyFiveState(State):
         for seat, hand in enumerate(self.hands):
             hand.sort()
             self._set_four(seat, _four_id(hand))
-        self.emit("hand_start", deal=self.deal_no, dealer=self.dealer,
-                  dealer_count=self.dealer_count, chips=list(self.chips), pot=self.pot,
-                  deck_size=len(self.deck))
+        events = self.events
+        events.append(_event("hand_start", {
+            "deal": self.deal_no, "dealer": self.dealer, "dealer_count": self.dealer_count,
+            "chips": list(self.chips), "pot": self.pot, "deck_size": len(self.deck)}))
         for seat, hand in enumerate(self.hands):
-            self.emit("deal", to=(seat,), seat=seat, cards=[NAMES[k] for k in hand])
+            events.append(_event("deal", {"seat": seat, "cards": [NAMES[k] for k in hand]},
+                                 (seat,)))
         self._refresh_public()
         self._begin_turn(self.dealer)
 
@@ -694,7 +712,7 @@ class RummyFiveState(State):
             node = _FOURS[self._fours[seat]]
             mask = node.turns[kind]
             if mask < 0:
-                mask = node.turns[kind] = _turn_mask(tuple(hand))
+                mask = node.turns[kind] = _turn_mask(hand)
             self._free_actions = _free_turn(hand, kind, mask)
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
@@ -704,7 +722,7 @@ class RummyFiveState(State):
         events = self.events
         events.append(others_see)
         events.append(drawer_sees[kind])
-        self._deciding = (seat,)
+        self._deciding = _ONE_SEAT[seat]
         public = self._public
         public["phase"] = "turn"
         public["turn_number"] = self.turn_number
@@ -874,10 +892,11 @@ class RummyFiveState(State):
         self.trios[seat] = sorted((kind, *used))
         self.trio_names[seat] = _names(tuple(self.trios[seat]))
         self.called[seat] = self.any_called = True
-        self.emit("claim", seat=seat, call=call, card=NAMES[kind], source=discarder,
-                  cards=[NAMES[k] for k in used])
+        self.events.append(_event("claim", {"seat": seat, "call": call, "card": NAMES[kind],
+                                            "source": discarder,
+                                            "cards": [NAMES[k] for k in used]}))
         self.phase, self.current, self.drawn = CLAIM_DISCARD, seat, -1
-        self._deciding = (seat,)
+        self._deciding = _ONE_SEAT[seat]
         self._refresh_public()
 
     # -- the end of a deal -----------------------------------------------------------
@@ -903,7 +922,8 @@ class RummyFiveState(State):
         n = self.num_players
         self_draw = discarder is None
         how = "self-draw" if self_draw else "catch"
-        self.emit("win", seat=winner, how=how, card=NAMES[card], source=discarder)
+        self.events.append(_event("win", {"seat": winner, "how": how, "card": NAMES[card],
+                                          "source": discarder}))
         specials = self._win_specials(winner, card, self_draw)
         go_points = 1 if self.went_go[winner] else 0
         special_points = sum(SPECIAL_POINTS[s] for s in specials)
@@ -923,8 +943,9 @@ class RummyFiveState(State):
         change[winner] = pot_won + sum(pays)
         points = {"go": go_points, "specials": special_points, "dealer": dealer_points,
                   "total": total}
-        self._settle("win", how, winner, change, pot_won, points=points,
-                     specials=[{"name": s, "points": SPECIAL_POINTS[s]} for s in specials])
+        self._settle("win", how, winner, change, pot_won, {
+            "points": points,
+            "specials": [{"name": s, "points": SPECIAL_POINTS[s]} for s in specials]})
         if winner == self.dealer:
             self.dealer_count += 1
         else:
@@ -932,24 +953,29 @@ class RummyFiveState(State):
         self._next_deal()
 
     def _end_in_draw(self, reason: str) -> None:
-        one_away = [self.one_card_away(seat) for seat in range(self.num_players)]
+        # Every seat holds four cards (no one has drawn), and self.waits keeps
+        # their waits_of: one_card_away without building and hashing tuple keys.
+        one_away = [bool(waits[0]) for waits in self.waits]
         change = [0 if ok else -1 for ok in one_away]
         self.pot -= sum(change)
-        self._settle("draw", reason, None, change, 0, one_away=one_away)
+        self._settle("draw", reason, None, change, 0, {"one_away": one_away})
         self.dealer_count += 1
         self._next_deal()
 
     def _settle(self, result: str, reason: str, winner: int | None, change: list[int],
-                pot_won: int, **extra: Any) -> None:
+                pot_won: int, extra: dict[str, Any]) -> None:
+        """Pay ``change`` and record the deal's ``hand_end`` (its fields, then ``extra``)."""
         for seat, delta in enumerate(change):
             self.chips[seat] += delta
         self.last_hands = [[NAMES[k] for k in h] for h in self.hands]
         self.last_exposed = [list(t) for t in self.trio_names]
         self.phase, self._deciding = OVER, ()
-        self.emit("hand_end", deal=self.deal_no, result=result, reason=reason, winner=winner,
-                  hands=self.last_hands, exposed=self.last_exposed, go=list(self.went_go),
-                  pot_won=pot_won, payments=change, chips=list(self.chips), pot=self.pot,
-                  **extra)
+        data: dict[str, Any] = {
+            "deal": self.deal_no, "result": result, "reason": reason, "winner": winner,
+            "hands": self.last_hands, "exposed": self.last_exposed, "go": list(self.went_go),
+            "pot_won": pot_won, "payments": change, "chips": list(self.chips), "pot": self.pot}
+        data.update(extra)
+        self.events.append(_event("hand_end", data))
 
     def _next_deal(self) -> None:
         if self.deal_no >= self.deals_total or min(self.chips) <= 0:

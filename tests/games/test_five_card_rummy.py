@@ -27,6 +27,7 @@ from arena.games.five_card_rummy import (
     _deal,
     _declarations,
     _declarations_found,
+    _has_at_most,
     _may_run,
     _paired_ranks,
     _search,
@@ -266,6 +267,7 @@ def test_whole_hand_bit_tests_agree_with_the_pool() -> None:
         assert _may_run(bits) == bool(pool.has & (RUN | FIVE_SUITED | FIVE_RANKS)), hand
         assert _paired_ranks(bits) == sum(1 << (4 * r) for r in pool.groups), hand
         assert _declarations(bits) == (_declarations_found(pool) if pool.has else []), hand
+        assert _has_at_most(bits) & pool.has == pool.has, hand  # lay-off skips rely on it
 
 
 # -- lay-off ----------------------------------------------------------------------

@@ -905,3 +905,22 @@ def test_a_claim_window_keeps_private_who_else_is_asked() -> None:
                 assert state.observation(None)["to_move"] == list(deciding)
             state.apply_actions({s: rng.choice(state.legal_actions(s)) for s in deciding})
     assert windows > 0  # some windows asked several seats at once
+
+
+def test_kept_waits_are_one_card_away_whenever_a_seat_holds_four() -> None:
+    """A drawn deal's ``one_away`` reads the waits each state keeps: they must be
+    what one_card_away computes for every seat holding four cards."""
+    draws = 0
+    for seed in range(30):
+        state = cast(RummyFiveState, make_game("rummy-five", 2 + seed % 3).new_state(seed))
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            holding = len(state.events)
+            for seat in range(state.num_players):
+                if seat != state.current or state.phase == CLAIM:
+                    assert bool(state.waits[seat][0]) == state.one_card_away(seat)
+            step = {s: rng.choice(state.legal_actions(s)) for s in state.deciding_seats()}
+            state.apply_actions(step)
+            draws += any(e.kind == "hand_end" and e.data["result"] == "draw"
+                         for e in state.events[holding:])
+    assert draws > 0
