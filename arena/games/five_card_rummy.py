@@ -45,9 +45,16 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from arena.games import cards
-from arena.games.base import Action, Event, Game, Observation, OptionSpec, State
-
-_tuple_new: Final = tuple.__new__
+from arena.games.base import (
+    SEAT_ONLY,
+    Action,
+    Event,
+    Game,
+    Observation,
+    OptionSpec,
+    State,
+    new_event,
+)
 
 HAND_SIZE: Final = 5
 
@@ -714,13 +721,6 @@ def _parse_declaration(action: Action) -> tuple[str, tuple[int, ...]]:
     return found
 
 
-def _event(kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
-    """The event ``State.emit(kind, to, **data)`` records, made without its
-    keyword-argument call (compiled, those go the slow generic way; these are
-    the events of every hand)."""
-    return _tuple_new(Event, (kind, data, to))  # skips the NamedTuple's Python __new__
-
-
 # Shared, immutable Event objects for the events of every turn, by int key.
 _DRAW_EVENTS: Final[dict[int, tuple[Event, Event]]] = {}
 _CARD_EVENTS: Final[dict[int, Event]] = {}
@@ -731,8 +731,8 @@ def _draw_events(seat: int, stock_size: int, card: int) -> tuple[Event, Event]:
     events = _DRAW_EVENTS.get(key)
     if events is None:
         events = _DRAW_EVENTS[key] = (
-            _event("draw", {"seat": seat, "source": "stock", "stock_size": stock_size}),
-            _event("drawn", {"seat": seat, "card": NAMES[card]}, (seat,)))
+            new_event("draw", {"seat": seat, "source": "stock", "stock_size": stock_size}),
+            new_event("drawn", {"seat": seat, "card": NAMES[card]}, (seat,)))
     return events
 
 
@@ -741,7 +741,7 @@ def _card_event(kind: str, seat: int, card: int) -> Event:
     key = (seat * 64 + card) * 2 + (kind == "take")
     event = _CARD_EVENTS.get(key)
     if event is None:
-        event = _CARD_EVENTS[key] = _event(kind, {"seat": seat, "card": NAMES[card]})
+        event = _CARD_EVENTS[key] = new_event(kind, {"seat": seat, "card": NAMES[card]})
     return event
 
 
@@ -779,7 +779,6 @@ class FiveCardRummy(Game):
 
 
 #: (seat,) for every seat: deciding_seats runs several times a decision.
-_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(6))
 #: The observation's ``hand_sizes``, from tables: every hand holds HAND_SIZE
 #: cards but the current player's between its draw and its discard (one more).
 #: _SIZES[n] for n players at a turn's start; _SIZES_DRAWN[n * 6 + seat] after
@@ -859,11 +858,11 @@ class FiveCardRummyState(State):
         self.drawn = self.taken = -1
         self._new_hand_public()
         events = self.events
-        events.append(_event("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
+        events.append(new_event("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
                                             "first": first, "scores": list(self.totals)}))
         for seat in range(n):
-            events.append(_event("deal", {"seat": seat, "cards": card_names(hands[seat])},
-                                 _ONE_SEAT[seat]))
+            events.append(new_event("deal", {"seat": seat, "cards": card_names(hands[seat])},
+                                 SEAT_ONLY[seat]))
 
     def _end_hand(self, summary: dict[str, Any], next_dealer: int) -> None:
         summary["hands"] = [card_names(h) for h in self.hands]
@@ -871,7 +870,7 @@ class FiveCardRummyState(State):
         self.dealer = next_dealer
         summary["next_dealer"] = next_dealer
         self.last_hand = summary
-        self.events.append(_event("hand_end", summary.copy()))
+        self.events.append(new_event("hand_end", summary.copy()))
         if max(self.totals) >= self.target:
             self._end_game("target")
         elif self.hand_number >= self.max_hands:
@@ -887,7 +886,7 @@ class FiveCardRummyState(State):
 
     # -- decisions -------------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
-        return () if self.phase == OVER else _ONE_SEAT[self.current]
+        return () if self.phase == OVER else SEAT_ONLY[self.current]
 
     def _legal_actions(self, seat: int) -> list[Action]:
         """Turn start: ``draw stock``, ``take discard`` (if the pile has a card),
@@ -994,7 +993,7 @@ class FiveCardRummyState(State):
     def _declare(self, category: str, winning: tuple[int, ...]) -> None:
         seat = self.current
         points = POINTS[category]
-        self.events.append(_event("declare", {"seat": seat, "category": category,
+        self.events.append(new_event("declare", {"seat": seat, "category": category,
                                               "cards": card_names(winning), "points": points}))
         result = _resolve(seat, card_bits(winning), points, self.hand_bits)
         if result.scorer is not None:

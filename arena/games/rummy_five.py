@@ -26,6 +26,7 @@ from mypy_extensions import mypyc_attr
 
 from arena.games import cards
 from arena.games.base import (
+    SEAT_ONLY,
     Action,
     Event,
     Game,
@@ -33,6 +34,7 @@ from arena.games.base import (
     OptionSpec,
     ScoreOrder,
     State,
+    new_event,
 )
 
 # -- cards --------------------------------------------------------------------
@@ -57,16 +59,6 @@ RED_L: Final = KIND["rL"]
 DECK: Final[tuple[str, ...]] = tuple(cards.rummy_deck())
 #: The same deck as kinds: shuffling kinds deals the same cards.
 DECK_KINDS: Final[tuple[int, ...]] = tuple(KIND[name] for name in DECK)
-
-_tuple_new: Final = tuple.__new__
-
-
-def _event(kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
-    """The event ``State.emit(kind, to, **data)`` records, made without its
-    keyword-argument call (compiled, ``**`` calls go the slow generic way; these
-    are the events of every deal)."""
-    return _tuple_new(Event, (kind, data, to))  # skips the NamedTuple's Python __new__
-
 
 def rank(kind: int) -> int:
     """Rank index of a kind: 0 = s, 1 = A, ... 6 = L."""
@@ -491,7 +483,6 @@ def _sizes(hands: list[list[int]]) -> tuple[int, ...]:
 
 
 #: (seat,) for every seat: a turn's deciding seats without a tuple made per turn.
-_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(RummyFive.max_players))
 
 #: Observation fields a spectator does not get.
 _PRIVATE: Final = ("hand", "drawn", "catch_barred")
@@ -687,11 +678,11 @@ class RummyFiveState(State):
             hand.sort()
             self._set_four(seat, _four_id(hand))
         events = self.events
-        events.append(_event("hand_start", {
+        events.append(new_event("hand_start", {
             "deal": self.deal_no, "dealer": self.dealer, "dealer_count": self.dealer_count,
             "chips": list(self.chips), "pot": self.pot, "deck_size": len(self.deck)}))
         for seat, hand in enumerate(self.hands):
-            events.append(_event("deal", {"seat": seat, "cards": [NAMES[k] for k in hand]},
+            events.append(new_event("deal", {"seat": seat, "cards": [NAMES[k] for k in hand]},
                                  (seat,)))
         self._refresh_public()
         self._begin_turn(self.dealer)
@@ -722,7 +713,7 @@ class RummyFiveState(State):
         events = self.events
         events.append(others_see)
         events.append(drawer_sees[kind])
-        self._deciding = _ONE_SEAT[seat]
+        self._deciding = SEAT_ONLY[seat]
         public = self._public
         public["phase"] = "turn"
         public["turn_number"] = self.turn_number
@@ -892,11 +883,11 @@ class RummyFiveState(State):
         self.trios[seat] = sorted((kind, *used))
         self.trio_names[seat] = _names(tuple(self.trios[seat]))
         self.called[seat] = self.any_called = True
-        self.events.append(_event("claim", {"seat": seat, "call": call, "card": NAMES[kind],
+        self.events.append(new_event("claim", {"seat": seat, "call": call, "card": NAMES[kind],
                                             "source": discarder,
                                             "cards": [NAMES[k] for k in used]}))
         self.phase, self.current, self.drawn = CLAIM_DISCARD, seat, -1
-        self._deciding = _ONE_SEAT[seat]
+        self._deciding = SEAT_ONLY[seat]
         self._refresh_public()
 
     # -- the end of a deal -----------------------------------------------------------
@@ -922,7 +913,7 @@ class RummyFiveState(State):
         n = self.num_players
         self_draw = discarder is None
         how = "self-draw" if self_draw else "catch"
-        self.events.append(_event("win", {"seat": winner, "how": how, "card": NAMES[card],
+        self.events.append(new_event("win", {"seat": winner, "how": how, "card": NAMES[card],
                                           "source": discarder}))
         specials = self._win_specials(winner, card, self_draw)
         go_points = 1 if self.went_go[winner] else 0
@@ -975,7 +966,7 @@ class RummyFiveState(State):
             "hands": self.last_hands, "exposed": self.last_exposed, "go": list(self.went_go),
             "pot_won": pot_won, "payments": change, "chips": list(self.chips), "pot": self.pot}
         data.update(extra)
-        self.events.append(_event("hand_end", data))
+        self.events.append(new_event("hand_end", data))
 
     def _next_deal(self) -> None:
         if self.deal_no >= self.deals_total or min(self.chips) <= 0:
