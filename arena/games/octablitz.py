@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations_with_replacement
 from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -141,21 +141,26 @@ def parse_action(action: str) -> tuple[str, list[str]]:
     return verb, played
 
 
-_Parsed = tuple[str, tuple[int, ...], tuple[str, ...], Combo | None]
+_Parsed = tuple[str, tuple[int, ...], tuple[str, ...], Combo | None, dict[str, Any]]
 _PARSED: Final[dict[str, _Parsed]] = {}
+#: The observation's ``lead`` before anything is led (never shown: see _observation).
+_NO_SHAPE: Final[dict[str, Any]] = {}
 
 
 def _parse(action: str) -> _Parsed:
-    """A legal action's verb, card kinds, card names and combination (None face
-    down), memoised in a plain dict: compiled, a functools.cache wrapper costs
-    several dict look-ups' worth per call, and this runs every decision."""
+    """A legal action's verb, card kinds, card names, combination (None face
+    down) and the observation's ``lead`` if it is led (shared, copied per
+    observation), memoised in a plain dict: compiled, a functools.cache wrapper
+    costs several dict look-ups' worth per call, and this runs every decision."""
     found = _PARSED.get(action)
     if found is None:
         verb, *played = action.split()
         kinds = tuple(INDEX[card] for card in played)
         combo = None if verb == DOWN else _classify_kinds(tuple(sorted(kinds)))
+        shape = _NO_SHAPE if combo is None else {"combo": combo.kind, "count": combo.count}
         # The cards as the NAMES objects a hand holds: removing them compares by identity.
-        found = _PARSED[action] = (verb, kinds, tuple(NAMES[kind] for kind in kinds), combo)
+        found = _PARSED[action] = (verb, kinds, tuple(NAMES[kind] for kind in kinds), combo,
+                                   shape)
     return found
 
 
@@ -243,33 +248,56 @@ def _down_table() -> dict[tuple[str, ...], str]:
     return _DOWN_TABLE
 
 
-_DOWN_BY_KINDS: Final[dict[tuple[int, ...], str]] = {}
+def _kinds_code(kinds: Sequence[int]) -> int:
+    """Sorted kinds as one int, a hex digit (kind + 1) each: a cheaper key than a tuple."""
+    code = 0
+    for kind in kinds:
+        code = code * 16 + kind + 1
+    return code
 
 
-def _down_by_kinds() -> dict[tuple[int, ...], str]:
-    """:func:`_down_table` by the cards' kinds (made on first use)."""
-    if not _DOWN_BY_KINDS:
-        _DOWN_BY_KINDS.update((tuple(INDEX[card] for card in cards), text)
-                              for cards, text in _down_table().items())
-    return _DOWN_BY_KINDS
+_DOWN_BY_CODE: Final[dict[int, str]] = {}
 
 
-def _down_texts(hand: Sequence[int], size: int) -> tuple[str, ...]:
-    """The face-down plays of ``size`` (2 or more) cards from ``hand`` (sorted
-    kinds): every distinct choice, ascending.  Whole hands seldom repeat, so
-    this is not memoised: the choices come from C, their texts from a table.
-    Combinations of a sorted hand give each distinct choice first in ascending
-    order (a repeat is never above the highest so far), so keeping those above
-    the last kept is the distinct ones, with no set to build."""
-    table = _DOWN_BY_KINDS or _down_by_kinds()
+def _down_by_code() -> dict[int, str]:
+    """:func:`_down_table` by :func:`_kinds_code` of the cards (made on first use)."""
+    if not _DOWN_BY_CODE:
+        _DOWN_BY_CODE.update((_kinds_code([INDEX[card] for card in cards]), text)
+                             for cards, text in _down_table().items())
+    return _DOWN_BY_CODE
+
+
+def _down_texts(levels: Sequence[int], counts: Sequence[int], size: int) -> tuple[str, ...]:
+    """The face-down plays of ``size`` (2 or more) cards from a hand (its
+    levels and per-kind counts): every distinct choice, ascending.  Whole hands
+    seldom repeat, so this is not memoised: the choices are walked as
+    multisets of the held kinds (no repeats to skip), their texts read from a
+    table by an int key."""
+    held = _kinds_in(levels[1])
+    left = [counts[kind] for kind in held]
     texts: list[str] = []
-    last: tuple[int, ...] = ()
-    for chosen in combinations(hand, size):
-        if chosen > last:
-            texts.append(table[chosen])
-            last = chosen
+    _choose_down(held, left, 0, size, 0, _DOWN_BY_CODE or _down_by_code(), texts)
     return tuple(texts)
 
+
+def _choose_down(held: list[int], left: list[int], start: int, size: int, code: int,
+                 table: dict[int, str], texts: list[str]) -> None:
+    """Append the texts of every choice of ``size`` more cards from ``held[start:]``
+    (``left``: copies still available per position) after the cards of ``code``,
+    in ascending order: the first card ascending, then the rest from it on."""
+    for i in range(start, len(held)):
+        if left[i]:
+            chosen = code * 16 + held[i] + 1
+            if size == 1:
+                texts.append(table[chosen])
+            else:
+                left[i] -= 1
+                _choose_down(held, left, i, size - 1, chosen, table, texts)
+                left[i] += 1
+
+
+#: ``(seat,)`` by seat: the deciding seats of a step without a tuple made per step.
+_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(8))
 
 #: The data of a face-up play event, its fields in order (filled in per play).
 _UP_PLAY: Final[dict[str, Any]] = {"seat": 0, "trick": 0, "lead": False, "face": "up",
@@ -389,8 +417,6 @@ class OctablitzState(State):
         dealt, rest = deck_tools.deal(deck_top_first, n, self.hand_size, leader)
         assert not rest, "octablitz deals every card"
         self.hands: list[list[str]] = []
-        #: The same hands as sorted kinds.
-        self.kinds: list[list[int]] = []
         self.sizes = [self.hand_size] * n
         self.counts: list[list[int]] = []
         #: levels[seat][c]: bitmask of the kinds the seat holds at least c times.
@@ -398,7 +424,6 @@ class OctablitzState(State):
         for kinds in dealt:
             kinds.sort()
             self.hands.append([NAMES[kind] for kind in kinds])
-            self.kinds.append(kinds)
             counts = [0] * NUM_KINDS
             levels = [0] * 6
             for kind in kinds:
@@ -415,36 +440,35 @@ class OctablitzState(State):
         self.taken: list[list[str]] = [[] for _ in range(n)]
         self.out_up: list[str] = []
         #: Each seat's face-down cards this deal, in canonical order (private).
-        self.down: list[list[str]] = [[] for _ in range(n)]
+        #: Tuples: the observation's ``my_down`` as it is, with no copy per observation.
+        self.down: list[tuple[str, ...]] = [() for _ in range(n)]
         self._down_kinds: list[list[int]] = [[] for _ in range(n)]
         self.down_counts = [0] * n
         self._new_trick(leader)
         self._refresh_public()
-        self.emit(
-            "hand_start",
-            deal=self.deal_no,
-            dealer=leader,
-            general=self.general,
-            general_wins=self.streak,
-            multiplier=self.multiplier,
-            chips=list(self.chips),
-            hand_size=self.hand_size,
-        )
+        # Events appended as emit() would make them, without its keyword-argument dict.
+        events = self.events
+        events.append(_tuple_new(Event, ("hand_start", {
+            "deal": self.deal_no, "dealer": leader, "general": self.general,
+            "general_wins": self.streak, "multiplier": self.multiplier,
+            "chips": list(self.chips), "hand_size": self.hand_size}, None)))
         for seat in range(n):
-            self.emit("deal", to=[seat], seat=seat, cards=list(self.hands[seat]))
+            events.append(_tuple_new(Event, (
+                "deal", {"seat": seat, "cards": list(self.hands[seat])}, _ONE_SEAT[seat])))
 
     def _new_trick(self, leader: int) -> None:
         self.leader = leader
         self.to_play = leader
-        self._deciding: tuple[int, ...] = (leader,)
+        self._deciding: tuple[int, ...] = _ONE_SEAT[leader]
         self.lead: Combo | None = None
-        #: The observation's ``lead`` while there is one (copied into each observation).
-        self._lead_shape: dict[str, Any] = {}
+        #: The observation's ``lead`` while there is one (shared: copied into each observation).
+        self._lead_shape: dict[str, Any] = _NO_SHAPE
         #: must_play_down(to_play), kept for the seat to play (asked twice a step).
         self._must_down = False
         self.best_seat = leader
         self.best_strength = -1
-        self.best_cards: list[str] = []
+        #: The cards of the best play so far (a parsed action's tuple).
+        self.best_cards: tuple[str, ...] = ()
         #: The plays of the trick in progress as the observation shows them
         #: (``trick_plays``); never mutated once made.
         self.trick_plays: list[dict[str, Any]] = []
@@ -484,7 +508,7 @@ class OctablitzState(State):
         levels = self.levels[seat]
         size = lead.count
         down = (_same_texts(_DOWN_HALVES, levels[1]) if size == 1
-                else _down_texts(self.kinds[seat], size))
+                else _down_texts(levels, self.counts[seat], size))
         if self._must_down:
             return down
         best = self.best_strength
@@ -510,23 +534,22 @@ class OctablitzState(State):
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_play
-        verb, kinds, cards, combo = _parse(actions[seat])
+        verb, kinds, cards, combo, shape = _parse(actions[seat])
         counts = self.counts[seat]
         levels = self.levels[seat]
-        hand, held = self.hands[seat], self.kinds[seat]
+        hand = self.hands[seat]
         # An index loop: compiled, zip(..., strict=True) is a generic call with keywords.
         for i in range(len(kinds)):
-            kind, card = kinds[i], cards[i]
+            kind = kinds[i]
             levels[counts[kind]] ^= 1 << kind
             counts[kind] -= 1
-            hand.remove(card)
-            held.remove(kind)
+            hand.remove(cards[i])
         self.sizes[seat] -= len(kinds)
         self.turns += 1
         if combo is None:
             self._play_down(seat, kinds, cards)
         else:
-            self._play_up(seat, verb, combo, cards)
+            self._play_up(seat, verb, combo, shape, cards)
         public = self._public
         public["hand_sizes"] = tuple(self.sizes)
         public["turn_number"] = self.turns
@@ -537,22 +560,23 @@ class OctablitzState(State):
                 return
         else:
             self.to_play = following = (seat + 1) % self.num_players
-            self._deciding = (following,)
+            self._deciding = _ONE_SEAT[following]
             self._must_down = self.must_play_down(following)
         if self.turns >= self.max_turns:
             self._end_deal(None)
 
-    def _play_up(self, seat: int, verb: str, combo: Combo, cards: tuple[str, ...]) -> None:
+    def _play_up(self, seat: int, verb: str, combo: Combo, shape: dict[str, Any],
+                 cards: tuple[str, ...]) -> None:
         public = self._public
         if verb == LEAD:
             self.lead = combo
-            self._lead_shape = {"combo": combo.kind, "count": combo.count}
+            self._lead_shape = shape
             public["phase"] = "follow"
             public["last_trick"] = not self.hands[seat]
         self.trick_up.extend(self.best_cards)
         self.best_seat = seat
         self.best_strength = combo.strength
-        self.best_cards = played = list(cards)
+        self.best_cards = cards
         self.trick_plays.append({"seat": seat, "face": "up", "count": len(cards), "cards": cards})
         public["best_seat"] = seat
         # A copy of a template then filled in: building a dict of seven keys
@@ -562,8 +586,8 @@ class OctablitzState(State):
         data["trick"] = self.trick_no
         data["lead"] = verb == LEAD
         data["combo"] = combo.kind
-        data["count"] = len(played)
-        data["cards"] = played[:]
+        data["count"] = len(cards)
+        data["cards"] = list(cards)
         # tuple.__new__ skips the NamedTuple's interpreted __new__ (a hot path).
         self.events.append(_tuple_new(Event, ("play", data, None)))
 
@@ -572,7 +596,7 @@ class OctablitzState(State):
         down_kinds = self._down_kinds[seat]
         down_kinds.extend(kinds)
         down_kinds.sort()
-        self.down[seat] = [NAMES[kind] for kind in down_kinds]
+        self.down[seat] = tuple([NAMES[kind] for kind in down_kinds])
         count = len(cards)
         self.down_counts[seat] += count
         self.trick_plays.append(_down_play(seat, count))
@@ -591,13 +615,11 @@ class OctablitzState(State):
         self.tricks_won[winner] += 1
         self.cards_taken[winner] += len(won)
         self.out_up.extend(self.trick_up)
-        self.emit(
+        self.events.append(_tuple_new(Event, (
             "trick_end",
-            trick=self.trick_no,
-            winner=winner,
-            cards=list(won),
-            last=not self.hands[winner],
-        )
+            {"trick": self.trick_no, "winner": winner, "cards": list(won),
+             "last": not self.hands[winner]},
+            None)))
         self.trick_no += 1
         self._new_trick(winner)
         public = self._public
@@ -626,19 +648,17 @@ class OctablitzState(State):
             next_leader = winner
         for seat in range(n):
             self.chips[seat] += change[seat]
-        self.emit(
-            "hand_end",
-            deal=self.deal_no,
-            result="capped" if winner is None else "won",
-            winner=winner,
-            general=general,
-            multiplier=self.multiplier,
-            tricks_won=list(self.tricks_won),
-            cards_taken=list(self.cards_taken),
-            taken=[list(cards) for cards in self.taken],
-            payments=change,
-            chips=list(self.chips),
-        )
+        self.events.append(_tuple_new(Event, ("hand_end", {
+            "deal": self.deal_no,
+            "result": "capped" if winner is None else "won",
+            "winner": winner,
+            "general": general,
+            "multiplier": self.multiplier,
+            "tricks_won": list(self.tricks_won),
+            "cards_taken": list(self.cards_taken),
+            "taken": [list(cards) for cards in self.taken],
+            "payments": change,
+            "chips": list(self.chips)}, None)))
         if self.deal_no >= self.deals or min(self.chips) <= 0:
             self.over = True
             self._deciding = ()
@@ -703,7 +723,7 @@ class OctablitzState(State):
             obs["hand"] = tuple(self.hands[seat])
             if seat == self.to_play and self._must_down and not self.over:
                 obs["must_play_down"] = True
-            obs["my_down"] = tuple(self.down[seat])
+            obs["my_down"] = self.down[seat]
         return obs
 
     # -- results -------------------------------------------------------------------
@@ -730,7 +750,7 @@ class OctablitzState(State):
             out[f"hand{seat}"] = list(self.hands[seat])
             out[f"taken{seat}"] = list(self.taken[seat])
             out[f"down{seat}"] = list(self.down[seat])
-        out["trick"] = list(self.trick_up) + list(self.best_cards)
+        out["trick"] = self.trick_up + list(self.best_cards)
         out["out_up"] = list(self.out_up)
         return out
 
