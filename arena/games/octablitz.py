@@ -141,26 +141,45 @@ def parse_action(action: str) -> tuple[str, list[str]]:
     return verb, played
 
 
-_Parsed = tuple[str, tuple[int, ...], tuple[str, ...], Combo | None, dict[str, Any]]
-_PARSED: Final[dict[str, _Parsed]] = {}
 #: The observation's ``lead`` before anything is led (never shown: see _observation).
 _NO_SHAPE: Final[dict[str, Any]] = {}
 
 
-def _parse(action: str) -> _Parsed:
-    """A legal action's verb, card kinds, card names, combination (None face
-    down) and the observation's ``lead`` if it is led (shared, copied per
-    observation), memoised in a plain dict: compiled, a functools.cache wrapper
-    costs several dict look-ups' worth per call, and this runs every decision."""
+@dataclass(frozen=True)
+class _Play:
+    """A legal action taken apart (made once per action text, see :func:`_parse`);
+    frozen, like Combo: a clone shares it."""
+
+    verb: str
+    kinds: tuple[int, ...]
+    #: The cards as the NAMES objects a hand holds: removing them compares by identity.
+    cards: tuple[str, ...]
+    #: None face down.
+    combo: Combo | None
+    #: The observation's ``lead`` if this is led (shared, copied per observation).
+    shape: dict[str, Any]
+    #: A small number of its own: the memo keys of the events it makes.
+    number: int
+
+
+def _make_play(action: str, number: int) -> _Play:
+    verb, *played = action.split()
+    kinds = tuple(INDEX[card] for card in played)
+    combo = None if verb == DOWN else _classify_kinds(tuple(sorted(kinds)))
+    shape = _NO_SHAPE if combo is None else {"combo": combo.kind, "count": combo.count}
+    return _Play(verb, kinds, tuple(NAMES[kind] for kind in kinds), combo, shape, number)
+
+
+_PARSED: Final[dict[str, _Play]] = {}
+
+
+def _parse(action: str) -> _Play:
+    """A legal action taken apart, memoised in a plain dict: compiled, a
+    functools.cache wrapper costs several dict look-ups' worth per call, and
+    this runs every decision."""
     found = _PARSED.get(action)
     if found is None:
-        verb, *played = action.split()
-        kinds = tuple(INDEX[card] for card in played)
-        combo = None if verb == DOWN else _classify_kinds(tuple(sorted(kinds)))
-        shape = _NO_SHAPE if combo is None else {"combo": combo.kind, "count": combo.count}
-        # The cards as the NAMES objects a hand holds: removing them compares by identity.
-        found = _PARSED[action] = (verb, kinds, tuple(NAMES[kind] for kind in kinds), combo,
-                                   shape)
+        found = _PARSED[action] = _make_play(action, len(_PARSED))
     return found
 
 
@@ -299,14 +318,66 @@ def _choose_down(held: list[int], left: list[int], start: int, size: int, code: 
 #: ``(seat,)`` by seat: the deciding seats of a step without a tuple made per step.
 _ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(8))
 
-#: The data of a face-up play event, its fields in order (filled in per play).
-_UP_PLAY: Final[dict[str, Any]] = {"seat": 0, "trick": 0, "lead": False, "face": "up",
-                                   "combo": "", "count": 0, "cards": None}
-
 # Memoised in plain dicts keyed by an int (compiled, cheaper than functools.cache
-# with several arguments, which builds and hashes a key tuple per call).
+# with several arguments, which builds and hashes a key tuple per call).  Events
+# are immutable, so one object serves every game: a play is a few hundred
+# possible events (play, seat, trick), not a few allocations per decision.
 _PLAY_EVENTS: Final[dict[int, Event]] = {}
 _DOWN_PLAYS: Final[dict[int, dict[str, Any]]] = {}
+_UP_EVENTS: Final[dict[int, Event]] = {}
+_UP_PLAYS: Final[dict[int, dict[str, Any]]] = {}
+_DOWN_EVENTS: Final[dict[int, Event]] = {}
+_TRICK_ENDS: Final[dict[int, Event]] = {}
+
+
+def _up_event(play: _Play, seat: int, trick: int) -> Event:
+    """The public event of a face-up play (its verb says whether it leads)."""
+    key = (play.number * 64 + trick) * 8 + seat
+    found = _UP_EVENTS.get(key)
+    if found is None:
+        combo = play.combo
+        assert combo is not None
+        found = _UP_EVENTS[key] = Event(
+            "play", {"seat": seat, "trick": trick, "lead": play.verb == LEAD, "face": "up",
+                     "combo": combo.kind, "count": len(play.cards), "cards": list(play.cards)})
+    return found
+
+
+def _up_play(play: _Play, seat: int) -> dict[str, Any]:
+    """The ``trick_plays`` entry of a face-up play (copied into each observation)."""
+    key = play.number * 8 + seat
+    found = _UP_PLAYS.get(key)
+    if found is None:
+        cards = play.cards
+        found = _UP_PLAYS[key] = {"seat": seat, "face": "up", "count": len(cards),
+                                  "cards": cards}
+    return found
+
+
+def _down_event(play: _Play, seat: int, trick: int) -> Event:
+    """The private event naming a seat's face-down cards: memoised for one card
+    (nearly every face-down play; the choices of several cards are too many)."""
+    cards = play.cards
+    if len(cards) > 1:
+        return _tuple_new(Event, (
+            "down_cards", {"seat": seat, "trick": trick, "cards": list(cards)}, _ONE_SEAT[seat]))
+    key = (play.number * 64 + trick) * 8 + seat
+    found = _DOWN_EVENTS.get(key)
+    if found is None:
+        found = _DOWN_EVENTS[key] = Event(
+            "down_cards", {"seat": seat, "trick": trick, "cards": list(cards)}, (seat,))
+    return found
+
+
+def _trick_end(best: _Play, trick: int, winner: int, last: bool) -> Event:
+    """The public event ending a trick won by the play ``best``."""
+    key = ((best.number * 64 + trick) * 8 + winner) * 2 + last
+    found = _TRICK_ENDS.get(key)
+    if found is None:
+        found = _TRICK_ENDS[key] = Event(
+            "trick_end", {"trick": trick, "winner": winner, "cards": list(best.cards),
+                          "last": last})
+    return found
 
 
 def _play_event(seat: int, trick: int, count: int) -> Event:
@@ -469,6 +540,7 @@ class OctablitzState(State):
         self.best_strength = -1
         #: The cards of the best play so far (a parsed action's tuple).
         self.best_cards: tuple[str, ...] = ()
+        self._best_play: _Play | None = None
         #: The plays of the trick in progress as the observation shows them
         #: (``trick_plays``); never mutated once made.
         self.trick_plays: list[dict[str, Any]] = []
@@ -534,7 +606,8 @@ class OctablitzState(State):
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_play
-        verb, kinds, cards, combo, shape = _parse(actions[seat])
+        play = _parse(actions[seat])
+        kinds, cards = play.kinds, play.cards
         counts = self.counts[seat]
         levels = self.levels[seat]
         hand = self.hands[seat]
@@ -546,10 +619,10 @@ class OctablitzState(State):
             hand.remove(cards[i])
         self.sizes[seat] -= len(kinds)
         self.turns += 1
-        if combo is None:
-            self._play_down(seat, kinds, cards)
+        if play.combo is None:
+            self._play_down(seat, play)
         else:
-            self._play_up(seat, verb, combo, shape, cards)
+            self._play_up(seat, play)
         public = self._public
         public["hand_sizes"] = tuple(self.sizes)
         public["turn_number"] = self.turns
@@ -565,48 +638,38 @@ class OctablitzState(State):
         if self.turns >= self.max_turns:
             self._end_deal(None)
 
-    def _play_up(self, seat: int, verb: str, combo: Combo, shape: dict[str, Any],
-                 cards: tuple[str, ...]) -> None:
+    def _play_up(self, seat: int, play: _Play) -> None:
         public = self._public
-        if verb == LEAD:
+        combo = play.combo
+        assert combo is not None
+        if play.verb == LEAD:
             self.lead = combo
-            self._lead_shape = shape
+            self._lead_shape = play.shape
             public["phase"] = "follow"
             public["last_trick"] = not self.hands[seat]
         self.trick_up.extend(self.best_cards)
         self.best_seat = seat
         self.best_strength = combo.strength
-        self.best_cards = cards
-        self.trick_plays.append({"seat": seat, "face": "up", "count": len(cards), "cards": cards})
+        self.best_cards = play.cards
+        self._best_play = play
+        self.trick_plays.append(_up_play(play, seat))
         public["best_seat"] = seat
-        # A copy of a template then filled in: building a dict of seven keys
-        # resizes it once on the way.
-        data = _UP_PLAY.copy()
-        data["seat"] = seat
-        data["trick"] = self.trick_no
-        data["lead"] = verb == LEAD
-        data["combo"] = combo.kind
-        data["count"] = len(cards)
-        data["cards"] = list(cards)
-        # tuple.__new__ skips the NamedTuple's interpreted __new__ (a hot path).
-        self.events.append(_tuple_new(Event, ("play", data, None)))
+        self.events.append(_up_event(play, seat, self.trick_no))
 
-    def _play_down(self, seat: int, kinds: tuple[int, ...], cards: tuple[str, ...]) -> None:
+    def _play_down(self, seat: int, play: _Play) -> None:
         # Kept as kinds too: sorting ints is cheaper than sorting names by INDEX.
         down_kinds = self._down_kinds[seat]
-        down_kinds.extend(kinds)
+        down_kinds.extend(play.kinds)
         down_kinds.sort()
         self.down[seat] = tuple([NAMES[kind] for kind in down_kinds])
-        count = len(cards)
+        count = len(play.cards)
         self.down_counts[seat] += count
         self.trick_plays.append(_down_play(seat, count))
         self._public["down_counts"] = tuple(self.down_counts)
         # Appended directly rather than through emit(): this is the hot path.
         events = self.events
         events.append(_play_event(seat, self.trick_no, count))
-        events.append(_tuple_new(Event, (
-            "down_cards", {"seat": seat, "trick": self.trick_no, "cards": list(cards)},
-            (seat,))))
+        events.append(_down_event(play, seat, self.trick_no))
 
     def _finish_trick(self) -> None:
         winner = self.best_seat
@@ -615,11 +678,9 @@ class OctablitzState(State):
         self.tricks_won[winner] += 1
         self.cards_taken[winner] += len(won)
         self.out_up.extend(self.trick_up)
-        self.events.append(_tuple_new(Event, (
-            "trick_end",
-            {"trick": self.trick_no, "winner": winner, "cards": list(won),
-             "last": not self.hands[winner]},
-            None)))
+        best = self._best_play
+        assert best is not None, "a trick is always led face up"
+        self.events.append(_trick_end(best, self.trick_no, winner, not self.hands[winner]))
         self.trick_no += 1
         self._new_trick(winner)
         public = self._public
