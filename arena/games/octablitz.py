@@ -158,16 +158,17 @@ class _Play:
     combo: Combo | None
     #: The observation's ``lead`` if this is led (shared, copied per observation).
     shape: dict[str, Any]
-    #: A small number of its own: the memo keys of the events it makes.
-    number: int
+    #: The events and entries it makes, memoised (see _memo; shared by clones,
+    #: like the events).
+    memo: list[Any]
 
 
-def _make_play(action: str, number: int) -> _Play:
+def _make_play(action: str) -> _Play:
     verb, *played = action.split()
     kinds = tuple(INDEX[card] for card in played)
     combo = None if verb == DOWN else _classify_kinds(tuple(sorted(kinds)))
     shape = _NO_SHAPE if combo is None else {"combo": combo.kind, "count": combo.count}
-    return _Play(verb, kinds, tuple(NAMES[kind] for kind in kinds), combo, shape, number)
+    return _Play(verb, kinds, tuple(NAMES[kind] for kind in kinds), combo, shape, [])
 
 
 _PARSED: Final[dict[str, _Play]] = {}
@@ -179,7 +180,7 @@ def _parse(action: str) -> _Play:
     this runs every decision."""
     found = _PARSED.get(action)
     if found is None:
-        found = _PARSED[action] = _make_play(action, len(_PARSED))
+        found = _PARSED[action] = _make_play(action)
     return found
 
 
@@ -318,26 +319,40 @@ def _choose_down(held: list[int], left: list[int], start: int, size: int, code: 
 #: ``(seat,)`` by seat: the deciding seats of a step without a tuple made per step.
 _ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(8))
 
-# Memoised in plain dicts keyed by an int (compiled, cheaper than functools.cache
-# with several arguments, which builds and hashes a key tuple per call).  Events
-# are immutable, so one object serves every game: a play is a few hundred
-# possible events (play, seat, trick), not a few allocations per decision.
-_PLAY_EVENTS: Final[dict[int, Event]] = {}
-_DOWN_PLAYS: Final[dict[int, dict[str, Any]]] = {}
-_UP_EVENTS: Final[dict[int, Event]] = {}
-_UP_PLAYS: Final[dict[int, dict[str, Any]]] = {}
-_DOWN_EVENTS: Final[dict[int, Event]] = {}
-_TRICK_ENDS: Final[dict[int, Event]] = {}
+# Events are immutable, so one object serves every game: a play is a few hundred
+# possible events (by seat and trick), not a few allocations per decision.  They
+# are memoised in lists by an int index (compiled, a list slot costs less than a
+# dict look-up with an int key, which is boxed and hashed): per play in its own
+# ``memo`` list, made on first use (most face-down choices never use one).
+
+#: A seat's number is below 8 and a trick's at most the largest hand (a leader
+#: plays at least one card a trick), so these index the memo slots.
+_SEATS: Final = 8
+_TRICKS: Final = max(HAND_SIZE.values()) + 1
+#: A play's memo: its trick_plays entry by seat, then its play (or down_cards)
+#: event by trick and seat, then the trick_end event it wins by trick, seat, last.
+_MEMO_EVENT: Final = _SEATS
+_MEMO_TRICK_END: Final = _MEMO_EVENT + _TRICKS * _SEATS
+_MEMO_SIZE: Final = _MEMO_TRICK_END + _TRICKS * _SEATS * 2
+
+
+def _memo(play: _Play) -> list[Any]:
+    """``play``'s memo slots (None until filled in)."""
+    memo = play.memo
+    if not memo:
+        memo.extend([None] * _MEMO_SIZE)
+    return memo
 
 
 def _up_event(play: _Play, seat: int, trick: int) -> Event:
     """The public event of a face-up play (its verb says whether it leads)."""
-    key = (play.number * 64 + trick) * 8 + seat
-    found = _UP_EVENTS.get(key)
+    memo = _memo(play)
+    i = _MEMO_EVENT + trick * _SEATS + seat
+    found = memo[i]
     if found is None:
         combo = play.combo
         assert combo is not None
-        found = _UP_EVENTS[key] = Event(
+        found = memo[i] = Event(
             "play", {"seat": seat, "trick": trick, "lead": play.verb == LEAD, "face": "up",
                      "combo": combo.kind, "count": len(play.cards), "cards": list(play.cards)})
     return found
@@ -345,12 +360,11 @@ def _up_event(play: _Play, seat: int, trick: int) -> Event:
 
 def _up_play(play: _Play, seat: int) -> dict[str, Any]:
     """The ``trick_plays`` entry of a face-up play (copied into each observation)."""
-    key = play.number * 8 + seat
-    found = _UP_PLAYS.get(key)
+    memo = _memo(play)
+    found = memo[seat]
     if found is None:
         cards = play.cards
-        found = _UP_PLAYS[key] = {"seat": seat, "face": "up", "count": len(cards),
-                                  "cards": cards}
+        found = memo[seat] = {"seat": seat, "face": "up", "count": len(cards), "cards": cards}
     return found
 
 
@@ -361,31 +375,38 @@ def _down_event(play: _Play, seat: int, trick: int) -> Event:
     if len(cards) > 1:
         return _tuple_new(Event, (
             "down_cards", {"seat": seat, "trick": trick, "cards": list(cards)}, _ONE_SEAT[seat]))
-    key = (play.number * 64 + trick) * 8 + seat
-    found = _DOWN_EVENTS.get(key)
+    memo = _memo(play)
+    i = _MEMO_EVENT + trick * _SEATS + seat
+    found = memo[i]
     if found is None:
-        found = _DOWN_EVENTS[key] = Event(
+        found = memo[i] = Event(
             "down_cards", {"seat": seat, "trick": trick, "cards": list(cards)}, (seat,))
     return found
 
 
 def _trick_end(best: _Play, trick: int, winner: int, last: bool) -> Event:
     """The public event ending a trick won by the play ``best``."""
-    key = ((best.number * 64 + trick) * 8 + winner) * 2 + last
-    found = _TRICK_ENDS.get(key)
+    memo = _memo(best)
+    i = _MEMO_TRICK_END + (trick * _SEATS + winner) * 2 + last
+    found = memo[i]
     if found is None:
-        found = _TRICK_ENDS[key] = Event(
+        found = memo[i] = Event(
             "trick_end", {"trick": trick, "winner": winner, "cards": list(best.cards),
                           "last": last})
     return found
 
 
+#: Face-down play events by (trick, count, seat) and trick_plays entries by (count, seat).
+_PLAY_EVENTS: Final[list[Any]] = [None] * (_TRICKS * 8 * _SEATS)
+_DOWN_PLAYS: Final[list[Any]] = [None] * (8 * _SEATS)
+
+
 def _play_event(seat: int, trick: int, count: int) -> Event:
-    """The public event of a face-down play (shared: events are immutable)."""
-    key = (trick * 8 + count) * 8 + seat
-    found = _PLAY_EVENTS.get(key)
+    """The public event of a face-down play."""
+    i = (trick * 8 + count) * _SEATS + seat
+    found = _PLAY_EVENTS[i]
     if found is None:
-        found = _PLAY_EVENTS[key] = Event(
+        found = _PLAY_EVENTS[i] = Event(
             "play", {"seat": seat, "trick": trick, "lead": False, "face": "down",
                      "count": count})
     return found
@@ -393,10 +414,10 @@ def _play_event(seat: int, trick: int, count: int) -> Event:
 
 def _down_play(seat: int, count: int) -> dict[str, Any]:
     """The ``trick_plays`` entry of a face-down play (copied into each observation)."""
-    key = count * 8 + seat
-    found = _DOWN_PLAYS.get(key)
+    i = count * _SEATS + seat
+    found = _DOWN_PLAYS[i]
     if found is None:
-        found = _DOWN_PLAYS[key] = {"seat": seat, "face": "down", "count": count, "cards": ()}
+        found = _DOWN_PLAYS[i] = {"seat": seat, "face": "down", "count": count, "cards": ()}
     return found
 
 
