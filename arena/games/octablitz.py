@@ -10,6 +10,12 @@ That order is also single-card strength, so a single or a multiple of identical
 cards is as strong as its kind index.  A hand is kept twice: as a sorted list of
 names (cheap observations) and as per-kind counts (cheap legality checks).
 
+The code is shaped for speed under mypyc (see docs/architecture.md): an action
+text is taken apart once (:class:`_Play`), and the events and ``trick_plays``
+entries a play makes are memoised by seat and trick (events are immutable, so
+one object serves every game: allocating them per decision cost more than the
+rules, mostly in the garbage collector).
+
 Face-down cards are hidden information: no observation, public event or reveal
 ever names another seat's face-down card; the player itself learns its own
 face-down cards through a private ``down_cards`` event and ``my_down``.
