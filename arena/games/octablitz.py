@@ -525,8 +525,9 @@ class OctablitzState(State):
             counts = [0] * NUM_KINDS
             levels = [0] * 6
             for kind in kinds:
-                counts[kind] += 1
-                levels[counts[kind]] |= 1 << kind
+                held = counts[kind] + 1
+                counts[kind] = held
+                levels[held] |= 1 << kind
             self.counts.append(counts)
             self.levels.append(levels)
         self.dealer = leader
@@ -684,10 +685,14 @@ class OctablitzState(State):
         self.events.append(_up_event(play, seat, self.trick_no))
 
     def _play_down(self, seat: int, play: _Play) -> None:
-        # Kept as kinds too: sorting ints is cheaper than sorting names by INDEX.
+        # Kept as kinds too: ordering ints is cheaper than ordering names by INDEX.
+        # Each card inserted in place (nearly always one): cheaper than a sort.
         down_kinds = self._down_kinds[seat]
-        down_kinds.extend(play.kinds)
-        down_kinds.sort()
+        for kind in play.kinds:
+            i = len(down_kinds)
+            while i and down_kinds[i - 1] > kind:
+                i -= 1
+            down_kinds.insert(i, kind)
         self.down[seat] = tuple([NAMES[kind] for kind in down_kinds])
         count = len(play.cards)
         self.down_counts[seat] += count
