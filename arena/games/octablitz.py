@@ -10,6 +10,12 @@ That order is also single-card strength, so a single or a multiple of identical
 cards is as strong as its kind index.  A hand is kept twice: as a sorted list of
 names (cheap observations) and as per-kind counts (cheap legality checks).
 
+The code is shaped for speed under mypyc (see docs/architecture.md): an action
+text is taken apart once (:class:`_Play`), and the events and ``trick_plays``
+entries a play makes are memoised by seat and trick (events are immutable, so
+one object serves every game: allocating them per decision cost more than the
+rules, mostly in the garbage collector).
+
 Face-down cards are hidden information: no observation, public event or reveal
 ever names another seat's face-down card; the player itself learns its own
 face-down cards through a private ``down_cards`` event and ``my_down``.
@@ -21,7 +27,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations_with_replacement
 from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -141,21 +147,46 @@ def parse_action(action: str) -> tuple[str, list[str]]:
     return verb, played
 
 
-_Parsed = tuple[str, tuple[int, ...], tuple[str, ...], Combo | None]
-_PARSED: Final[dict[str, _Parsed]] = {}
+#: The observation's ``lead`` before anything is led (never shown: see _observation).
+_NO_SHAPE: Final[dict[str, Any]] = {}
 
 
-def _parse(action: str) -> _Parsed:
-    """A legal action's verb, card kinds, card names and combination (None face
-    down), memoised in a plain dict: compiled, a functools.cache wrapper costs
-    several dict look-ups' worth per call, and this runs every decision."""
+@dataclass(frozen=True)
+class _Play:
+    """A legal action taken apart (made once per action text, see :func:`_parse`);
+    frozen, like Combo: a clone shares it."""
+
+    verb: str
+    kinds: tuple[int, ...]
+    #: The cards as the NAMES objects a hand holds: removing them compares by identity.
+    cards: tuple[str, ...]
+    #: None face down.
+    combo: Combo | None
+    #: The observation's ``lead`` if this is led (shared, copied per observation).
+    shape: dict[str, Any]
+    #: The events and entries it makes, memoised (see _memo; shared by clones,
+    #: like the events).
+    memo: list[Any]
+
+
+def _make_play(action: str) -> _Play:
+    verb, *played = action.split()
+    kinds = tuple(INDEX[card] for card in played)
+    combo = None if verb == DOWN else _classify_kinds(tuple(sorted(kinds)))
+    shape = _NO_SHAPE if combo is None else {"combo": combo.kind, "count": combo.count}
+    return _Play(verb, kinds, tuple(NAMES[kind] for kind in kinds), combo, shape, [])
+
+
+_PARSED: Final[dict[str, _Play]] = {}
+
+
+def _parse(action: str) -> _Play:
+    """A legal action taken apart, memoised in a plain dict: compiled, a
+    functools.cache wrapper costs several dict look-ups' worth per call, and
+    this runs every decision."""
     found = _PARSED.get(action)
     if found is None:
-        verb, *played = action.split()
-        kinds = tuple(INDEX[card] for card in played)
-        combo = None if verb == DOWN else _classify_kinds(tuple(sorted(kinds)))
-        # The cards as the NAMES objects a hand holds: removing them compares by identity.
-        found = _PARSED[action] = (verb, kinds, tuple(NAMES[kind] for kind in kinds), combo)
+        found = _PARSED[action] = _make_play(action)
     return found
 
 
@@ -243,50 +274,145 @@ def _down_table() -> dict[tuple[str, ...], str]:
     return _DOWN_TABLE
 
 
-_DOWN_BY_KINDS: Final[dict[tuple[int, ...], str]] = {}
+def _kinds_code(kinds: Sequence[int]) -> int:
+    """Sorted kinds as one int, a hex digit (kind + 1) each: a cheaper key than a tuple."""
+    code = 0
+    for kind in kinds:
+        code = code * 16 + kind + 1
+    return code
 
 
-def _down_by_kinds() -> dict[tuple[int, ...], str]:
-    """:func:`_down_table` by the cards' kinds (made on first use)."""
-    if not _DOWN_BY_KINDS:
-        _DOWN_BY_KINDS.update((tuple(INDEX[card] for card in cards), text)
-                              for cards, text in _down_table().items())
-    return _DOWN_BY_KINDS
+_DOWN_BY_CODE: Final[dict[int, str]] = {}
 
 
-def _down_texts(hand: Sequence[int], size: int) -> tuple[str, ...]:
-    """The face-down plays of ``size`` (2 or more) cards from ``hand`` (sorted
-    kinds): every distinct choice, ascending.  Whole hands seldom repeat, so
-    this is not memoised: the choices come from C, their texts from a table.
-    Combinations of a sorted hand give each distinct choice first in ascending
-    order (a repeat is never above the highest so far), so keeping those above
-    the last kept is the distinct ones, with no set to build."""
-    table = _DOWN_BY_KINDS or _down_by_kinds()
+def _down_by_code() -> dict[int, str]:
+    """:func:`_down_table` by :func:`_kinds_code` of the cards (made on first use)."""
+    if not _DOWN_BY_CODE:
+        _DOWN_BY_CODE.update((_kinds_code([INDEX[card] for card in cards]), text)
+                             for cards, text in _down_table().items())
+    return _DOWN_BY_CODE
+
+
+def _down_texts(levels: Sequence[int], counts: Sequence[int], size: int) -> tuple[str, ...]:
+    """The face-down plays of ``size`` (2 or more) cards from a hand (its
+    levels and per-kind counts): every distinct choice, ascending.  Whole hands
+    seldom repeat, so this is not memoised: the choices are walked as
+    multisets of the held kinds (no repeats to skip), their texts read from a
+    table by an int key."""
+    held = _kinds_in(levels[1])
+    left = [counts[kind] for kind in held]
     texts: list[str] = []
-    last: tuple[int, ...] = ()
-    for chosen in combinations(hand, size):
-        if chosen > last:
-            texts.append(table[chosen])
-            last = chosen
+    _choose_down(held, left, 0, size, 0, _DOWN_BY_CODE or _down_by_code(), texts)
     return tuple(texts)
 
 
-#: The data of a face-up play event, its fields in order (filled in per play).
-_UP_PLAY: Final[dict[str, Any]] = {"seat": 0, "trick": 0, "lead": False, "face": "up",
-                                   "combo": "", "count": 0, "cards": None}
+def _choose_down(held: list[int], left: list[int], start: int, size: int, code: int,
+                 table: dict[int, str], texts: list[str]) -> None:
+    """Append the texts of every choice of ``size`` more cards from ``held[start:]``
+    (``left``: copies still available per position) after the cards of ``code``,
+    in ascending order: the first card ascending, then the rest from it on."""
+    for i in range(start, len(held)):
+        if left[i]:
+            chosen = code * 16 + held[i] + 1
+            if size == 1:
+                texts.append(table[chosen])
+            else:
+                left[i] -= 1
+                _choose_down(held, left, i, size - 1, chosen, table, texts)
+                left[i] += 1
 
-# Memoised in plain dicts keyed by an int (compiled, cheaper than functools.cache
-# with several arguments, which builds and hashes a key tuple per call).
-_PLAY_EVENTS: Final[dict[int, Event]] = {}
-_DOWN_PLAYS: Final[dict[int, dict[str, Any]]] = {}
+
+#: ``(seat,)`` by seat: the deciding seats of a step without a tuple made per step.
+_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(8))
+
+# Events are immutable, so one object serves every game: a play is a few hundred
+# possible events (by seat and trick), not a few allocations per decision.  They
+# are memoised in lists by an int index (compiled, a list slot costs less than a
+# dict look-up with an int key, which is boxed and hashed): per play in its own
+# ``memo`` list, made on first use (most face-down choices never use one).
+
+#: A seat's number is below 8 and a trick's at most the largest hand (a leader
+#: plays at least one card a trick), so these index the memo slots.
+_SEATS: Final = 8
+_TRICKS: Final = max(HAND_SIZE.values()) + 1
+#: A play's memo: its trick_plays entry by seat, then its play (or down_cards)
+#: event by trick and seat, then the trick_end event it wins by trick, seat, last.
+_MEMO_EVENT: Final = _SEATS
+_MEMO_TRICK_END: Final = _MEMO_EVENT + _TRICKS * _SEATS
+_MEMO_SIZE: Final = _MEMO_TRICK_END + _TRICKS * _SEATS * 2
+
+
+def _memo(play: _Play) -> list[Any]:
+    """``play``'s memo slots (None until filled in)."""
+    memo = play.memo
+    if not memo:
+        memo.extend([None] * _MEMO_SIZE)
+    return memo
+
+
+def _up_event(play: _Play, seat: int, trick: int) -> Event:
+    """The public event of a face-up play (its verb says whether it leads)."""
+    memo = _memo(play)
+    i = _MEMO_EVENT + trick * _SEATS + seat
+    found = memo[i]
+    if found is None:
+        combo = play.combo
+        assert combo is not None
+        found = memo[i] = Event(
+            "play", {"seat": seat, "trick": trick, "lead": play.verb == LEAD, "face": "up",
+                     "combo": combo.kind, "count": len(play.cards), "cards": list(play.cards)})
+    return found
+
+
+def _up_play(play: _Play, seat: int) -> dict[str, Any]:
+    """The ``trick_plays`` entry of a face-up play (copied into each observation)."""
+    memo = _memo(play)
+    found = memo[seat]
+    if found is None:
+        cards = play.cards
+        found = memo[seat] = {"seat": seat, "face": "up", "count": len(cards), "cards": cards}
+    return found
+
+
+def _down_event(play: _Play, seat: int, trick: int) -> Event:
+    """The private event naming a seat's face-down cards: memoised for one card
+    (nearly every face-down play; the choices of several cards are too many)."""
+    cards = play.cards
+    if len(cards) > 1:
+        return _tuple_new(Event, (
+            "down_cards", {"seat": seat, "trick": trick, "cards": list(cards)}, _ONE_SEAT[seat]))
+    memo = _memo(play)
+    i = _MEMO_EVENT + trick * _SEATS + seat
+    found = memo[i]
+    if found is None:
+        found = memo[i] = Event(
+            "down_cards", {"seat": seat, "trick": trick, "cards": list(cards)}, (seat,))
+    return found
+
+
+def _trick_end(best: _Play, trick: int, winner: int, last: bool) -> Event:
+    """The public event ending a trick won by the play ``best``."""
+    memo = _memo(best)
+    i = _MEMO_TRICK_END + (trick * _SEATS + winner) * 2 + last
+    found = memo[i]
+    if found is None:
+        found = memo[i] = Event(
+            "trick_end", {"trick": trick, "winner": winner, "cards": list(best.cards),
+                          "last": last})
+    return found
+
+
+#: Face-down play events by (trick, count, seat) and trick_plays entries by (count, seat).
+_PLAY_EVENTS: Final[list[Any]] = [None] * (_TRICKS * 8 * _SEATS)
+_DOWN_PLAYS: Final[list[Any]] = [None] * (8 * _SEATS)
 
 
 def _play_event(seat: int, trick: int, count: int) -> Event:
-    """The public event of a face-down play (shared: events are immutable)."""
-    key = (trick * 8 + count) * 8 + seat
-    found = _PLAY_EVENTS.get(key)
+    """The public event of a face-down play."""
+    i = (trick * 8 + count) * _SEATS + seat
+    found = _PLAY_EVENTS[i]
     if found is None:
-        found = _PLAY_EVENTS[key] = Event(
+        found = _PLAY_EVENTS[i] = Event(
             "play", {"seat": seat, "trick": trick, "lead": False, "face": "down",
                      "count": count})
     return found
@@ -294,10 +420,10 @@ def _play_event(seat: int, trick: int, count: int) -> Event:
 
 def _down_play(seat: int, count: int) -> dict[str, Any]:
     """The ``trick_plays`` entry of a face-down play (copied into each observation)."""
-    key = count * 8 + seat
-    found = _DOWN_PLAYS.get(key)
+    i = count * _SEATS + seat
+    found = _DOWN_PLAYS[i]
     if found is None:
-        found = _DOWN_PLAYS[key] = {"seat": seat, "face": "down", "count": count, "cards": ()}
+        found = _DOWN_PLAYS[i] = {"seat": seat, "face": "down", "count": count, "cards": ()}
     return found
 
 
@@ -389,8 +515,6 @@ class OctablitzState(State):
         dealt, rest = deck_tools.deal(deck_top_first, n, self.hand_size, leader)
         assert not rest, "octablitz deals every card"
         self.hands: list[list[str]] = []
-        #: The same hands as sorted kinds.
-        self.kinds: list[list[int]] = []
         self.sizes = [self.hand_size] * n
         self.counts: list[list[int]] = []
         #: levels[seat][c]: bitmask of the kinds the seat holds at least c times.
@@ -398,12 +522,12 @@ class OctablitzState(State):
         for kinds in dealt:
             kinds.sort()
             self.hands.append([NAMES[kind] for kind in kinds])
-            self.kinds.append(kinds)
             counts = [0] * NUM_KINDS
             levels = [0] * 6
             for kind in kinds:
-                counts[kind] += 1
-                levels[counts[kind]] |= 1 << kind
+                held = counts[kind] + 1
+                counts[kind] = held
+                levels[held] |= 1 << kind
             self.counts.append(counts)
             self.levels.append(levels)
         self.dealer = leader
@@ -415,36 +539,36 @@ class OctablitzState(State):
         self.taken: list[list[str]] = [[] for _ in range(n)]
         self.out_up: list[str] = []
         #: Each seat's face-down cards this deal, in canonical order (private).
-        self.down: list[list[str]] = [[] for _ in range(n)]
+        #: Tuples: the observation's ``my_down`` as it is, with no copy per observation.
+        self.down: list[tuple[str, ...]] = [() for _ in range(n)]
         self._down_kinds: list[list[int]] = [[] for _ in range(n)]
         self.down_counts = [0] * n
         self._new_trick(leader)
         self._refresh_public()
-        self.emit(
-            "hand_start",
-            deal=self.deal_no,
-            dealer=leader,
-            general=self.general,
-            general_wins=self.streak,
-            multiplier=self.multiplier,
-            chips=list(self.chips),
-            hand_size=self.hand_size,
-        )
+        # Events appended as emit() would make them, without its keyword-argument dict.
+        events = self.events
+        events.append(_tuple_new(Event, ("hand_start", {
+            "deal": self.deal_no, "dealer": leader, "general": self.general,
+            "general_wins": self.streak, "multiplier": self.multiplier,
+            "chips": list(self.chips), "hand_size": self.hand_size}, None)))
         for seat in range(n):
-            self.emit("deal", to=[seat], seat=seat, cards=list(self.hands[seat]))
+            events.append(_tuple_new(Event, (
+                "deal", {"seat": seat, "cards": list(self.hands[seat])}, _ONE_SEAT[seat])))
 
     def _new_trick(self, leader: int) -> None:
         self.leader = leader
         self.to_play = leader
-        self._deciding: tuple[int, ...] = (leader,)
+        self._deciding: tuple[int, ...] = _ONE_SEAT[leader]
         self.lead: Combo | None = None
-        #: The observation's ``lead`` while there is one (copied into each observation).
-        self._lead_shape: dict[str, Any] = {}
+        #: The observation's ``lead`` while there is one (shared: copied into each observation).
+        self._lead_shape: dict[str, Any] = _NO_SHAPE
         #: must_play_down(to_play), kept for the seat to play (asked twice a step).
         self._must_down = False
         self.best_seat = leader
         self.best_strength = -1
-        self.best_cards: list[str] = []
+        #: The cards of the best play so far (a parsed action's tuple).
+        self.best_cards: tuple[str, ...] = ()
+        self._best_play: _Play | None = None
         #: The plays of the trick in progress as the observation shows them
         #: (``trick_plays``); never mutated once made.
         self.trick_plays: list[dict[str, Any]] = []
@@ -484,7 +608,7 @@ class OctablitzState(State):
         levels = self.levels[seat]
         size = lead.count
         down = (_same_texts(_DOWN_HALVES, levels[1]) if size == 1
-                else _down_texts(self.kinds[seat], size))
+                else _down_texts(levels, self.counts[seat], size))
         if self._must_down:
             return down
         best = self.best_strength
@@ -510,23 +634,23 @@ class OctablitzState(State):
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_play
-        verb, kinds, cards, combo = _parse(actions[seat])
+        play = _parse(actions[seat])
+        kinds, cards = play.kinds, play.cards
         counts = self.counts[seat]
         levels = self.levels[seat]
-        hand, held = self.hands[seat], self.kinds[seat]
+        hand = self.hands[seat]
         # An index loop: compiled, zip(..., strict=True) is a generic call with keywords.
         for i in range(len(kinds)):
-            kind, card = kinds[i], cards[i]
+            kind = kinds[i]
             levels[counts[kind]] ^= 1 << kind
             counts[kind] -= 1
-            hand.remove(card)
-            held.remove(kind)
+            hand.remove(cards[i])
         self.sizes[seat] -= len(kinds)
         self.turns += 1
-        if combo is None:
-            self._play_down(seat, kinds, cards)
+        if play.combo is None:
+            self._play_down(seat, play)
         else:
-            self._play_up(seat, verb, combo, cards)
+            self._play_up(seat, play)
         public = self._public
         public["hand_sizes"] = tuple(self.sizes)
         public["turn_number"] = self.turns
@@ -537,52 +661,47 @@ class OctablitzState(State):
                 return
         else:
             self.to_play = following = (seat + 1) % self.num_players
-            self._deciding = (following,)
+            self._deciding = _ONE_SEAT[following]
             self._must_down = self.must_play_down(following)
         if self.turns >= self.max_turns:
             self._end_deal(None)
 
-    def _play_up(self, seat: int, verb: str, combo: Combo, cards: tuple[str, ...]) -> None:
+    def _play_up(self, seat: int, play: _Play) -> None:
         public = self._public
-        if verb == LEAD:
+        combo = play.combo
+        assert combo is not None
+        if play.verb == LEAD:
             self.lead = combo
-            self._lead_shape = {"combo": combo.kind, "count": combo.count}
+            self._lead_shape = play.shape
             public["phase"] = "follow"
             public["last_trick"] = not self.hands[seat]
         self.trick_up.extend(self.best_cards)
         self.best_seat = seat
         self.best_strength = combo.strength
-        self.best_cards = played = list(cards)
-        self.trick_plays.append({"seat": seat, "face": "up", "count": len(cards), "cards": cards})
+        self.best_cards = play.cards
+        self._best_play = play
+        self.trick_plays.append(_up_play(play, seat))
         public["best_seat"] = seat
-        # A copy of a template then filled in: building a dict of seven keys
-        # resizes it once on the way.
-        data = _UP_PLAY.copy()
-        data["seat"] = seat
-        data["trick"] = self.trick_no
-        data["lead"] = verb == LEAD
-        data["combo"] = combo.kind
-        data["count"] = len(played)
-        data["cards"] = played[:]
-        # tuple.__new__ skips the NamedTuple's interpreted __new__ (a hot path).
-        self.events.append(_tuple_new(Event, ("play", data, None)))
+        self.events.append(_up_event(play, seat, self.trick_no))
 
-    def _play_down(self, seat: int, kinds: tuple[int, ...], cards: tuple[str, ...]) -> None:
-        # Kept as kinds too: sorting ints is cheaper than sorting names by INDEX.
+    def _play_down(self, seat: int, play: _Play) -> None:
+        # Kept as kinds too: ordering ints is cheaper than ordering names by INDEX.
+        # Each card inserted in place (nearly always one): cheaper than a sort.
         down_kinds = self._down_kinds[seat]
-        down_kinds.extend(kinds)
-        down_kinds.sort()
-        self.down[seat] = [NAMES[kind] for kind in down_kinds]
-        count = len(cards)
+        for kind in play.kinds:
+            i = len(down_kinds)
+            while i and down_kinds[i - 1] > kind:
+                i -= 1
+            down_kinds.insert(i, kind)
+        self.down[seat] = tuple([NAMES[kind] for kind in down_kinds])
+        count = len(play.cards)
         self.down_counts[seat] += count
         self.trick_plays.append(_down_play(seat, count))
         self._public["down_counts"] = tuple(self.down_counts)
         # Appended directly rather than through emit(): this is the hot path.
         events = self.events
         events.append(_play_event(seat, self.trick_no, count))
-        events.append(_tuple_new(Event, (
-            "down_cards", {"seat": seat, "trick": self.trick_no, "cards": list(cards)},
-            (seat,))))
+        events.append(_down_event(play, seat, self.trick_no))
 
     def _finish_trick(self) -> None:
         winner = self.best_seat
@@ -591,13 +710,9 @@ class OctablitzState(State):
         self.tricks_won[winner] += 1
         self.cards_taken[winner] += len(won)
         self.out_up.extend(self.trick_up)
-        self.emit(
-            "trick_end",
-            trick=self.trick_no,
-            winner=winner,
-            cards=list(won),
-            last=not self.hands[winner],
-        )
+        best = self._best_play
+        assert best is not None, "a trick is always led face up"
+        self.events.append(_trick_end(best, self.trick_no, winner, not self.hands[winner]))
         self.trick_no += 1
         self._new_trick(winner)
         public = self._public
@@ -626,19 +741,17 @@ class OctablitzState(State):
             next_leader = winner
         for seat in range(n):
             self.chips[seat] += change[seat]
-        self.emit(
-            "hand_end",
-            deal=self.deal_no,
-            result="capped" if winner is None else "won",
-            winner=winner,
-            general=general,
-            multiplier=self.multiplier,
-            tricks_won=list(self.tricks_won),
-            cards_taken=list(self.cards_taken),
-            taken=[list(cards) for cards in self.taken],
-            payments=change,
-            chips=list(self.chips),
-        )
+        self.events.append(_tuple_new(Event, ("hand_end", {
+            "deal": self.deal_no,
+            "result": "capped" if winner is None else "won",
+            "winner": winner,
+            "general": general,
+            "multiplier": self.multiplier,
+            "tricks_won": list(self.tricks_won),
+            "cards_taken": list(self.cards_taken),
+            "taken": [list(cards) for cards in self.taken],
+            "payments": change,
+            "chips": list(self.chips)}, None)))
         if self.deal_no >= self.deals or min(self.chips) <= 0:
             self.over = True
             self._deciding = ()
@@ -703,7 +816,7 @@ class OctablitzState(State):
             obs["hand"] = tuple(self.hands[seat])
             if seat == self.to_play and self._must_down and not self.over:
                 obs["must_play_down"] = True
-            obs["my_down"] = tuple(self.down[seat])
+            obs["my_down"] = self.down[seat]
         return obs
 
     # -- results -------------------------------------------------------------------
@@ -730,7 +843,7 @@ class OctablitzState(State):
             out[f"hand{seat}"] = list(self.hands[seat])
             out[f"taken{seat}"] = list(self.taken[seat])
             out[f"down{seat}"] = list(self.down[seat])
-        out["trick"] = list(self.trick_up) + list(self.best_cards)
+        out["trick"] = self.trick_up + list(self.best_cards)
         out["out_up"] = list(self.out_up)
         return out
 
