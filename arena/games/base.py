@@ -674,5 +674,4 @@ class State(ABC):
     # -- helpers for games ---------------------------------------------------
     def emit(self, kind: str, /, to: Sequence[int] | None = None, **data: Any) -> None:
         """Record an event, public unless ``to`` names the seats that may see it."""
-        # tuple.__new__ skips the NamedTuple's Python-level __new__ (a hot path).
         self.events.append(new_event(kind, data, None if to is None else tuple(to)))

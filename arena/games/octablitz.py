@@ -33,9 +33,18 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from arena.games import cards as deck_tools
-from arena.games.base import Action, Event, Game, Observation, OptionSpec, ScoreOrder, State
+from arena.games.base import (
+    SEAT_ONLY,
+    Action,
+    Event,
+    Game,
+    Observation,
+    OptionSpec,
+    ScoreOrder,
+    State,
+    new_event,
+)
 
-_tuple_new: Final = tuple.__new__
 # Module tables are Final: compiled, a Final name is a C variable, any other
 # module global a dict look-up at every use.
 
@@ -323,7 +332,6 @@ def _choose_down(held: list[int], left: list[int], start: int, size: int, code: 
 
 
 #: ``(seat,)`` by seat: the deciding seats of a step without a tuple made per step.
-_ONE_SEAT: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(8))
 
 # Events are immutable, so one object serves every game: a play is a few hundred
 # possible events (by seat and trick), not a few allocations per decision.  They
@@ -379,8 +387,8 @@ def _down_event(play: _Play, seat: int, trick: int) -> Event:
     (nearly every face-down play; the choices of several cards are too many)."""
     cards = play.cards
     if len(cards) > 1:
-        return _tuple_new(Event, (
-            "down_cards", {"seat": seat, "trick": trick, "cards": list(cards)}, _ONE_SEAT[seat]))
+        return new_event(
+            "down_cards", {"seat": seat, "trick": trick, "cards": list(cards)}, SEAT_ONLY[seat])
     memo = _memo(play)
     i = _MEMO_EVENT + trick * _SEATS + seat
     found = memo[i]
@@ -547,18 +555,18 @@ class OctablitzState(State):
         self._refresh_public()
         # Events appended as emit() would make them, without its keyword-argument dict.
         events = self.events
-        events.append(_tuple_new(Event, ("hand_start", {
+        events.append(new_event("hand_start", {
             "deal": self.deal_no, "dealer": leader, "general": self.general,
             "general_wins": self.streak, "multiplier": self.multiplier,
-            "chips": list(self.chips), "hand_size": self.hand_size}, None)))
+            "chips": list(self.chips), "hand_size": self.hand_size}))
         for seat in range(n):
-            events.append(_tuple_new(Event, (
-                "deal", {"seat": seat, "cards": list(self.hands[seat])}, _ONE_SEAT[seat])))
+            events.append(new_event(
+                "deal", {"seat": seat, "cards": list(self.hands[seat])}, SEAT_ONLY[seat]))
 
     def _new_trick(self, leader: int) -> None:
         self.leader = leader
         self.to_play = leader
-        self._deciding: tuple[int, ...] = _ONE_SEAT[leader]
+        self._deciding: tuple[int, ...] = SEAT_ONLY[leader]
         self.lead: Combo | None = None
         #: The observation's ``lead`` while there is one (shared: copied into each observation).
         self._lead_shape: dict[str, Any] = _NO_SHAPE
@@ -661,7 +669,7 @@ class OctablitzState(State):
                 return
         else:
             self.to_play = following = (seat + 1) % self.num_players
-            self._deciding = _ONE_SEAT[following]
+            self._deciding = SEAT_ONLY[following]
             self._must_down = self.must_play_down(following)
         if self.turns >= self.max_turns:
             self._end_deal(None)
@@ -741,7 +749,7 @@ class OctablitzState(State):
             next_leader = winner
         for seat in range(n):
             self.chips[seat] += change[seat]
-        self.events.append(_tuple_new(Event, ("hand_end", {
+        self.events.append(new_event("hand_end", {
             "deal": self.deal_no,
             "result": "capped" if winner is None else "won",
             "winner": winner,
@@ -751,7 +759,7 @@ class OctablitzState(State):
             "cards_taken": list(self.cards_taken),
             "taken": [list(cards) for cards in self.taken],
             "payments": change,
-            "chips": list(self.chips)}, None)))
+            "chips": list(self.chips)}))
         if self.deal_no >= self.deals or min(self.chips) <= 0:
             self.over = True
             self._deciding = ()
