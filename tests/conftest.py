@@ -2,6 +2,7 @@
 built once per run, or once per xdist worker), and the suite's Hypothesis settings."""
 
 import os
+import signal
 
 from hypothesis import settings
 
@@ -13,3 +14,10 @@ from tests.pg import postgres_server_fixture  # noqa: F401 (``postgres_server_ur
 # says nothing of the property.  HYPOTHESIS_PROFILE=default restores the deadline.
 settings.register_profile("suite", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
+# The tests' Ctrl-C (SIGINT to an arena they started) must reach a Python that
+# turns it into KeyboardInterrupt.  A suite started in the background of a
+# non-interactive shell (`cmd &`, nohup) inherits SIGINT ignored, and an ignored
+# signal stays ignored across exec: every arena it started would ignore Ctrl-C.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
