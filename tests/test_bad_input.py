@@ -359,10 +359,6 @@ def test_a_report_interrupted_midway_leaves_nothing(existing_db: Path, tmp_path:
         pytest.skip("the report was written before it could be interrupted")
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    if proc.returncode == 0:  # it finished between the look and the signal: whole
-        assert (tmp_path / "report" / "index.html").is_file(), err
-        assert not list(tmp_path.glob(".report.*")), err
-        pytest.skip("the report was written before it could be interrupted")
     # 130; about 1 run in 10 of a one-game report ends by the signal itself (-2) after
     # saying "interrupted": not found yet, see the branch's notes.
     assert proc.returncode in (130, -signal.SIGINT), err

@@ -333,10 +333,8 @@ def server_ladder(store: Store, plan: Any) -> tuple[int, bool]:
 
 
 #: Seconds a child process has to stop on its own after SIGINT (passed on from a
-#: Ctrl-C), then after SIGTERM, before it is killed.  An arena child (a ladder)
-#: takes a second signal as "exit at once", its status left "running": the first
-#: gets the time to end its bots and store its standings on a loaded machine.
-CHILD_STOP_SECONDS = (20.0, 10.0)
+#: Ctrl-C), then after SIGTERM, before it is killed.
+CHILD_STOP_SECONDS = (5.0, 30.0)
 
 
 @dataclass
