@@ -234,6 +234,60 @@ def test_clone_is_independent_and_plays_on_identically(
     assert (clone.scores(), clone.places()) == (state.scores(), state.places())
 
 
+#: Attributes a clone shares with its original by design (base.State._clone):
+#: the game, the RNG and the count of its holders until one draws.
+SHARED_BY_DESIGN = frozenset({"game", "_rng", "_rng_holders"})
+_IMMUTABLE = (int, float, str, bool, type(None), bytes, frozenset, range)
+
+
+def attributes(state: State) -> dict[str, Any]:
+    """Every attribute of a state, compiled (native attributes) or not."""
+    return dict(state.__getstate__() or {})
+
+
+def frozen_dataclass(value: Any) -> bool:
+    """A frozen dataclass (a parsed play, a combo): shared by clones by design."""
+    params = getattr(type(value), "__dataclass_params__", None)
+    return params is not None and params.frozen
+
+
+def shared_mutables(one: Any, other: Any, path: str) -> Iterator[str]:
+    """Where ``one`` and ``other`` (equal values) hold the same mutable object."""
+    if isinstance(one, _IMMUTABLE) or frozen_dataclass(one):
+        return
+    if one is other and not isinstance(one, tuple):
+        yield path
+    elif isinstance(one, (list, tuple)):
+        for i, (a, b) in enumerate(zip(one, other, strict=True)):
+            yield from shared_mutables(a, b, f"{path}[{i}]")
+    elif isinstance(one, dict):
+        for key in one:
+            yield from shared_mutables(one[key], other[key], f"{path}[{key!r}]")
+    elif not isinstance(one, (set, bytearray)):
+        for name, value in attributes(one).items():
+            yield from shared_mutables(value, attributes(other)[name], f"{path}.{name}")
+
+
+@contract_test
+def test_a_clone_has_every_attribute_and_shares_nothing_mutable(
+    name: str, n: int, deal_seed: int, decision_seed: int
+) -> None:
+    """A game's own ``_clone`` must copy every field: one it forgets is missing
+    or shared, and a shared list is a hand two searches both change."""
+    rng = random.Random(decision_seed)
+    state = played_into(new_state(name, n, deal_seed), rng.randrange(40), rng)
+    if not state.is_terminal():
+        state.legal_actions(state.deciding_seats()[0])  # fills the legal-action cache
+    mine, theirs = attributes(state), attributes(state.clone())
+    assert sorted(theirs) == sorted(mine)
+    for field in sorted(set(mine) - SHARED_BY_DESIGN - {"_undo"}):
+        if field == "events":  # the list is the clone's own; events are immutable
+            assert theirs[field] is not mine[field] and theirs[field] == mine[field]
+            continue
+        assert theirs[field] == mine[field] or field == "_legal_cache", field
+        assert list(shared_mutables(mine[field], theirs[field], field)) == []
+
+
 @contract_test
 def test_clones_share_the_rng_until_one_draws(
     name: str, n: int, deal_seed: int, decision_seed: int
