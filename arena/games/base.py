@@ -250,11 +250,9 @@ def elimination_places(out_in_hand: Sequence[int | None], totals: Sequence[float
 
 
 _ATOMIC: frozenset[type] = frozenset({int, float, str, bool, type(None), bytes})
-#: State attributes a clone shares with its original: the game (immutable) and
-#: the RNG until either draws (:attr:`State.rng`).
-_SHARED_ON_CLONE = frozenset({"game", "_rng"})
-#: State attributes a clone starts afresh: its own undo history, empty.
-_EMPTY_ON_CLONE = frozenset({"_undo"})
+#: The attributes :class:`State` itself sets; :meth:`State._clone` copies them.
+_BASE_ATTRIBUTES = frozenset({"game", "num_players", "seed", "_rng", "_rng_holders", "events",
+                              "_legal_cache", "_undo", "_game_name", "_hides_to_move"})
 
 
 def _fresh_copy(value: Any, memo: dict[int, Any]) -> Any:
@@ -421,7 +419,7 @@ class State(ABC):
 
     The base owns the public contract and enforces it the same way for every
     game; a game implements the protected hooks (``_legal_actions``, ``_apply``,
-    ``_observation``, ``_scores`` and optionally ``_places`` and ``_clone``)
+    ``_observation``, ``_scores`` and optionally ``_places`` and ``_copy_into``)
     plus :meth:`deciding_seats` and :meth:`is_terminal`.
 
     * :meth:`legal_actions` is ``()`` for a seat that does not decide now, else
@@ -506,25 +504,42 @@ class State(ABC):
         """Final places; called only once the game is over.  Default: by score."""
         return competition_places(self._scores(), self.game.score_order)
 
-    def _clone(self) -> Self:
-        """An independent copy sharing the game and the (immutable) events.
+    #: Attributes a game's :meth:`_copy_into` shares with the original
+    #: because the game only ever replaces them, never changes them in place
+    #: (``tests/games/test_contract.py`` checks that every other mutable
+    #: object is the copy's own).
+    _clone_shares: ClassVar[frozenset[str]] = frozenset()
 
-        Default: everything else copied deeply (see :func:`_fresh_copy`), the
-        RNG included.  A game whose state holds something that must not be
-        copied that way overrides this.
+    def _copy_into(self, other: Self) -> None:
+        """Set each of the game's own attributes on ``other`` (a new state, or
+        one being undone) to a copy of this state's.
+
+        Default: every attribute the base does not own, copied deeply (see
+        :func:`_fresh_copy`).  A game overrides it with a copy field by field,
+        several times cheaper; a field it forgets fails ``test_contract``.
         """
-        other = copy.copy(self)
         memo: dict[int, Any] = {id(self.game): self.game}
         # __getstate__: vars(self) in pure Python; compiled, the native attributes.
         for name, value in cast(dict[str, Any], self.__getstate__()).items():
-            if name == "events":
-                other.events = list(value)
-            elif name == "_rng_holders":
-                value[0] += 1  # both hold self._rng until one draws (see rng)
-            elif name in _EMPTY_ON_CLONE:
-                setattr(other, name, type(value)())
-            elif name not in _SHARED_ON_CLONE:
+            if name not in _BASE_ATTRIBUTES:
                 setattr(other, name, _fresh_copy(value, memo))
+
+    def _clone(self) -> Self:
+        """An independent copy sharing the game, the (immutable) events and,
+        until either draws, the RNG (see :attr:`rng`)."""
+        other = type(self).__new__(type(self))
+        other.game = self.game
+        other.num_players = self.num_players
+        other.seed = self.seed
+        other._rng = self._rng
+        self._rng_holders[0] += 1
+        other._rng_holders = self._rng_holders
+        other.events = self.events[:]
+        other._legal_cache = self._legal_cache.copy()  # tuples of strings
+        other._undo = []
+        other._game_name = self._game_name
+        other._hides_to_move = self._hides_to_move
+        self._copy_into(other)
         return other
 
     # -- the public contract -------------------------------------------------
@@ -598,13 +613,9 @@ class State(ABC):
         a playout that runs to the end is still cheaper on one clone.  An
         illegal push raises :class:`IllegalActionError` and remembers nothing.
         """
-        history, self._undo = self._undo, []  # a snapshot holds no history
-        try:
-            before = self._clone()
-        finally:
-            self._undo = history
+        before = self._clone()
         self.apply_actions(actions)
-        history.append(before)
+        self._undo.append(before)
 
     @final
     def undo(self) -> None:
@@ -616,10 +627,11 @@ class State(ABC):
         before = self._undo.pop()
         if before._rng_holders is self._rng_holders:
             self._rng_holders[0] -= 1  # the snapshot's hold on the shared RNG ends with it
-        history = self._undo
-        for name, value in cast(dict[str, Any], before.__getstate__()).items():
-            setattr(self, name, value)
-        self._undo = history
+        else:
+            self._rng, self._rng_holders = before._rng, before._rng_holders
+        self.events = before.events
+        self._legal_cache = before._legal_cache
+        before._copy_into(self)
 
     @final
     def observation(self, seat: int | None) -> Observation:
@@ -667,9 +679,7 @@ class State(ABC):
         else is copied.  ``bench/playouts.py`` measures it (tens of
         microseconds mid-game): a search clones once per playout.  The clone's
         :meth:`undo` history starts empty."""
-        other = self._clone()
-        other._undo = []  # also when a game's own _clone copied the history
-        return other
+        return self._clone()
 
     # -- helpers for games ---------------------------------------------------
     def emit(self, kind: str, /, to: Sequence[int] | None = None, **data: Any) -> None:

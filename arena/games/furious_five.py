@@ -584,6 +584,38 @@ class FuriousFiveState(State):
         self.graveyard = ()
         self.emit("reshuffle", cards=len(self.deck))
 
+    _clone_shares = frozenset({"_options"})  # never changed: copied into observations
+
+    def _copy_into(self, other: FuriousFiveState) -> None:
+        """Field by field (the generic copy costs several times more); every
+        attribute set in ``__init__`` appears here (test_contract checks)."""
+        other.max_turns = self.max_turns
+        other.rounds = self.rounds
+        other.target = self.target
+        other.ace_high = self.ace_high
+        other.multi_drop = self.multi_drop
+        other.split_fail = self.split_fail
+        other.call_limit = self.call_limit
+        other._options = self._options
+        other.chips = self.chips[:]
+        other.round = self.round
+        other.dealer = self.dealer
+        other.hands = [hand[:] for hand in self.hands]
+        other.totals = self.totals[:]
+        other.deck = self.deck[:]
+        other.graveyard = self.graveyard
+        other.live = self.live[:]
+        other.live_seat = self.live_seat
+        other._draws = self._draws
+        other.drop = self.drop[:]
+        other._first_drop_draws = self._first_drop_draws
+        other.turn = self.turn
+        other._deciding = self._deciding
+        other.turns_done = self.turns_done
+        other.phase = self.phase
+        other.last_hands = [hand[:] for hand in self.last_hands]
+        other._public = self._public.copy()  # tuples and numbers, updated key by key
+
     # -- views --------------------------------------------------------------
     def _publish(self) -> None:
         """Rebuild ``_public`` from the state (a round starts or the game ends)."""
