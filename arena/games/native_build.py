@@ -32,6 +32,8 @@ from arena.games.native import (
 
 #: Compiled groups kept besides the new one (other checkouts of this interpreter).
 KEEP = 3
+#: Seconds for which a group is kept whatever :data:`KEEP` says.
+RECENT = 3 * 3600
 
 
 def copy_sources(into: Path) -> str:
@@ -146,13 +148,16 @@ def _last_error(log: Path, error: BaseException) -> str:
 
 
 def _prune(root: Path, keep: Path) -> None:
-    """Delete all but the newest :data:`KEEP` other groups (and stale staging folders)."""
+    """Delete the other groups but the newest :data:`KEEP` and those built in the
+    last :data:`RECENT` seconds (several checkouts being worked on at once each
+    keep their own), and staging folders a killed build left a day ago."""
     groups = sorted((p for p in root.iterdir() if p.is_dir() and p != keep),
                     key=lambda p: p.stat().st_mtime, reverse=True)
-    day_ago = time.time() - 86400  # a staging folder that old was left by a killed build
-    for old in [p for p in groups if p.name.startswith(".") and p.stat().st_mtime < day_ago] + [
-            p for p in groups if not p.name.startswith(".")][KEEP:]:
-        shutil.rmtree(old, ignore_errors=True)
+    now = time.time()
+    stale = [p for p in groups if p.name.startswith(".") and p.stat().st_mtime < now - 86400]
+    old = [p for p in groups if not p.name.startswith(".")][KEEP:]
+    for group in stale + [p for p in old if p.stat().st_mtime < now - RECENT]:
+        shutil.rmtree(group, ignore_errors=True)
 
 
 def main() -> None:

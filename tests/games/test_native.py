@@ -14,12 +14,13 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 import trio
 
-from arena.games import native
+from arena.games import native, native_build
 from arena.runner.process import BotSpec, start_bot_process
 from arena.runner.sandbox import resolve
 from tests.games.conftest import EXPECT_VARIABLE, engines_in_use
@@ -173,3 +174,18 @@ def test_compiled_engines_made_from_python_run_their_init() -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == 6 and all(line.endswith(" 3 3 7 True") for line in lines), lines
+
+
+def test_a_build_prunes_old_groups_but_keeps_recent_ones(tmp_path: Path) -> None:
+    """Old groups beyond the newest KEEP go; a group built in the last hours stays
+    (another checkout being worked on uses it), as does the new one."""
+    now = time.time()
+    ages = {"new": 0, "recent-a": 60, "recent-b": 120, "recent-c": 600, "recent-d": 3600,
+            "old-a": native_build.RECENT + 60, "old-b": 2 * native_build.RECENT,
+            ".staging-old": 2 * 86400, ".staging-young": 60}
+    for name, age in ages.items():
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (now - age, now - age))
+    native_build._prune(tmp_path, keep=tmp_path / "new")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".staging-young", "new", "recent-a", "recent-b", "recent-c", "recent-d"]
