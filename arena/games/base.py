@@ -507,7 +507,7 @@ class State(ABC):
     #: Attributes a game's :meth:`_copy_into` shares with the original
     #: because the game only ever replaces them, never changes them in place
     #: (``tests/games/test_contract.py`` checks that every other mutable
-    #: object is the copy's own).
+    #: object is the copy's own); ``name[*]``: only the items of a list.
     _clone_shares: ClassVar[frozenset[str]] = frozenset()
 
     def _copy_into(self, other: Self) -> None:

@@ -1006,6 +1006,34 @@ class FiveCardRummyState(State):
         }
         self._end_hand(summary, seat if result.scorer is None else result.scorer)
 
+    #: Set whole at the end of a hand, never changed after.
+    _clone_shares = frozenset({"last_hand"})
+
+    def _copy_into(self, other: FiveCardRummyState) -> None:
+        """Field by field (the generic copy costs several times more); every
+        attribute set in ``__init__`` appears here (test_contract checks)."""
+        other.target = self.target
+        other.max_hands = self.max_hands
+        other.max_turns = self.max_turns
+        other.totals = self.totals[:]
+        other.hand_number = self.hand_number
+        other.dealer = self.dealer
+        other.hands = [hand[:] for hand in self.hands]
+        other.hand_bits = self.hand_bits[:]
+        other.known = [cards[:] for cards in self.known]
+        other.stock = self.stock[:]
+        other.pile = self.pile[:]
+        other._pile_names = self._pile_names[:]
+        other._known_names = self._known_names[:]
+        other.current = self.current
+        other.phase = self.phase
+        other.turns_done = self.turns_done
+        other.drawn = self.drawn
+        other.taken = self.taken
+        other.end_reason = self.end_reason
+        other.last_hand = self.last_hand
+        other._public = self._public.copy()  # tuples and numbers, updated key by key
+
     # -- views -------------------------------------------------------------------
     def _refresh_public(self) -> None:
         """Rebuild the public fields of the observation (the rules page's, list

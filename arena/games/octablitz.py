@@ -768,6 +768,52 @@ class OctablitzState(State):
             return
         self._start_deal(next_leader, deck_tools.shuffled(self._deck, self.rng))
 
+    #: A lead's shape and the trick's entries are memos shared by every game
+    #: (copied into each observation, never changed); ``[*]``: the items only.
+    _clone_shares = frozenset({"_lead_shape", "trick_plays[*]"})
+
+    def _copy_into(self, other: OctablitzState) -> None:
+        """Field by field (the generic copy costs several times more); every
+        attribute set in ``__init__`` appears here (test_contract checks)."""
+        other.base = self.base
+        other.hand_size = self.hand_size
+        other.deals = self.deals
+        other.max_turns = self.max_turns
+        other.chips = self.chips[:]
+        other.deal_no = self.deal_no
+        other.general = self.general
+        other.streak = self.streak
+        other.over = self.over
+        other._deck = self._deck
+        other.hands = [hand[:] for hand in self.hands]
+        other.sizes = self.sizes[:]
+        other.counts = [counts[:] for counts in self.counts]
+        other.levels = [levels[:] for levels in self.levels]
+        other.dealer = self.dealer
+        other.multiplier = self.multiplier
+        other.turns = self.turns
+        other.trick_no = self.trick_no
+        other.tricks_won = self.tricks_won[:]
+        other.cards_taken = self.cards_taken[:]
+        other.taken = [cards[:] for cards in self.taken]
+        other.out_up = self.out_up[:]
+        other.down = self.down[:]
+        other._down_kinds = [kinds[:] for kinds in self._down_kinds]
+        other.down_counts = self.down_counts[:]
+        other.leader = self.leader
+        other.to_play = self.to_play
+        other._deciding = self._deciding
+        other.lead = self.lead
+        other._lead_shape = self._lead_shape
+        other._must_down = self._must_down
+        other.best_seat = self.best_seat
+        other.best_strength = self.best_strength
+        other.best_cards = self.best_cards
+        other._best_play = self._best_play
+        other.trick_plays = self.trick_plays[:]
+        other.trick_up = self.trick_up[:]
+        other._public = self._public.copy()  # tuples and numbers, updated key by key
+
     # -- what a seat sees ---------------------------------------------------------
     def hand(self, seat: int) -> list[str]:
         """The cards ``seat`` holds, in canonical order."""

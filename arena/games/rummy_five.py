@@ -648,6 +648,48 @@ class RummyFiveState(State):
         else:
             self._discard(seat, kind, verb == "go")
 
+    #: Made once (the seats around each seat), or set whole at the end of a
+    #: deal (and held by its event): never changed in place.
+    _clone_shares = frozenset({"_others", "_after", "last_hands", "last_exposed"})
+
+    def _copy_into(self, other: RummyFiveState) -> None:
+        """Field by field (the generic copy costs several times more); every
+        attribute set in ``__init__`` appears here (test_contract checks)."""
+        other.max_turns = self.max_turns
+        other.deals_total = self.deals_total
+        other.chips = self.chips[:]
+        other.pot = self.pot
+        other.deal_no = self.deal_no
+        other.dealer = self.dealer
+        other.dealer_count = self.dealer_count
+        other._others = self._others
+        other._after = self._after
+        other.last_hands = self.last_hands
+        other.last_exposed = self.last_exposed
+        other.deck = self.deck[:]
+        other.hands = [hand[:] for hand in self.hands]
+        other.hand_names = self.hand_names[:]
+        other._free_actions = self._free_actions
+        other._fours = self._fours[:]
+        other.trios = [trio[:] for trio in self.trios]
+        other.piles = self.piles[:]
+        other.trio_names = self.trio_names[:]
+        other.discarded = self.discarded[:]
+        other.passed = self.passed[:]
+        other.waits = self.waits[:]
+        other.claimable = self.claimable[:]
+        other.went_go = self.went_go[:]
+        other.called = self.called[:]
+        other.any_called = self.any_called
+        other.turns_by_seat = self.turns_by_seat[:]
+        other.turn_number = self.turn_number
+        other.phase = self.phase
+        other.current = self.current
+        other.drawn = self.drawn
+        other.last_discard = self.last_discard
+        other._deciding = self._deciding
+        other._public = self._public.copy()  # tuples and numbers, updated key by key
+
     # -- helpers for tests and tools ---------------------------------------------
 
     def card_census(self) -> dict[str, list[str]]:
