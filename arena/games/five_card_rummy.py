@@ -789,22 +789,6 @@ _SIZES_DRAWN: Final[tuple[tuple[int, ...], ...]] = tuple(
     for n in range(7) for drawer in range(6))
 
 
-def _deal(deck: list[int], n: int, first: int) -> tuple[list[list[int]], list[int]]:
-    """``cards.deal(deck, n, HAND_SIZE, first)`` with each hand sorted: one card at
-    a time from ``first``, the rest the stock (top card last).  Written out for
-    int cards: compiled, the generic one's slicing costs more than the rest of a
-    hand's deal (tests check they agree)."""
-    hands: list[list[int]] = [[] for _ in range(n)]
-    dealt = n * HAND_SIZE
-    for k in range(dealt):
-        hands[(first + k) % n].append(deck[k])
-    for hand in hands:
-        hand.sort()
-    stock = deck[dealt:]
-    stock.reverse()
-    return hands, stock
-
-
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
 class FiveCardRummyState(State):
     """A game of Five Card Rummy in progress."""
@@ -845,7 +829,9 @@ class FiveCardRummyState(State):
         first = (self.dealer + 1) % n
         deck = ([CARD[name] for name in stacked] if stacked is not None
                 else cards.shuffled(_DECK_CARDS, self.rng))
-        hands, self.stock = _deal(deck, n, first)
+        hands, self.stock = cards.deal(deck, n, HAND_SIZE, first)
+        for hand in hands:
+            hand.sort()
         self.hands = hands
         self.hand_bits = [card_bits(hand) for hand in hands]
         self.pile = []

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from arena.games import make_game
 from arena.games.base import GameNotOverError, IllegalActionError, OptionError
-from arena.games.cards import deal, standard_deck
+from arena.games.cards import standard_deck
 from arena.games.five_card_rummy import (
     CATEGORIES,
     FIVE_RANKS,
@@ -24,7 +24,6 @@ from arena.games.five_card_rummy import (
     TABLE,
     FiveCardRummyState,
     Pool,
-    _deal,
     _declarations,
     _declarations_found,
     _has_at_most,
@@ -398,15 +397,6 @@ def test_lay_off_search_equals_brute_force(case: tuple[list[int], list[int], int
 
 
 # -- play ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_the_deal_is_cards_deal_with_sorted_hands(players: int) -> None:
-    rng = random.Random(players)
-    for first in range(players):
-        deck = rng.sample(range(52), 52)
-        hands, stock = deal(deck, players, 5, first)
-        assert _deal(list(deck), players, first) == ([sorted(h) for h in hands], stock)
 
 
 def test_deal_first_player_and_first_turn() -> None:
