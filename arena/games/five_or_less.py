@@ -320,6 +320,43 @@ class FiveOrLessState(State):
         deck = first_hand_deck(opts["deck"], game.deck(), self.rng)
         self._start_hand(deck)
 
+    #: Only ever replaced, never changed in place.
+    _clone_shares = frozenset({"order", "dropped", "last_result"})
+
+    def _copy_into(self, other: FiveOrLessState) -> None:
+        """Field by field (the generic copy costs several times more); every
+        attribute set in ``__init__`` appears here (test_contract checks)."""
+        other.limit = self.limit
+        other.max_hands = self.max_hands
+        other.max_turns = self.max_turns
+        other.call_max = self.call_max
+        other.totals = self.totals[:]
+        other.active = self.active[:]
+        other.eliminated = [batch[:] for batch in self.eliminated]
+        other.hands_played = self.hands_played
+        other.hand_number = self.hand_number
+        other.dealer = self.dealer
+        other.first = self.first
+        other.order = self.order
+        other.pos = self.pos
+        other.to_move = self.to_move
+        other._deciding = self._deciding
+        other.phase = self.phase
+        other.turns = self.turns
+        other.hands = [hand[:] for hand in self.hands]
+        other.points = self.points[:]
+        other.known = [known[:] for known in self.known]
+        other.stack = self.stack[:]
+        other.discards = self.discards[:]
+        other.live = self.live[:]
+        other.live_owner = self.live_owner
+        other._draws = self._draws
+        other.dropped = self.dropped
+        other._drop_action = self._drop_action
+        other.precall_queue = self.precall_queue[:]
+        other.last_result = self.last_result
+        other._public = self._public.copy()  # immutable values, updated key by key
+
     # -- hand flow ----------------------------------------------------------
     def _start_hand(self, deck_top_first: list[str]) -> None:
         n = self.num_players
