@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import combinations
+from sys import intern
 from typing import Any, ClassVar, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
@@ -41,45 +42,46 @@ from arena.games.cards import (
     standard_deck,
 )
 
-HAND_SIZE = 5
-MAX_PLAYERS = 8
+# Final: compiled, a Final constant is a C value, any other global a dict lookup.
+HAND_SIZE: Final = 5
+MAX_PLAYERS: Final = 8
 #: Highest total that may end the hand before the first turn.
-PRECALL_MAX = 15
+PRECALL_MAX: Final = 15
 #: Highest total that may end the hand at the start of a turn (``call_below_five``: 4).
-CALL_MAX = 5
+CALL_MAX: Final = 5
 #: Penalty added to a caller who is not strictly lowest.
-CALL_PENALTY = 20
+CALL_PENALTY: Final = 20
 #: Minimum length of a run.
-RUN_MIN = 3
+RUN_MIN: Final = 3
 
-PRECALL = "precall"
-TURN = "turn"
-DRAW = "draw"
-OVER = "over"
+PRECALL: Final = "precall"
+TURN: Final = "turn"
+DRAW: Final = "draw"
+OVER: Final = "over"
 
-CALL = "call"
-PASS = "pass"
-DRAW_STACK = "draw stack"
+CALL: Final = "call"
+PASS: Final = "pass"
+DRAW_STACK: Final = "draw stack"
 
+_DECK: Final = tuple(standard_deck())  # interned names: see cards.CARD_ORDER
 #: Points of each card: A=1, 2-10 face, J=11, Q=12, K=13.
-POINTS: dict[str, int] = {r + s: RANK_ORDINAL[r] for r in RANKS for s in SUITS}
-_NUM_RANKS = len(RANKS)
-_RANK_INDEX: dict[str, int] = {c: p - 1 for c, p in POINTS.items()}
-_DECK = tuple(standard_deck())
-_SINGLE: dict[str, tuple[str]] = {card: (card,) for card in _DECK}
-_DRAW_ONE: dict[str, Action] = {card: "draw " + card for card in _DECK}
+POINTS: Final[dict[str, int]] = {intern(r + s): RANK_ORDINAL[r] for r in RANKS for s in SUITS}
+_NUM_RANKS: Final = len(RANKS)
+_RANK_INDEX: Final[dict[str, int]] = {c: p - 1 for c, p in POINTS.items()}
+_SINGLE: Final[dict[str, tuple[str]]] = {card: (card,) for card in _DECK}
+_DRAW_ONE: Final[dict[str, Action]] = {card: "draw " + card for card in _DECK}
 #: The card each ``draw C`` action picks.
-_PICKED: dict[Action, str] = {action: card for card, action in _DRAW_ONE.items()}
+_PICKED: Final[dict[Action, str]] = {action: card for card, action in _DRAW_ONE.items()}
 # Events are immutable and shared: the turns' events come from tables.
-_PASS_EVENTS = tuple(Event("pass", {"seat": seat}) for seat in range(MAX_PLAYERS))
-_STACK_DRAW_EVENTS = tuple(
+_PASS_EVENTS: Final = tuple(Event("pass", {"seat": seat}) for seat in range(MAX_PLAYERS))
+_STACK_DRAW_EVENTS: Final = tuple(
     Event("draw", {"seat": seat, "source": "stack"}) for seat in range(MAX_PLAYERS))
 #: The private ``drawn`` event of each seat and card.
-_DRAWN_EVENTS: tuple[dict[str, Event], ...] = tuple(
+_DRAWN_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _DECK}
     for seat in range(MAX_PLAYERS))
 #: The public ``draw`` event of each seat picking each card.
-_PICK_EVENTS: tuple[dict[str, Event], ...] = tuple(
+_PICK_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("draw", {"seat": seat, "source": "disposal", "card": card}) for card in _DECK}
     for seat in range(MAX_PLAYERS))
 
@@ -174,7 +176,7 @@ _SUIT_FIELDS: Final = (1 << _RANK_SHIFT) - 1
 #: The aces' bits of the suit fields.
 _ACES: Final = sum(1 << _NUM_RANKS * suit for suit in range(len(SUITS)))
 #: What a seat whose total allows it may do beside dropping.
-_CALL_ONLY = (CALL,)
+_CALL_ONLY: Final = (CALL,)
 
 
 def turn_drops(hand: Sequence[str]) -> list[Action]:
@@ -222,7 +224,7 @@ class _Drop(NamedTuple):
 
 
 def _drop_of(action: Action) -> _Drop:
-    cards = tuple(action.split()[1:])
+    cards = tuple([intern(card) for card in action.split()[1:]])  # see cards.CARD_ORDER
     live = tuple(canonical(cards))
     listed = [*cards]  # one list for every event: events are never changed
     return _Drop(cards, hand_total(cards), live,
