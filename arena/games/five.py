@@ -190,7 +190,7 @@ def _group_drops(cards: tuple[str, ...]) -> tuple[Action, ...]:
             for i, top in enumerate(subset):
                 actions[intern(  # interned: one object per action (see CARD_ORDER)
                     DROP_PREFIX + " ".join((*subset[:i], *subset[i + 1 :], top)))] = None
-    return (*actions,)
+    return tuple(actions)
 
 
 def _drop_key(action: Action) -> tuple[int, int, int, str]:
@@ -509,7 +509,7 @@ class FiveState(State):
         public["phase"] = PHASE_DROP
         public["taken"] = card
         public["top_discard"] = discard[-1] if discard else None
-        public["discard"] = (*discard,)
+        public["discard"] = tuple(discard)
 
     def _drop(self, seat: int, action: Action) -> None:
         cards, points, drew_events, took_events = _DROPS[action]
@@ -523,7 +523,7 @@ class FiveState(State):
                 if card in known:
                     known.remove(card)
                     known_changed = True
-        self.discard += cards
+        self.discard.extend(cards)
         taken = self.taken
         events = self.events
         public = self._public
@@ -555,16 +555,16 @@ class FiveState(State):
         self._deciding = SEAT_ONLY[seat_next]
         discard = self.discard
         public["top_discard"] = discard[-1]
-        public["discard"] = (*discard,)
+        public["discard"] = tuple(discard)
         public["deck_size"] = len(self.deck)
         if len(cards) > 1:  # else the hand gained what it lost
             sizes = [*public["hand_sizes"]]
             sizes[seat] = len(hand)
-            public["hand_sizes"] = (*sizes,)
+            public["hand_sizes"] = tuple(sizes)
         if known_changed:
             known_cards = [*public["known_cards"]]
-            known_cards[seat] = (*known,)
-            public["known_cards"] = (*known_cards,)
+            known_cards[seat] = tuple(known)
+            public["known_cards"] = tuple(known_cards)
         public["turn_number"] = turns
 
     def _reshuffle(self) -> None:
@@ -582,8 +582,9 @@ class FiveState(State):
         """Drops first (index 0 drops the most points), then ``take``, then ``end``."""
         drops = drop_actions(self.hands[seat])
         if self.phase == PHASE_START:
-            return (*drops, TAKE, END)
-        return (*drops,)
+            drops.append(TAKE)
+            drops.append(END)
+        return tuple(drops)  # tuple(list), not (*list,): compiled, no list in between
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_move
@@ -603,13 +604,13 @@ class FiveState(State):
         public["phase"] = self.phase
         public["taken"] = self.taken
         public["top_discard"] = discard[-1]
-        public["discard"] = (*discard,)
+        public["discard"] = tuple(discard)
         public["deck_size"] = len(self.deck)
         public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
         public["known_cards"] = _NO_KNOWN[self.num_players]
-        public["totals"] = (*self.totals,)
-        public["eliminated"] = (*self.eliminated,)
-        public["in_hand"] = (*self.order,)
+        public["totals"] = tuple(self.totals)
+        public["eliminated"] = tuple(self.eliminated)
+        public["in_hand"] = tuple(self.order)
         public["hand_number"] = self.hand_no
         public["first_player"] = self.first_player
         public["turn_number"] = self.turns
@@ -621,13 +622,13 @@ class FiveState(State):
             "phase": self.phase,
             "taken": self.taken,
             "top_discard": discard[-1] if discard else None,
-            "discard": (*discard,),
+            "discard": tuple(discard),
             "deck_size": len(self.deck),
             "hand_sizes": tuple([len(hand) for hand in self.hands]),
-            "known_cards": tuple([(*known,) for known in self.known]),
-            "totals": (*self.totals,),
-            "eliminated": (*self.eliminated,),
-            "in_hand": (*self.order,),
+            "known_cards": tuple([tuple(known) for known in self.known]),
+            "totals": tuple(self.totals),
+            "eliminated": tuple(self.eliminated),
+            "in_hand": tuple(self.order),
             "hand_number": self.hand_no,
             "first_player": self.first_player,
             "turn_number": self.turns,

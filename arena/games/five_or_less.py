@@ -203,10 +203,13 @@ def _turn_legal(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action
             or suits & suits >> _NUM_RANKS - 1 & _ACES):
         # No set and no run: the singles, highest first.
         # (Indices, not reversed(): compiled, a range loop costs no iterator.)
-        return (*[_DROP_ONE[hand[i]] for i in range(len(hand) - 1, -1, -1)], *extras)
-    places = [_DROP_PLACE[cards] for cards in disposals(hand)]
-    places.sort()
-    return (*[_DROP_AT[place] for place in places], *extras)
+        drops = [_DROP_ONE[hand[i]] for i in range(len(hand) - 1, -1, -1)]
+    else:
+        places = [_DROP_PLACE[cards] for cards in disposals(hand)]
+        places.sort()
+        drops = [_DROP_AT[place] for place in places]
+    drops.extend(extras)
+    return tuple(drops)  # tuple(list), not (*list,): compiled, no list in between
 
 
 class _Drop(NamedTuple):
@@ -509,7 +512,7 @@ class FiveOrLessState(State):
         public["phase"] = DRAW
         sizes = [*public["hand_sizes"]]
         sizes[seat] = len(hand)
-        public["hand_sizes"] = (*sizes,)
+        public["hand_sizes"] = tuple(sizes)
         public["disposal"] = cards
 
     def _draw(self, seat: int, action: Action) -> None:
@@ -534,8 +537,8 @@ class FiveOrLessState(State):
         self.points[seat] += POINTS[card]
         discards = self.discards
         if live:
-            discards += live
-            public["discards"] = (*discards,)
+            discards.extend(live)
+            public["discards"] = tuple(discards)
         _, _, disposal, self._draws, _ = _DROPS[self._drop_action]
         self.live = [*disposal]  # the disposal in canonical order
         self.live_owner = seat
@@ -553,7 +556,7 @@ class FiveOrLessState(State):
         public["turn_number"] = turns
         sizes = [*public["hand_sizes"]]
         sizes[seat] = len(hand)
-        public["hand_sizes"] = (*sizes,)
+        public["hand_sizes"] = tuple(sizes)
         public["stack_size"] = len(self.stack)
         public["previous_disposal"] = disposal
         public["previous_player"] = seat
@@ -579,13 +582,13 @@ class FiveOrLessState(State):
             "turn_number": self.turns,
             "hand_sizes": tuple([len(hand) for hand in self.hands]),
             "known": _frozen(self.known),
-            "totals": (*self.totals,),
-            "active": (*self.active,),
+            "totals": tuple(self.totals),
+            "active": tuple(self.active),
             "stack_size": len(self.stack),
-            "discards": (*self.discards,),
-            "previous_disposal": (*self.live,),
+            "discards": tuple(self.discards),
+            "previous_disposal": tuple(self.live),
             "previous_player": self.live_owner,
-            "disposal": (*self.dropped,),
+            "disposal": tuple(self.dropped),
             "call_max": PRECALL_MAX if phase == PRECALL else self.call_max,
             "call_below_five": self.call_max < CALL_MAX,
             "limit": self.limit,
@@ -638,7 +641,7 @@ class FiveOrLessState(State):
 
 def _frozen(piles: list[list[str]]) -> tuple[tuple[str, ...], ...]:
     """``piles`` as a tuple of tuples (a comprehension: compiled, no map object)."""
-    return tuple([(*pile,) for pile in piles])
+    return tuple([tuple(pile) for pile in piles])
 
 
 def _clockwise(start: int, n: int) -> list[int]:
