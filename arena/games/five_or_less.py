@@ -14,7 +14,9 @@ hands; a player reaching ``limit`` is eliminated.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import reduce
 from itertools import combinations
+from operator import or_
 from sys import intern
 from typing import Any, ClassVar, Final, NamedTuple
 
@@ -175,6 +177,23 @@ _CARD_CODE: Final[dict[str, int]] = {
 _SUIT_FIELDS: Final = (1 << _RANK_SHIFT) - 1
 #: The aces' bits of the suit fields.
 _ACES: Final = sum(1 << _NUM_RANKS * suit for suit in range(len(SUITS)))
+_SUIT_MASK: Final = (1 << _NUM_RANKS) - 1
+
+
+def _group_places(cards: list[str]) -> tuple[int, ...]:
+    """The places of the disposals of some cards of one rank: singles, sets."""
+    sizes = range(1, len(cards) + 1)
+    return tuple([_DROP_PLACE[sub] for size in sizes for sub in combinations(cards, size)])
+
+
+#: The places of the singles and sets of each group of cards of one rank, by
+#: the group's codes or-ed (which say its rank and its suits).
+_GROUP_PLACES: Final[dict[int, tuple[int, ...]]] = {
+    reduce(or_, [_CARD_CODE[card] for card in cards]): _group_places(cards)
+    for rank in RANKS for size in range(1, len(SUITS) + 1)
+    for cards in map(list, combinations([rank + suit for suit in SUITS], size))}
+#: :func:`_suit_runs` memo.
+_RUN_PLACES: Final[dict[int, tuple[int, ...]]] = {}
 #: What a seat whose total allows it may do beside dropping.
 _CALL_ONLY: Final = (CALL,)
 
@@ -205,11 +224,44 @@ def _turn_legal(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action
         # (Indices, not reversed(): compiled, a range loop costs no iterator.)
         drops = [_DROP_ONE[hand[i]] for i in range(len(hand) - 1, -1, -1)]
     else:
-        places = [_DROP_PLACE[cards] for cards in disposals(hand)]
+        places = _disposal_places(hand, suits)
         places.sort()
         drops = [_DROP_AT[place] for place in places]
     drops.extend(extras)
     return tuple(drops)  # tuple(list), not (*list,): compiled, no list in between
+
+
+def _disposal_places(hand: Sequence[str], suits: int) -> list[int]:
+    """The places of every disposal of ``hand`` (``suits``: its cards' codes
+    or-ed, suit fields only), from tables: each rank group's singles and sets,
+    each suit's runs (as :func:`disposals` finds them, without its tuples)."""
+    places: list[int] = []
+    group = 0  # the codes of the rank group being read, or-ed
+    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+        code = _CARD_CODE[hand[i]]
+        if group and code >> _RANK_SHIFT != group >> _RANK_SHIFT:
+            places += _GROUP_PLACES[group]
+            group = 0
+        group |= code
+    if group:
+        places += _GROUP_PLACES[group]
+    for suit in range(len(SUITS)):
+        ranks = suits >> _NUM_RANKS * suit & _SUIT_MASK
+        fewer = ranks & ranks - 1  # two lowest bits gone: a run needs a third
+        if fewer & fewer - 1:
+            places += _suit_runs(suit, ranks)
+    return places
+
+
+def _suit_runs(suit: int, ranks: int) -> tuple[int, ...]:
+    """The places of the runs among the cards of ``suit`` whose rank indices
+    are the bits of ``ranks`` (memoised: at most 4 * 2**13 sets)."""
+    key = suit << _NUM_RANKS | ranks
+    places = _RUN_PLACES.get(key)
+    if places is None:
+        cards = [_DECK[suit * _NUM_RANKS + r] for r in range(_NUM_RANKS) if ranks >> r & 1]
+        places = _RUN_PLACES[key] = tuple([_DROP_PLACE[run] for run in _runs(cards)])
+    return places
 
 
 class _Drop(NamedTuple):
@@ -269,6 +321,9 @@ def hand_scores(
     if caller not in winners:
         scores[caller] = caller_total + penalty
     return scores, winners
+
+#: Placeholder keys, as many as an observation adds to the public fields.
+_ROOM: Final = {f"room{i}": None for i in range(6)}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -574,7 +629,7 @@ class FiveOrLessState(State):
     def _publish(self) -> None:
         """Rebuild ``_public`` from the state (a hand starts or the game ends)."""
         phase = self.phase
-        self._public = {
+        public: Observation = {
             "phase": phase,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -595,6 +650,14 @@ class FiveOrLessState(State):
             "max_hands": self.max_hands,
             "max_turns": self.max_turns,
         }
+        # Room for the keys each observation adds (its hand, hand points and the
+        # base's envelope): a copy keeps its original's table, and a table that
+        # must grow is rebuilt, on every observation.  Keys added then deleted
+        # leave their room (and the order of the others as it was).
+        public.update(_ROOM)
+        for key in _ROOM:
+            del public[key]
+        self._public = public
 
     def _observation(self, seat: int | None) -> Observation:
         """Own hand, public piles, every seat's hand size, known picked cards,
