@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from sys import intern
 from typing import Final, TypeVar
 
 T = TypeVar("T")
@@ -29,8 +30,10 @@ RUMMY_COPIES = {"s": 5, "A": 2, "B": 2, "C": 2, "J": 2, "K": 2, "L": 1}
 
 #: The canonical order of 52-card-deck cards, the order of hands and actions in
 #: every game: the joker first, then rank (ace low), then suit c < d < h < s.
-CARD_ORDER: Final[dict[str, int]] = {
-    JOKER: 0, **{r + s: RANK_ORDINAL[r] * 4 + i for r in RANKS for i, s in enumerate(SUITS)}}
+#: Card names are interned (here and in :func:`standard_deck`): one object per
+#: card, so looking one up or comparing two is a pointer check, not a memcmp.
+CARD_ORDER: Final[dict[str, int]] = {JOKER: 0, **{
+    intern(r + s): RANK_ORDINAL[r] * 4 + i for r in RANKS for i, s in enumerate(SUITS)}}
 
 
 def insert_canonical(hand: list[str], card: str) -> None:
@@ -50,7 +53,7 @@ def canonical(cards: Sequence[str]) -> list[str]:
 
 def standard_deck(jokers: int = 0) -> list[str]:
     """The 52 cards (suit-major, ace low) plus ``jokers`` jokers."""
-    return [r + s for s in SUITS for r in RANKS] + [JOKER] * jokers
+    return [intern(r + s) for s in SUITS for r in RANKS] + [JOKER] * jokers
 
 
 def rummy_deck(remove_one_s_per_suit: bool = False) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import combinations
+from sys import intern
 from typing import Any, ClassVar, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
@@ -49,27 +50,28 @@ from arena.games.cards import (
     standard_deck,
 )
 
-HAND_SIZE = 5
-MAX_PLAYERS = 6
+# Final: compiled, a Final constant is a C value, any other global a dict lookup.
+HAND_SIZE: Final = 5
+MAX_PLAYERS: Final = 6
 #: What a caller who is not strictly lowest scores.
-CALL_PENALTY = 50
+CALL_PENALTY: Final = 50
 #: Most cards one drop may hold (four of a rank; the two jokers are one rank).
-MAX_DROP = 4
+MAX_DROP: Final = 4
 
-PHASE_START = "start"
-PHASE_DROP = "drop"
-PHASE_OVER = "over"
+PHASE_START: Final = "start"
+PHASE_DROP: Final = "drop"
+PHASE_OVER: Final = "over"
 
-END = "end"
-TAKE = "take"
-DROP_PREFIX = "drop "
+END: Final = "end"
+TAKE: Final = "take"
+DROP_PREFIX: Final = "drop "
 
-RESULT_CALL = "call"
-RESULT_NO_RESULT = "no_result"
+RESULT_CALL: Final = "call"
+RESULT_NO_RESULT: Final = "no_result"
 
-_ALL_KINDS = [*standard_deck(), JOKER]
-_DECK = tuple(standard_deck())
-_JOKER_DECK = tuple(standard_deck(2))
+_ALL_KINDS: Final = [*standard_deck(), JOKER]
+_DECK: Final = tuple(standard_deck())
+_JOKER_DECK: Final = tuple(standard_deck(2))
 #: Point value of each card: joker 0, A=1, 2..9 face value, T/J/Q/K=10.
 POINTS: Final[dict[str, int]] = {
     card: 0 if card == JOKER else min(RANK_ORDINAL[card[0]], 10) for card in _ALL_KINDS
@@ -80,15 +82,17 @@ _CARD_AT: Final[tuple[str, ...]] = tuple(
     {place: card for card, place in CARD_ORDER.items()}.get(place, "")
     for place in range(max(CARD_ORDER.values()) + 1))
 _CARD_PLACE: Final[dict[str, int]] = CARD_ORDER
+#: Each card's points by its place.
+_POINTS_AT: Final[tuple[int, ...]] = tuple(POINTS.get(card, 0) for card in _CARD_AT)
+#: ``known_cards`` at a hand's start, for each number of players.
+_NO_KNOWN: Final = tuple(((),) * n for n in range(MAX_PLAYERS + 1))
 #: The single-card drop of each card.
-_DROP_ONE: Final[dict[str, Action]] = {card: DROP_PREFIX + card for card in _ALL_KINDS}
+_DROP_ONE: Final[dict[str, Action]] = {card: intern(DROP_PREFIX + card) for card in _ALL_KINDS}
 #: Seats in turn order from each first seat, for each number of players.
 _ROTATIONS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple((first + i) % n for i in range(n)) for first in range(n))
     for n in range(MAX_PLAYERS + 1))
-#: What a seat may do at its turn start besides dropping.
-_TURN_START_EXTRAS = (TAKE, END)
-_RANK_ORDER: dict[str, int] = {JOKER: 0, **RANK_ORDINAL}
+_RANK_ORDER: Final[dict[str, int]] = {JOKER: 0, **RANK_ORDINAL}
 #: The private ``drawn`` event of each seat and card (events are immutable and shared).
 _DRAWN_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _ALL_KINDS}
@@ -100,7 +104,7 @@ _TAKE_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     for seat in range(MAX_PLAYERS)
 )
 
-_JOKERS_SPEC = OptionSpec(
+_JOKERS_SPEC: Final = OptionSpec(
     "jokers", "bool", False, "add the two jokers X (0 points; the two jokers are one rank)"
 )
 
@@ -113,16 +117,9 @@ def hand_total(cards: Sequence[str]) -> int:
     return total
 
 
-def _canonical(cards: list[str]) -> list[str]:
-    """``cards`` in canonical order (:data:`CARD_ORDER`)."""
-    places = [_CARD_PLACE[card] for card in cards]
-    places.sort()
-    return [_CARD_AT[place] for place in places]
-
-
 def drop_cards(action: Action) -> list[str]:
     """The cards of a ``drop`` action in listed order (the last ends on top)."""
-    return action.split()[1:]
+    return [intern(card) for card in action.split()[1:]]  # interned: see CARD_ORDER
 
 
 class _Drop(NamedTuple):
@@ -145,18 +142,33 @@ def _drop_of(action: Action) -> _Drop:
         for drew in (True, False)))
 
 
-def drop_actions(hand: Sequence[str]) -> list[Action]:
+def drop_actions(hand: list[str]) -> list[Action]:
     """Every legal drop from a canonically sorted hand, in the documented order.
 
     Each non-empty set of at most four cards of one rank gives one action per
     distinct choice of top card.  Order: points removed (most first), then cards
     dropped (most first), then rank (high first), then the action string.
     """
+    # Most hands hold no two cards of a rank: their drops are the singles, in
+    # the order of the hand reversed (points, then rank, high first): no sort.
+    singles: list[Action] = []
+    rank = -1
+    for i in range(len(hand) - 1, -1, -1):  # a range: compiled, no iterator object
+        code = _CARD_CODE[hand[i]]
+        if code >> 4 == rank:  # canonical order: cards of a rank adjoin
+            return _grouped_drops(hand)
+        rank = code >> 4
+        singles.append(_SINGLE_DROP[code])
+    return singles
+
+
+def _grouped_drops(hand: list[str]) -> list[Action]:
+    """:func:`drop_actions` of a hand that holds two or more cards of a rank."""
     # Ints, not strings: one lookup per card, each rank group's drops found by
     # its int key, sorted by their places (a plain int sort, no key function).
     places: list[int] = []
     group = 0  # the key of the group being read (0: none yet)
-    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+    for i in range(len(hand)):  # by index: compiled, a list's iterator is an object
         code = _CARD_CODE[hand[i]]
         if code >> 4 != group >> 4:  # another rank (the joker's is 0, never after a card)
             if group:
@@ -176,8 +188,9 @@ def _group_drops(cards: tuple[str, ...]) -> tuple[Action, ...]:
     for size in range(1, min(len(cards), MAX_DROP) + 1):
         for subset in combinations(cards, size):
             for i, top in enumerate(subset):
-                actions[DROP_PREFIX + " ".join((*subset[:i], *subset[i + 1 :], top))] = None
-    return (*actions,)
+                actions[intern(  # interned: one object per action (see CARD_ORDER)
+                    DROP_PREFIX + " ".join((*subset[:i], *subset[i + 1 :], top)))] = None
+    return tuple(actions)
 
 
 def _drop_key(action: Action) -> tuple[int, int, int, str]:
@@ -192,13 +205,13 @@ def _drop_key(action: Action) -> tuple[int, int, int, str]:
 _GROUPS: list[tuple[str, ...]] = [(JOKER,), (JOKER, JOKER)] + [
     tuple(rank + suit for bit, suit in enumerate(SUITS) if mask >> bit & 1)
     for rank in RANKS for mask in range(1, 16)]
-_GROUP_DROPS = {cards: _group_drops(cards) for cards in _GROUPS}
+_GROUP_DROPS: Final = {cards: _group_drops(cards) for cards in _GROUPS}
 #: Every drop action in the documented order, in which the drops of any hand
 #: are listed (the order does not depend on the rest of the hand) ...
 _DROP_AT: Final[tuple[Action, ...]] = tuple(sorted(
     {action for drops in _GROUP_DROPS.values() for action in drops}, key=_drop_key))
 #: ... and the place of each in it.
-_DROP_ORDER: dict[Action, int] = {action: place for place, action in enumerate(_DROP_AT)}
+_DROP_ORDER: Final[dict[Action, int]] = {action: place for place, action in enumerate(_DROP_AT)}
 #: Each card's code, ``rank << 4`` (joker 0, A=1 .. K=13) plus its suit bit (a
 #: joker's is 1): a rank group's key is the first card's code plus the others' bits
 #: (two jokers make 2).
@@ -206,12 +219,16 @@ _CARD_CODE: Final[dict[str, int]] = {
     card: 1 if card == JOKER else _RANK_ORDER[card[0]] << 4 | 1 << SUITS.index(card[1])
     for card in _ALL_KINDS}
 #: The places (ascending) of the drops of each group, indexed by the group's key.
-_PLACES_BY_KEY = {
+_PLACES_BY_KEY: Final = {
     _CARD_CODE[cards[0]] + sum(_CARD_CODE[c] & 15 for c in cards[1:]):
         tuple(sorted(_DROP_ORDER[action] for action in drops))
     for cards, drops in _GROUP_DROPS.items()}
 _GROUP_PLACES: Final[tuple[tuple[int, ...], ...]] = tuple(
     _PLACES_BY_KEY.get(key, ()) for key in range((len(RANKS) + 1) << 4))
+#: The single-card drop of each card, indexed by the card's code.
+_SINGLE_DROP: Final[tuple[Action, ...]] = tuple(
+    {code: _DROP_ONE[card] for card, code in _CARD_CODE.items()}.get(code, "")
+    for code in range((len(RANKS) + 1) << 4))
 #: What each of the drop actions (about 450) means.
 _DROPS: Final[dict[Action, _Drop]] = {action: _drop_of(action) for action in _DROP_AT}
 
@@ -222,15 +239,25 @@ def hand_scores(hand_totals: Mapping[int, int], caller: int | None) -> dict[int,
     ``caller`` is the seat that ended the hand, or ``None`` for a no-result hand
     (turn cap), where everyone scores its total.
     """
+    scores = dict(hand_totals)
     if caller is None:
-        return dict(hand_totals)
-    lowest = min((t for s, t in hand_totals.items() if s != caller), default=None)
-    if lowest is None or hand_totals[caller] < lowest:
-        return {s: 0 if s == caller else t for s, t in hand_totals.items()}
-    return {
-        s: CALL_PENALTY if s == caller else (0 if t == lowest else t)
-        for s, t in hand_totals.items()
-    }
+        return scores
+    # Loops, not min() over a generator: compiled, several times cheaper.
+    lowest = -1  # none yet (totals are never negative)
+    for seat, total in scores.items():
+        if seat != caller and (lowest < 0 or total < lowest):
+            lowest = total
+    if lowest < 0 or scores[caller] < lowest:
+        scores[caller] = 0
+        return scores
+    for seat, total in scores.items():
+        if total == lowest:
+            scores[seat] = 0
+    scores[caller] = CALL_PENALTY
+    return scores
+
+#: Placeholder keys, as many as an observation adds to the public fields.
+_ROOM: Final = {f"room{i}": None for i in range(6)}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -332,7 +359,42 @@ class FiveState(State):
         self.last_hands: list[list[str]] = [[] for _ in range(n)]
         self.last_hand_totals: list[int | None] = [None] * n
         self._public: Observation = {}
+        self._publish()  # every key, in the documented order: a hand updates them
         self._start_hand(first_hand_deck(opts["deck"], self._all_cards, self.rng))
+
+    #: Only ever replaced, never changed in place (the lists of a hand that
+    #: ended are never changed again).
+    _clone_shares = frozenset({"order", "last_hands", "last_hand_totals"})
+
+    def _copy_into(self, other: FiveState) -> None:
+        """Field by field (the generic copy costs several times more); every
+        attribute set in ``__init__`` appears here (test_contract checks)."""
+        other.limit = self.limit
+        other.max_hands = self.max_hands
+        other.max_turns = self.max_turns
+        other.jokers = self.jokers
+        other._all_cards = self._all_cards
+        other.hands = [hand[:] for hand in self.hands]
+        other.points = self.points[:]
+        other.known = [known[:] for known in self.known]
+        other.deck = self.deck[:]
+        other.discard = self.discard[:]
+        other.taken = self.taken
+        other.totals = self.totals[:]
+        other.out_in_hand = self.out_in_hand[:]
+        other.eliminated = self.eliminated[:]
+        other.hand_no = self.hand_no
+        other.first_player = self.first_player
+        other.order = self.order
+        other.pos = self.pos
+        other.to_move = self.to_move
+        other._deciding = self._deciding
+        other.turns = self.turns
+        other.phase = self.phase
+        other.end_reason = self.end_reason
+        other.last_hands = self.last_hands
+        other.last_hand_totals = self.last_hand_totals
+        other._public = self._public.copy()  # immutable values, updated key by key
 
     # -- hands ----------------------------------------------------------------
     def _start_hand(self, deck_top_first: list[str]) -> None:
@@ -347,9 +409,16 @@ class FiveState(State):
         dealt = players * HAND_SIZE
         hands: list[list[str]] = [[] for _ in range(n)]
         points = [0] * n
-        for i, seat in enumerate(order):
-            hands[seat] = hand = _canonical(deck_top_first[i:dealt:players])
-            points[seat] = hand_total(hand)
+        for i in range(players):
+            # Sorted as ints (no key function), totalled from the same ints.
+            places = [_CARD_PLACE[card] for card in deck_top_first[i:dealt:players]]
+            places.sort()
+            total = 0
+            for place in places:
+                total += _POINTS_AT[place]
+            seat = order[i]
+            hands[seat] = [_CARD_AT[place] for place in places]
+            points[seat] = total
         self.hands = hands
         self.points = points
         self.known = [[] for _ in range(n)]
@@ -362,7 +431,7 @@ class FiveState(State):
         self._deciding = (first,)
         self.turns = 0
         self.phase = PHASE_START
-        self._publish()
+        self._publish_hand()
         events = self.events
         events.append(new_event("hand_start", {
             "hand": self.hand_no, "first_player": first, "players": order[:], "up_card": up,
@@ -374,32 +443,36 @@ class FiveState(State):
     def _end_hand(self, caller: int | None) -> None:
         hands = self.hands
         points = self.points
-        totals_now = {s: points[s] for s in self.order}
-        scores = hand_scores(totals_now, caller)
+        order = self.order
+        scores = hand_scores({seat: points[seat] for seat in order}, caller)
         n = self.num_players
+        hand_totals: list[int | None] = [None] * n
+        seat_scores: list[int | None] = [None] * n
+        totals = self.totals
+        for seat in order:
+            hand_totals[seat] = points[seat]
+            seat_scores[seat] = score = scores[seat]
+            totals[seat] += score
         # The next hand deals fresh lists, so these hands are never changed again.
         self.last_hands = hands
-        self.last_hand_totals = [totals_now.get(s) for s in range(n)]
-        totals = self.totals
-        for seat, score in scores.items():
-            totals[seat] += score
+        self.last_hand_totals = hand_totals
         limit = self.limit
-        newly_out = ([s for s in sorted(self.order) if totals[s] >= limit]
-                     if max(totals) >= limit else [])
+        out = self.out_in_hand
+        newly_out = [seat for seat in range(n) if totals[seat] >= limit and not out[seat]]
         for seat in newly_out:
-            self.out_in_hand[seat] = self.hand_no
+            out[seat] = self.hand_no
             self.eliminated[seat] = True
         self.events.append(new_event("hand_end", {
             "hand": self.hand_no,
             "result": RESULT_NO_RESULT if caller is None else RESULT_CALL,
             "caller": caller,
             "hands": [hand[:] for hand in hands],
-            "hand_totals": self.last_hand_totals[:],
-            "scores": [scores.get(s) for s in range(n)],
+            "hand_totals": hand_totals[:],
+            "scores": seat_scores,
             "totals": totals[:],
             "eliminated": newly_out,
         }))
-        remaining = self.out_in_hand.count(0)  # seats still in
+        remaining = out.count(0)  # seats still in
         if remaining <= 1:
             self._finish("last_player" if remaining else "all_out")
         elif self.hand_no >= self.max_hands:
@@ -439,7 +512,7 @@ class FiveState(State):
         public["phase"] = PHASE_DROP
         public["taken"] = card
         public["top_discard"] = discard[-1] if discard else None
-        public["discard"] = (*discard,)
+        public["discard"] = tuple(discard)
 
     def _drop(self, seat: int, action: Action) -> None:
         cards, points, drew_events, took_events = _DROPS[action]
@@ -453,7 +526,7 @@ class FiveState(State):
                 if card in known:
                     known.remove(card)
                     known_changed = True
-        self.discard += cards
+        self.discard.extend(cards)
         taken = self.taken
         events = self.events
         public = self._public
@@ -485,16 +558,16 @@ class FiveState(State):
         self._deciding = SEAT_ONLY[seat_next]
         discard = self.discard
         public["top_discard"] = discard[-1]
-        public["discard"] = (*discard,)
+        public["discard"] = tuple(discard)
         public["deck_size"] = len(self.deck)
         if len(cards) > 1:  # else the hand gained what it lost
             sizes = [*public["hand_sizes"]]
             sizes[seat] = len(hand)
-            public["hand_sizes"] = (*sizes,)
+            public["hand_sizes"] = tuple(sizes)
         if known_changed:
             known_cards = [*public["known_cards"]]
-            known_cards[seat] = (*known,)
-            public["known_cards"] = (*known_cards,)
+            known_cards[seat] = tuple(known)
+            public["known_cards"] = tuple(known_cards)
         public["turn_number"] = turns
 
     def _reshuffle(self) -> None:
@@ -512,8 +585,9 @@ class FiveState(State):
         """Drops first (index 0 drops the most points), then ``take``, then ``end``."""
         drops = drop_actions(self.hands[seat])
         if self.phase == PHASE_START:
-            drops += _TURN_START_EXTRAS
-        return (*drops,)
+            drops.append(TAKE)
+            drops.append(END)
+        return tuple(drops)  # tuple(list), not (*list,): compiled, no list in between
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         seat = self.to_move
@@ -526,20 +600,38 @@ class FiveState(State):
         else:
             self._drop(seat, action)
 
+    def _publish_hand(self) -> None:
+        """Update ``_public`` for a new hand (in place: cheaper than a rebuild)."""
+        public = self._public
+        discard = self.discard
+        public["phase"] = self.phase
+        public["taken"] = self.taken
+        public["top_discard"] = discard[-1]
+        public["discard"] = tuple(discard)
+        public["deck_size"] = len(self.deck)
+        public["hand_sizes"] = tuple([len(hand) for hand in self.hands])
+        public["known_cards"] = _NO_KNOWN[self.num_players]
+        public["totals"] = tuple(self.totals)
+        public["eliminated"] = tuple(self.eliminated)
+        public["in_hand"] = tuple(self.order)
+        public["hand_number"] = self.hand_no
+        public["first_player"] = self.first_player
+        public["turn_number"] = self.turns
+
     def _publish(self) -> None:
         """Rebuild ``_public`` from the state (a hand starts or the game ends)."""
         discard = self.discard
-        self._public = {
+        public: Observation = {
             "phase": self.phase,
             "taken": self.taken,
             "top_discard": discard[-1] if discard else None,
-            "discard": (*discard,),
+            "discard": tuple(discard),
             "deck_size": len(self.deck),
             "hand_sizes": tuple([len(hand) for hand in self.hands]),
-            "known_cards": tuple([(*known,) for known in self.known]),
-            "totals": (*self.totals,),
-            "eliminated": (*self.eliminated,),
-            "in_hand": (*self.order,),
+            "known_cards": tuple([tuple(known) for known in self.known]),
+            "totals": tuple(self.totals),
+            "eliminated": tuple(self.eliminated),
+            "in_hand": tuple(self.order),
             "hand_number": self.hand_no,
             "first_player": self.first_player,
             "turn_number": self.turns,
@@ -548,6 +640,14 @@ class FiveState(State):
             "max_turns": self.max_turns,
             "jokers": self.jokers,
         }
+        # Room for the keys each observation adds (its hand, hand points and the
+        # base's envelope): a copy keeps its original's table, and a table that
+        # must grow is rebuilt, on every observation.  Keys added then deleted
+        # leave their room (and the order of the others as it was).
+        public.update(_ROOM)
+        for key in _ROOM:
+            del public[key]
+        self._public = public
 
     def _observation(self, seat: int | None) -> Observation:
         """The game's fields of docs/rules/five.md (the base adds the
@@ -571,7 +671,10 @@ class FiveState(State):
         Within one group (out in the same hand, or still in) a lower total ranks
         higher and equal totals share a place.
         """
-        return elimination_places([out or None for out in self.out_in_hand], self.totals)
+        # Seats still in count as out in a hand after the last one: the same
+        # ranking as None, which costs elimination_places a float("-inf").
+        still_in = self.hand_no + 1
+        return elimination_places([out or still_in for out in self.out_in_hand], self.totals)
 
     def reveal(self) -> dict[str, Any]:
         """The last hand's cards and totals, running totals, eliminations, places."""

@@ -14,7 +14,10 @@ hands; a player reaching ``limit`` is eliminated.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import reduce
 from itertools import combinations
+from operator import or_
+from sys import intern
 from typing import Any, ClassVar, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
@@ -41,45 +44,46 @@ from arena.games.cards import (
     standard_deck,
 )
 
-HAND_SIZE = 5
-MAX_PLAYERS = 8
+# Final: compiled, a Final constant is a C value, any other global a dict lookup.
+HAND_SIZE: Final = 5
+MAX_PLAYERS: Final = 8
 #: Highest total that may end the hand before the first turn.
-PRECALL_MAX = 15
+PRECALL_MAX: Final = 15
 #: Highest total that may end the hand at the start of a turn (``call_below_five``: 4).
-CALL_MAX = 5
+CALL_MAX: Final = 5
 #: Penalty added to a caller who is not strictly lowest.
-CALL_PENALTY = 20
+CALL_PENALTY: Final = 20
 #: Minimum length of a run.
-RUN_MIN = 3
+RUN_MIN: Final = 3
 
-PRECALL = "precall"
-TURN = "turn"
-DRAW = "draw"
-OVER = "over"
+PRECALL: Final = "precall"
+TURN: Final = "turn"
+DRAW: Final = "draw"
+OVER: Final = "over"
 
-CALL = "call"
-PASS = "pass"
-DRAW_STACK = "draw stack"
+CALL: Final = "call"
+PASS: Final = "pass"
+DRAW_STACK: Final = "draw stack"
 
+_DECK: Final = tuple(standard_deck())  # interned names: see cards.CARD_ORDER
 #: Points of each card: A=1, 2-10 face, J=11, Q=12, K=13.
-POINTS: dict[str, int] = {r + s: RANK_ORDINAL[r] for r in RANKS for s in SUITS}
-_NUM_RANKS = len(RANKS)
-_RANK_INDEX: dict[str, int] = {c: p - 1 for c, p in POINTS.items()}
-_DECK = tuple(standard_deck())
-_SINGLE: dict[str, tuple[str]] = {card: (card,) for card in _DECK}
-_DRAW_ONE: dict[str, Action] = {card: "draw " + card for card in _DECK}
+POINTS: Final[dict[str, int]] = {intern(r + s): RANK_ORDINAL[r] for r in RANKS for s in SUITS}
+_NUM_RANKS: Final = len(RANKS)
+_RANK_INDEX: Final[dict[str, int]] = {c: p - 1 for c, p in POINTS.items()}
+_SINGLE: Final[dict[str, tuple[str]]] = {card: (card,) for card in _DECK}
+_DRAW_ONE: Final[dict[str, Action]] = {card: "draw " + card for card in _DECK}
 #: The card each ``draw C`` action picks.
-_PICKED: dict[Action, str] = {action: card for card, action in _DRAW_ONE.items()}
+_PICKED: Final[dict[Action, str]] = {action: card for card, action in _DRAW_ONE.items()}
 # Events are immutable and shared: the turns' events come from tables.
-_PASS_EVENTS = tuple(Event("pass", {"seat": seat}) for seat in range(MAX_PLAYERS))
-_STACK_DRAW_EVENTS = tuple(
+_PASS_EVENTS: Final = tuple(Event("pass", {"seat": seat}) for seat in range(MAX_PLAYERS))
+_STACK_DRAW_EVENTS: Final = tuple(
     Event("draw", {"seat": seat, "source": "stack"}) for seat in range(MAX_PLAYERS))
 #: The private ``drawn`` event of each seat and card.
-_DRAWN_EVENTS: tuple[dict[str, Event], ...] = tuple(
+_DRAWN_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("drawn", {"seat": seat, "card": card}, (seat,)) for card in _DECK}
     for seat in range(MAX_PLAYERS))
 #: The public ``draw`` event of each seat picking each card.
-_PICK_EVENTS: tuple[dict[str, Event], ...] = tuple(
+_PICK_EVENTS: Final[tuple[dict[str, Event], ...]] = tuple(
     {card: Event("draw", {"seat": seat, "source": "disposal", "card": card}) for card in _DECK}
     for seat in range(MAX_PLAYERS))
 
@@ -173,8 +177,25 @@ _CARD_CODE: Final[dict[str, int]] = {
 _SUIT_FIELDS: Final = (1 << _RANK_SHIFT) - 1
 #: The aces' bits of the suit fields.
 _ACES: Final = sum(1 << _NUM_RANKS * suit for suit in range(len(SUITS)))
+_SUIT_MASK: Final = (1 << _NUM_RANKS) - 1
+
+
+def _group_places(cards: list[str]) -> tuple[int, ...]:
+    """The places of the disposals of some cards of one rank: singles, sets."""
+    sizes = range(1, len(cards) + 1)
+    return tuple([_DROP_PLACE[sub] for size in sizes for sub in combinations(cards, size)])
+
+
+#: The places of the singles and sets of each group of cards of one rank, by
+#: the group's codes or-ed (which say its rank and its suits).
+_GROUP_PLACES: Final[dict[int, tuple[int, ...]]] = {
+    reduce(or_, [_CARD_CODE[card] for card in cards]): _group_places(cards)
+    for rank in RANKS for size in range(1, len(SUITS) + 1)
+    for cards in map(list, combinations([rank + suit for suit in SUITS], size))}
+#: :func:`_suit_runs` memo.
+_RUN_PLACES: Final[dict[int, tuple[int, ...]]] = {}
 #: What a seat whose total allows it may do beside dropping.
-_CALL_ONLY = (CALL,)
+_CALL_ONLY: Final = (CALL,)
 
 
 def turn_drops(hand: Sequence[str]) -> list[Action]:
@@ -201,10 +222,46 @@ def _turn_legal(hand: Sequence[str], extras: tuple[Action, ...]) -> tuple[Action
             or suits & suits >> _NUM_RANKS - 1 & _ACES):
         # No set and no run: the singles, highest first.
         # (Indices, not reversed(): compiled, a range loop costs no iterator.)
-        return (*[_DROP_ONE[hand[i]] for i in range(len(hand) - 1, -1, -1)], *extras)
-    places = [_DROP_PLACE[cards] for cards in disposals(hand)]
-    places.sort()
-    return (*[_DROP_AT[place] for place in places], *extras)
+        drops = [_DROP_ONE[hand[i]] for i in range(len(hand) - 1, -1, -1)]
+    else:
+        places = _disposal_places(hand, suits)
+        places.sort()
+        drops = [_DROP_AT[place] for place in places]
+    drops.extend(extras)
+    return tuple(drops)  # tuple(list), not (*list,): compiled, no list in between
+
+
+def _disposal_places(hand: Sequence[str], suits: int) -> list[int]:
+    """The places of every disposal of ``hand`` (``suits``: its cards' codes
+    or-ed, suit fields only), from tables: each rank group's singles and sets,
+    each suit's runs (as :func:`disposals` finds them, without its tuples)."""
+    places: list[int] = []
+    group = 0  # the codes of the rank group being read, or-ed
+    for i in range(len(hand)):  # by index: compiled, a Sequence's iterator is an object
+        code = _CARD_CODE[hand[i]]
+        if group and code >> _RANK_SHIFT != group >> _RANK_SHIFT:
+            places += _GROUP_PLACES[group]
+            group = 0
+        group |= code
+    if group:
+        places += _GROUP_PLACES[group]
+    for suit in range(len(SUITS)):
+        ranks = suits >> _NUM_RANKS * suit & _SUIT_MASK
+        fewer = ranks & ranks - 1  # two lowest bits gone: a run needs a third
+        if fewer & fewer - 1:
+            places += _suit_runs(suit, ranks)
+    return places
+
+
+def _suit_runs(suit: int, ranks: int) -> tuple[int, ...]:
+    """The places of the runs among the cards of ``suit`` whose rank indices
+    are the bits of ``ranks`` (memoised: at most 4 * 2**13 sets)."""
+    key = suit << _NUM_RANKS | ranks
+    places = _RUN_PLACES.get(key)
+    if places is None:
+        cards = [_DECK[suit * _NUM_RANKS + r] for r in range(_NUM_RANKS) if ranks >> r & 1]
+        places = _RUN_PLACES[key] = tuple([_DROP_PLACE[run] for run in _runs(cards)])
+    return places
 
 
 class _Drop(NamedTuple):
@@ -222,7 +279,7 @@ class _Drop(NamedTuple):
 
 
 def _drop_of(action: Action) -> _Drop:
-    cards = tuple(action.split()[1:])
+    cards = tuple([intern(card) for card in action.split()[1:]])  # see cards.CARD_ORDER
     live = tuple(canonical(cards))
     listed = [*cards]  # one list for every event: events are never changed
     return _Drop(cards, hand_total(cards), live,
@@ -264,6 +321,9 @@ def hand_scores(
     if caller not in winners:
         scores[caller] = caller_total + penalty
     return scores, winners
+
+#: Placeholder keys, as many as an observation adds to the public fields.
+_ROOM: Final = {f"room{i}": None for i in range(6)}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -319,6 +379,43 @@ class FiveOrLessState(State):
         self._public: Observation = {}
         deck = first_hand_deck(opts["deck"], game.deck(), self.rng)
         self._start_hand(deck)
+
+    #: Only ever replaced, never changed in place.
+    _clone_shares = frozenset({"order", "dropped", "last_result"})
+
+    def _copy_into(self, other: FiveOrLessState) -> None:
+        """Field by field (the generic copy costs several times more); every
+        attribute set in ``__init__`` appears here (test_contract checks)."""
+        other.limit = self.limit
+        other.max_hands = self.max_hands
+        other.max_turns = self.max_turns
+        other.call_max = self.call_max
+        other.totals = self.totals[:]
+        other.active = self.active[:]
+        other.eliminated = [batch[:] for batch in self.eliminated]
+        other.hands_played = self.hands_played
+        other.hand_number = self.hand_number
+        other.dealer = self.dealer
+        other.first = self.first
+        other.order = self.order
+        other.pos = self.pos
+        other.to_move = self.to_move
+        other._deciding = self._deciding
+        other.phase = self.phase
+        other.turns = self.turns
+        other.hands = [hand[:] for hand in self.hands]
+        other.points = self.points[:]
+        other.known = [known[:] for known in self.known]
+        other.stack = self.stack[:]
+        other.discards = self.discards[:]
+        other.live = self.live[:]
+        other.live_owner = self.live_owner
+        other._draws = self._draws
+        other.dropped = self.dropped
+        other._drop_action = self._drop_action
+        other.precall_queue = self.precall_queue[:]
+        other.last_result = self.last_result
+        other._public = self._public.copy()  # immutable values, updated key by key
 
     # -- hand flow ----------------------------------------------------------
     def _start_hand(self, deck_top_first: list[str]) -> None:
@@ -470,7 +567,7 @@ class FiveOrLessState(State):
         public["phase"] = DRAW
         sizes = [*public["hand_sizes"]]
         sizes[seat] = len(hand)
-        public["hand_sizes"] = (*sizes,)
+        public["hand_sizes"] = tuple(sizes)
         public["disposal"] = cards
 
     def _draw(self, seat: int, action: Action) -> None:
@@ -495,8 +592,8 @@ class FiveOrLessState(State):
         self.points[seat] += POINTS[card]
         discards = self.discards
         if live:
-            discards += live
-            public["discards"] = (*discards,)
+            discards.extend(live)
+            public["discards"] = tuple(discards)
         _, _, disposal, self._draws, _ = _DROPS[self._drop_action]
         self.live = [*disposal]  # the disposal in canonical order
         self.live_owner = seat
@@ -514,7 +611,7 @@ class FiveOrLessState(State):
         public["turn_number"] = turns
         sizes = [*public["hand_sizes"]]
         sizes[seat] = len(hand)
-        public["hand_sizes"] = (*sizes,)
+        public["hand_sizes"] = tuple(sizes)
         public["stack_size"] = len(self.stack)
         public["previous_disposal"] = disposal
         public["previous_player"] = seat
@@ -532,7 +629,7 @@ class FiveOrLessState(State):
     def _publish(self) -> None:
         """Rebuild ``_public`` from the state (a hand starts or the game ends)."""
         phase = self.phase
-        self._public = {
+        public: Observation = {
             "phase": phase,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -540,19 +637,27 @@ class FiveOrLessState(State):
             "turn_number": self.turns,
             "hand_sizes": tuple([len(hand) for hand in self.hands]),
             "known": _frozen(self.known),
-            "totals": (*self.totals,),
-            "active": (*self.active,),
+            "totals": tuple(self.totals),
+            "active": tuple(self.active),
             "stack_size": len(self.stack),
-            "discards": (*self.discards,),
-            "previous_disposal": (*self.live,),
+            "discards": tuple(self.discards),
+            "previous_disposal": tuple(self.live),
             "previous_player": self.live_owner,
-            "disposal": (*self.dropped,),
+            "disposal": tuple(self.dropped),
             "call_max": PRECALL_MAX if phase == PRECALL else self.call_max,
             "call_below_five": self.call_max < CALL_MAX,
             "limit": self.limit,
             "max_hands": self.max_hands,
             "max_turns": self.max_turns,
         }
+        # Room for the keys each observation adds (its hand, hand points and the
+        # base's envelope): a copy keeps its original's table, and a table that
+        # must grow is rebuilt, on every observation.  Keys added then deleted
+        # leave their room (and the order of the others as it was).
+        public.update(_ROOM)
+        for key in _ROOM:
+            del public[key]
+        self._public = public
 
     def _observation(self, seat: int | None) -> Observation:
         """Own hand, public piles, every seat's hand size, known picked cards,
@@ -599,7 +704,7 @@ class FiveOrLessState(State):
 
 def _frozen(piles: list[list[str]]) -> tuple[tuple[str, ...], ...]:
     """``piles`` as a tuple of tuples (a comprehension: compiled, no map object)."""
-    return tuple([(*pile,) for pile in piles])
+    return tuple([tuple(pile) for pile in piles])
 
 
 def _clockwise(start: int, n: int) -> list[int]:
