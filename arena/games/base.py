@@ -97,7 +97,7 @@ class Event(NamedTuple):
         return out
 
 
-_tuple_new = tuple.__new__
+_tuple_new: Final = tuple.__new__
 #: ``(seat,)`` for each seat: a state's deciding seats or an event's ``to`` while
 #: one seat decides or sees (shared tuples, not one made per turn).
 SEAT_ONLY: Final[tuple[tuple[int], ...]] = tuple((seat,) for seat in range(16))
@@ -244,9 +244,18 @@ def elimination_places(out_in_hand: Sequence[int | None], totals: Sequence[float
     (``None``) rank above everyone out, a later elimination (higher hand number)
     above an earlier one; within a group a lower total ranks higher; equal
     (group, total) share a place."""
-    keys = [(float("-inf") if out is None else -out, total)
-            for out, total in zip(out_in_hand, totals, strict=True)]
-    return [1 + sum(1 for other in keys if other < key) for key in keys]
+    # Still in = out after every hand: one int comparison, no float("-inf") per key.
+    after_all = 1 + max([out for out in out_in_hand if out is not None], default=0)
+    outs = [after_all if out is None else out for out in out_in_hand]
+    places = []
+    for seat, out in enumerate(outs):
+        total = totals[seat]
+        place = 1
+        for other, other_out in enumerate(outs):
+            if other_out > out or (other_out == out and totals[other] < total):
+                place += 1
+        places.append(place)
+    return places
 
 
 _ATOMIC: frozenset[type] = frozenset({int, float, str, bool, type(None), bytes})

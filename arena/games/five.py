@@ -671,10 +671,7 @@ class FiveState(State):
         Within one group (out in the same hand, or still in) a lower total ranks
         higher and equal totals share a place.
         """
-        # Seats still in count as out in a hand after the last one: the same
-        # ranking as None, which costs elimination_places a float("-inf").
-        still_in = self.hand_no + 1
-        return elimination_places([out or still_in for out in self.out_in_hand], self.totals)
+        return elimination_places([out or None for out in self.out_in_hand], self.totals)
 
     def reveal(self) -> dict[str, Any]:
         """The last hand's cards and totals, running totals, eliminations, places."""
