@@ -114,7 +114,7 @@ class ArenaEnv(AECEnv[str, dict[str, np.ndarray], int | None]):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The vector and the action mask of ``agent`` (all zeros unless it decides)."""
         seat = self._seat[agent]
-        state = self._live()
+        state = self.state or self._live()
         legal = () if seat in self._pending else state.legal_actions(seat)
         vector, mask = self.encoder.encode(state.observation(seat), legal, seat)
         return {"observation": vector, "action_mask": mask}
@@ -140,7 +140,7 @@ class ArenaEnv(AECEnv[str, dict[str, np.ndarray], int | None]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._live()
+        state = self.state or self._live()
         seat = self._seat[agent]
         legal = state.legal_actions(seat)
         if action is None or not 0 <= int(action) < len(legal):

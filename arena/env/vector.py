@@ -15,7 +15,8 @@ which is the index into ``legal``, as a bot does on the wire.
 For speed the fields are written into a standard-library ``array('f')`` (an
 item costs half what a numpy scalar does, with the same float32 rounding), each
 distinct action string's slot is encoded once and kept as bytes, and the
-vector is joined from those bytes in one copy.
+vector is joined from those bytes in one copy.  The arena compiles this module
+with its engines (arena/games/native.py); a copy runs as it is.
 """
 
 from __future__ import annotations
@@ -314,9 +315,7 @@ MAX_ACTIONS: dict[str, int] = {
 #: Games whose action's last card counts apart (five: the card left on top).
 LAST_CARD = frozenset({"five"})
 #: The most encoded action slots an encoder keeps.
-MAX_SLOTS = 200_000
-#: The most encoded values an encoder keeps per field.
-MAX_VALUES = 4096
+MAX_SLOTS = 50_000
 
 
 class VectorEncoder:
@@ -344,11 +343,11 @@ class VectorEncoder:
         self.slot_size = len(self.types) + count * (2 if self.last_card else 1)
         self.max_actions = MAX_ACTIONS[game]
         self.size = self.state_size + self.max_actions * self.slot_size
-        # What encode() reuses: a context per seat, each field's encodings of the
-        # values met (as bytes), the zeros and each action string's slot.
+        # What encode() reuses: the fields that write something, a context per
+        # seat, the zeros it copies and each action string's slot, as bytes.
+        self._written = [(name, enc, at) for name, enc, at in self.fields if enc is not SKIP]
         self._contexts = [Context(self.index, players, seat) for seat in range(players)]
-        self._plan = [_Field(name, enc, bytes(4 * enc.width(count, players)), players)
-                      for name, enc, at in self.fields if enc is not SKIP]
+        self._zero_state = bytes(4 * self.state_size)
         self._zero_slots = memoryview(bytes(4 * self.max_actions * self.slot_size))
         self._masks = [np.array([1] * n + [0] * (self.max_actions - n), np.int8)
                        for n in range(self.max_actions + 1)]
@@ -369,15 +368,13 @@ class VectorEncoder:
         if len(legal) > self.max_actions:
             raise ValueError(f"{self.game}: {len(legal)} legal actions, more than the "
                              f"{self.max_actions} the encoding allows")
+        state = array("f", self._zero_state)
         ctx = self._context(seat)
-        fields: dict[str, Any] = (  # a dict's own lookups, when compiled
-            observation if type(observation) is dict else dict(observation))
-        parts: list[Any] = []
-        for field in self._plan:
-            value = fields.get(field.name, _MISSING)  # a spectator's view lacks the hand
-            parts.append(field.zeros if value is _MISSING else field.encode(value, ctx))
+        for name, enc, at in self._written:
+            if name in observation:  # a spectator's view lacks the hand
+                enc.write(state, at, observation[name], ctx)
         slots = self._slots
-        parts += [slots.get(action) or self._slot(action) for action in legal]
+        parts: list[Any] = [state, *[slots.get(action) or self._slot(action) for action in legal]]
         parts.append(self._zero_slots[len(legal) * self.slot_size * 4:])
         vector = np.frombuffer(bytearray().join(parts), np.float32)
         mask = self._masks[len(legal)].copy()
@@ -410,50 +407,3 @@ class VectorEncoder:
             self._slots.clear()
         slot = self._slots[action] = out.tobytes()
         return slot
-
-
-_MISSING = object()
-
-
-class _Field:
-    """One field of the vector and its encodings of the values met (bytes),
-    keyed by the observer's seat and the value while the values are hashable.
-    Equal values encode equally: the observations' numbers are ints and bools
-    (a float -0.0 met after 0.0 would be given 0.0's encoding)."""
-
-    def __init__(self, name: str, enc: Encoder, zeros: bytes, players: int) -> None:
-        self.name = name
-        self.enc = enc
-        self.zeros = zeros
-        self.cache: dict[Any, bytes] | None = {}
-        # Per seat, the last value found in the cache and its encoding: an engine
-        # hands out the same tuple while it does not change, found again unhashed.
-        self.last: list[tuple[Any, bytes]] = [(_MISSING, zeros)] * players
-
-    def encode(self, value: Any, ctx: Context) -> bytes:
-        seat = ctx.seat
-        known = 0 <= seat < len(self.last)
-        if known and self.last[seat][0] is value:
-            return self.last[seat][1]
-        cache = self.cache
-        if cache is None:
-            return self._encoded(value, ctx)
-        listed = type(value) is list
-        key = (seat, tuple(value) if listed else value)
-        try:
-            found = cache.get(key)
-        except TypeError:  # a map, or lists of maps: encoded every time
-            self.cache = None
-            return self._encoded(value, ctx)
-        if found is None:
-            if len(cache) >= MAX_VALUES:
-                cache.clear()
-            found = cache[key] = self._encoded(value, ctx)
-        if known and not listed:  # a list may change in place
-            self.last[seat] = (value, found)
-        return found
-
-    def _encoded(self, value: Any, ctx: Context) -> bytes:
-        out = array("f", self.zeros)
-        self.enc.write(out, 0, value, ctx)
-        return out.tobytes()
