@@ -216,3 +216,53 @@ def test_the_environment_imports_no_trio() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
     assert done.stdout.strip() == "[]"
+
+
+def test_observations_are_new_writable_arrays() -> None:
+    """Each observe() returns arrays of its own: writing into one changes no other."""
+    env = make("five", 3)
+    env.reset(seed=2)
+    agent = env.agent_selection
+    first, second = env.observe(agent), env.observe(agent)
+    for key in ("observation", "action_mask"):
+        assert first[key] is not second[key] and first[key].flags.writeable
+        assert np.array_equal(first[key], second[key])
+        first[key][:] = 7
+        assert not np.array_equal(first[key], env.observe(agent)[key])
+        assert np.array_equal(second[key], env.observe(agent)[key])
+
+
+HASH_GAMES = """
+import hashlib, random, sys
+import numpy as np
+from arena.env import make
+from arena.games import game_names, native
+digest = hashlib.sha256()
+for name in game_names():
+    env, rng = make(name, 3 if name != "octablitz" else 4), random.Random(5)
+    for seed in range(3):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            observation, _, terminated, _, _ = env.last()
+            digest.update(observation["observation"].tobytes())
+            digest.update(observation["action_mask"].tobytes())
+            if terminated:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+print(native.status().split(" (")[0], digest.hexdigest())
+"""
+
+
+def test_compiled_and_pure_encoders_write_the_same_bytes() -> None:
+    """The vector encoder is compiled with the engines (when they are built): it
+    writes the bytes its pure-Python source writes, in every game."""
+    def run(pure: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-c", HASH_GAMES], capture_output=True,
+                              text=True, timeout=600, check=True,
+                              env={**os.environ, "PYTHONPATH": os.getcwd(), "ARENA_PURE": pure})
+        return done.stdout.split()
+
+    compiled, pure = run("0"), run("1")
+    assert pure[:3] == ["engines:", "pure", "Python"]
+    assert compiled[-1] == pure[-1]

@@ -7,6 +7,7 @@ who simulate, search or train locally (docs/lab.md).
 nothing of the runner: no trio, no processes, no clock.
 """
 
+import arena.games  # noqa: F401 - first: the compiled vector encoder's loader (games/native.py)
 from arena.env.aec import ArenaEnv, make, rewards_of
 from arena.env.vector import VectorEncoder
 

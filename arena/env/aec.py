@@ -105,6 +105,7 @@ class ArenaEnv(AECEnv[str, dict[str, np.ndarray], int | None]):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._rewards_cleared = False
         self._pending: dict[int, str] = {}
         self._window: tuple[int, ...] = ()
         self._next_window()
@@ -113,7 +114,7 @@ class ArenaEnv(AECEnv[str, dict[str, np.ndarray], int | None]):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The vector and the action mask of ``agent`` (all zeros unless it decides)."""
         seat = self._seat[agent]
-        state = self._live()
+        state = self.state or self._live()
         legal = () if seat in self._pending else state.legal_actions(seat)
         vector, mask = self.encoder.encode(state.observation(seat), legal, seat)
         return {"observation": vector, "action_mask": mask}
@@ -139,22 +140,24 @@ class ArenaEnv(AECEnv[str, dict[str, np.ndarray], int | None]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._live()
+        state = self.state or self._live()
         seat = self._seat[agent]
         legal = state.legal_actions(seat)
         if action is None or not 0 <= int(action) < len(legal):
             raise IllegalActionError(
                 f"{agent} chose action {action} but has {len(legal)} legal actions")
         self._cumulative_rewards[agent] = 0.0
-        self._pending[seat] = legal[int(action)]
-        waiting = [s for s in self._window if s not in self._pending]
-        if waiting:
-            self.agent_selection = agent_name(waiting[0])
+        pending = self._pending
+        pending[seat] = legal[int(action)]
+        if len(pending) < len(self._window):  # pending holds seats of the window only
+            self.agent_selection = next(
+                self.possible_agents[s] for s in self._window if s not in pending)
             return
-        state.apply_actions(self._pending)
+        state.apply_actions(pending)
         self._pending = {}
         self._next_window()
-        self._accumulate_rewards()
+        if not self._rewards_cleared:  # the game is over: its rewards
+            self._accumulate_rewards()
 
     def _next_window(self) -> None:
         """Select the first seat of the next decision, or end the game."""
@@ -165,11 +168,19 @@ class ArenaEnv(AECEnv[str, dict[str, np.ndarray], int | None]):
                                      strict=True):
                 self.rewards[agent] = reward
                 self.terminations[agent] = True
+            self._rewards_cleared = False
             self.agent_selection = self.agents[0]
             self._window = ()
             return
         self._window = state.deciding_seats()
-        self.agent_selection = agent_name(self._window[0])
+        self.agent_selection = self.possible_agents[self._window[0]]
+
+    def _clear_rewards(self) -> None:
+        # Rewards are non-zero only from the end of a game on: the other steps
+        # skip the loop setting them to 0 (and adding them to the cumulative ones).
+        if not self._rewards_cleared:
+            super()._clear_rewards()
+            self._rewards_cleared = True
 
     def _live(self) -> State:
         if self.state is None:

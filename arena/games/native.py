@@ -42,6 +42,7 @@ MODULES: tuple[str, ...] = (
     # Not a game: the replay views a report computes for every stored game (it imports
     # the games through the registry, so the group's finder is in place first).
     "arena.store.replays",
+    "arena.env.vector",  # the lab's vector: half an env step in pure Python (docs/lab.md#speed)
 )
 #: Modules outside the group whose declarations the compiled ones are built against
 #: (mypyc checks the values they hand over by those types): digested with
