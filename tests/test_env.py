@@ -266,3 +266,16 @@ def test_compiled_and_pure_encoders_write_the_same_bytes() -> None:
     compiled, pure = run("0"), run("1")
     assert pure[:3] == ["engines:", "pure", "Python"]
     assert compiled[-1] == pure[-1]
+
+
+def test_the_encoder_takes_a_numpy_integer_seat() -> None:
+    """A lab's code often holds seats as numpy integers: the compiled encoder takes
+    them as the pure one does."""
+    env = make("five", 3)
+    env.reset(seed=4)
+    state, encoder = env.state, env.encoder
+    seat = state.deciding_seats()[0]
+    observation, legal = state.observation(seat), state.legal_actions(seat)
+    by_int = encoder.encode(observation, legal, seat)
+    by_numpy = encoder.encode(observation, legal, np.int64(seat))
+    assert all(np.array_equal(a, b) for a, b in zip(by_int, by_numpy, strict=True))

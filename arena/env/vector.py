@@ -24,7 +24,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from operator import index as as_int
+from typing import Any, SupportsIndex, TypeAlias
 
 import numpy as np
 
@@ -361,7 +362,7 @@ class VectorEncoder:
         return [*rows, ("legal", self.state_size, self.max_actions * self.slot_size)]
 
     def encode(self, observation: Mapping[str, Any], legal: Sequence[str],
-               seat: int) -> tuple[np.ndarray, np.ndarray]:
+               seat: SupportsIndex) -> tuple[np.ndarray, np.ndarray]:
         """The vector (float32) and the mask (int8) of ``seat``'s observation and
         legal actions (``legal`` empty: the seat does not decide, all zeros).
         Both are new writable arrays."""
@@ -369,7 +370,7 @@ class VectorEncoder:
             raise ValueError(f"{self.game}: {len(legal)} legal actions, more than the "
                              f"{self.max_actions} the encoding allows")
         state = array("f", self._zero_state)
-        ctx = self._context(seat)
+        ctx = self._context(as_int(seat))  # a numpy integer too (compiled, int alone passes)
         for name, enc, at in self._written:
             if name in observation:  # a spectator's view lacks the hand
                 enc.write(state, at, observation[name], ctx)
