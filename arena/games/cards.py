@@ -97,7 +97,7 @@ def shuffled(cards: Sequence[T], rng: random.Random) -> list[T]:
 
 
 def deal(
-    deck_top_first: Sequence[T], num_players: int, hand_size: int, first_seat: int
+    deck_top_first: list[T], num_players: int, hand_size: int, first_seat: int
 ) -> tuple[list[list[T]], list[T]]:
     """Deal one card at a time in turn order from ``first_seat`` until every hand
     holds ``hand_size``; return the hands and the rest as a pile (top card last,
@@ -107,9 +107,10 @@ def deal(
         raise ValueError(
             f"{len(deck_top_first)} cards cannot deal {num_players} hands of {hand_size}")
     hands: list[list[T]] = [[] for _ in range(num_players)]
-    # The k-th card dealt goes to the (k mod n)-th seat from first_seat.
+    # The k-th card dealt goes to the (k mod n)-th seat from first_seat.  A list, not
+    # any sequence: compiled, its slices are direct calls (engines deal every hand).
     for offset in range(num_players):
-        hands[(first_seat + offset) % num_players] = [*deck_top_first[offset:dealt:num_players]]
-    rest = [*deck_top_first[dealt:]]
+        hands[(first_seat + offset) % num_players] = deck_top_first[offset:dealt:num_players]
+    rest = deck_top_first[dealt:]
     rest.reverse()
     return hands, rest

@@ -517,7 +517,7 @@ class OctablitzState(State):
         self._start_deal(0, first)
 
     # -- dealing --------------------------------------------------------------
-    def _start_deal(self, leader: int, deck_top_first: Sequence[int]) -> None:
+    def _start_deal(self, leader: int, deck_top_first: list[int]) -> None:
         n = self.num_players
         self.deal_no += 1
         dealt, rest = deck_tools.deal(deck_top_first, n, self.hand_size, leader)
