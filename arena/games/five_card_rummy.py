@@ -67,6 +67,9 @@ _DISCARDED: Final[dict[str, int]] = {action: c for c, action in enumerate(_DISCA
 
 DRAW_STOCK: Final = "draw stock"
 TAKE_DISCARD: Final = "take discard"
+#: A turn's start actions when the hand declares nothing.
+_DRAW_ONLY: Final[tuple[str, ...]] = (DRAW_STOCK,)
+_DRAW_OR_TAKE: Final[tuple[str, ...]] = (DRAW_STOCK, TAKE_DISCARD)
 
 # Phases.  (Final: compiled, a module-level name that is not is a dict lookup per use.)
 START: Final = 0
@@ -829,11 +832,20 @@ class FiveCardRummyState(State):
         first = (self.dealer + 1) % n
         deck = ([CARD[name] for name in stacked] if stacked is not None
                 else cards.shuffled(_DECK_CARDS, self.rng))
-        hands, self.stock = cards.deal(deck, n, HAND_SIZE, first)
-        for hand in hands:
+        # cards.deal inlined (a hand is ~10 decisions, so its deal is a cost per
+        # decision): the k-th card dealt goes to the (k mod n)-th seat from first.
+        dealt = n * HAND_SIZE
+        hands: list[list[int]] = [[]] * n
+        bits = [0] * n
+        for offset in range(n):
+            hand = deck[offset:dealt:n]
             hand.sort()
+            seat = (first + offset) % n
+            hands[seat] = hand
+            bits[seat] = card_bits(hand)
         self.hands = hands
-        self.hand_bits = [card_bits(hand) for hand in hands]
+        self.hand_bits = bits
+        self.stock = deck[:dealt - 1:-1]  # the rest, top card last
         self.pile = []
         self._pile_names = []
         self.known = [[] for _ in range(n)]
@@ -845,19 +857,22 @@ class FiveCardRummyState(State):
         self._new_hand_public()
         events = self.events
         events.append(new_event("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
-                                            "first": first, "scores": list(self.totals)}))
+                                            "first": first, "scores": self.totals[:]}))
         for seat in range(n):
             events.append(new_event("deal", {"seat": seat, "cards": card_names(hands[seat])},
                                  SEAT_ONLY[seat]))
 
     def _end_hand(self, summary: dict[str, Any], next_dealer: int) -> None:
-        summary["hands"] = [card_names(h) for h in self.hands]
-        summary["scores"] = list(self.totals)
+        """Record the hand's ``summary`` (which already holds every key, the
+        next dealer included: one dict built whole, never grown) and go on."""
         self.dealer = next_dealer
-        summary["next_dealer"] = next_dealer
         self.last_hand = summary
         self.events.append(new_event("hand_end", summary.copy()))
-        if max(self.totals) >= self.target:
+        top = 0
+        for total in self.totals:  # max() of a list is a generic call, compiled
+            if total > top:
+                top = total
+        if top >= self.target:
             self._end_game("target")
         elif self.hand_number >= self.max_hands:
             self._end_game("max_hands")
@@ -874,20 +889,25 @@ class FiveCardRummyState(State):
     def deciding_seats(self) -> tuple[int, ...]:
         return () if self.phase == OVER else SEAT_ONLY[self.current]
 
-    def _legal_actions(self, seat: int) -> list[Action]:
+    # Tuples: the base keeps the legal actions as a tuple, and tuple() of one is itself.
+    def _legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Turn start: ``draw stock``, ``take discard`` (if the pile has a card),
         then every declaration (highest points first).  After drawing: a
         discard of any card but the one taken from the pile."""
         return self._start_actions() if self.phase == START else self._discard_actions()
 
-    def _start_actions(self) -> list[Action]:
+    def _start_actions(self) -> tuple[Action, ...]:
+        found = _declarations(self.hand_bits[self.current])
+        if not found:  # about half the turns of a random game: a shared tuple
+            return _DRAW_OR_TAKE if self.pile else _DRAW_ONLY
         actions = [DRAW_STOCK, TAKE_DISCARD] if self.pile else [DRAW_STOCK]
-        for order, winning in _declarations(self.hand_bits[self.current]):
+        for order, winning in found:
             actions.append(_declare_action(order, winning))
-        return actions
+        return tuple(actions)
 
-    def _discard_actions(self) -> list[Action]:
-        return [_DISCARD_ACTION[c] for c in self.hands[self.current] if c != self.taken]
+    def _discard_actions(self) -> tuple[Action, ...]:
+        taken = self.taken
+        return tuple([_DISCARD_ACTION[c] for c in self.hands[self.current] if c != taken])
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         action = actions[self.current]
@@ -964,7 +984,8 @@ class FiveCardRummyState(State):
             summary: dict[str, Any] = {
                 "hand": self.hand_number, "reason": "turn_cap", "outcome": "no_result",
                 "declarer": None, "category": None, "cards": [], "points": 0,
-                "scorer": None, "scored": 0, "lay_off": None,
+                "scorer": None, "scored": 0, "lay_off": None, "hands": self._hand_names(),
+                "scores": self.totals[:], "next_dealer": self.dealer,
             }
             self._end_hand(summary, self.dealer)
             return
@@ -982,15 +1003,22 @@ class FiveCardRummyState(State):
         self.events.append(new_event("declare", {"seat": seat, "category": category,
                                               "cards": card_names(winning), "points": points}))
         result = _resolve(seat, card_bits(winning), points, self.hand_bits)
-        if result.scorer is not None:
-            self.totals[result.scorer] += result.points
+        scorer = result.scorer
+        if scorer is not None:
+            self.totals[scorer] += result.points
+        next_dealer = seat if scorer is None else scorer
         summary: dict[str, Any] = {
             "hand": self.hand_number, "reason": "declared", "outcome": result.outcome,
             "declarer": seat, "category": category, "cards": card_names(winning),
-            "points": points, "scorer": result.scorer, "scored": result.points,
+            "points": points, "scorer": scorer, "scored": result.points,
             "lay_off": None if result.lay_off is None else result.lay_off.to_dict(),
+            "hands": self._hand_names(), "scores": self.totals[:], "next_dealer": next_dealer,
         }
-        self._end_hand(summary, seat if result.scorer is None else result.scorer)
+        self._end_hand(summary, next_dealer)
+
+    def _hand_names(self) -> list[list[str]]:
+        """Every seat's hand as card names (a hand's summary)."""
+        return [card_names(hand) for hand in self.hands]
 
     #: Set whole at the end of a hand, never changed after.
     _clone_shares = frozenset({"last_hand"})
