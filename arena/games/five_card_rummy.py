@@ -36,7 +36,6 @@ these hand cards"), so the number of hand cards it can use is a range
 
 from __future__ import annotations
 
-from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, combinations, product
@@ -250,6 +249,15 @@ class Pool:
             c = r * 4 + suit
             parts.append(((c,), (), 1) if w_bits >> c & 1 else ((), (c,), 1))
         return parts
+
+
+def _insert(cards_: list[int], card: int) -> None:
+    """Insert ``card`` into the sorted ``cards_`` (``bisect.insort`` for a few
+    ints: compiled, a typed loop is cheaper than its generic call)."""
+    i = len(cards_)
+    while i and cards_[i - 1] > card:
+        i -= 1
+    cards_.insert(i, card)
 
 
 def card_bits(cards: Sequence[int]) -> int:
@@ -569,11 +577,17 @@ class Extension:
 _Found = tuple[Category, list[_Part], int]
 
 
-def _search(pool: Pool, above: int, at_most: int = 100,
-            first_single: bool = False) -> tuple[_Found | None, _Found | None]:
+def _search(pool: Pool, above: int, at_most: int = 100, first_single: bool = False,
+            single_size: int = 5, want_multi: bool = True
+            ) -> tuple[_Found | None, _Found | None]:
     """The best one-card and the best multi-card extension in ``pool`` scoring
     more than ``above`` (and at most ``at_most``); with ``first_single`` the
-    search stops at the best one-card extension (then no multi-card one counts)."""
+    search stops at the best one-card extension (then no multi-card one counts).
+
+    A one-card extension holds at most ``single_size`` cards (the winning
+    cards and one more): once a multi-card one is found, or when none is
+    wanted (``want_multi``; then the multi-card result means nothing), larger
+    categories are not searched."""
     single: _Found | None = None
     multi: _Found | None = None
     for _, cat in _ROWS[pool.has]:
@@ -581,6 +595,8 @@ def _search(pool: Pool, above: int, at_most: int = 100,
             continue
         if cat.points <= above:
             break
+        if cat.size > single_size and (multi is not None or not want_multi):
+            continue
         top = cat.size - 1  # at least one winning card
         for parts in cat.find(pool):
             lo = hi = 0
@@ -658,23 +674,29 @@ def resolve_declaration(
 
     ``lay_off`` is the scoring one-card extension, or for a nullified hand the
     best multi-card extension of the nearest opponent clockwise that has one."""
-    return _resolve(declarer, card_bits(winning), points, [card_bits(h) for h in hands])
+    return _resolve(declarer, card_bits(winning), len(winning), points,
+                    [card_bits(h) for h in hands])
 
 
-def _resolve(declarer: int, winning: int, points: int, hands: list[int]) -> LayOffResult:
-    """:func:`resolve_declaration` of cards as bitmasks."""
+def _resolve(declarer: int, winning: int, size: int, points: int,
+             hands: list[int]) -> LayOffResult:
+    """:func:`resolve_declaration` of cards as bitmasks (``size`` winning cards)."""
     n = len(hands)
+    single_size = size + 1  # the winning cards and one laid-off card
     best: tuple[int, _Found] | None = None
     nullifier: tuple[int, _Found] | None = None
+    above = points  # a later seat's one-card extension counts only if it scores more
     for offset in range(1, n):
         seat = (declarer + offset) % n
-        if _TOP_POINTS[_has_at_most(winning | hands[seat])] <= points:
+        if _TOP_POINTS[_has_at_most(winning | hands[seat])] <= above:
             continue  # the search would find nothing scoring more
-        single, multi = _search(Pool(winning, hands[seat]), points, first_single=True)
+        single, multi = _search(Pool(winning, hands[seat]), above, first_single=True,
+                                single_size=single_size,
+                                want_multi=best is None and nullifier is None)
         if single is not None:
-            if best is None or single[0].points > best[1][0].points:
-                best = seat, single
-        elif multi is not None and nullifier is None:
+            best = seat, single
+            above = single[0].points
+        elif multi is not None and nullifier is None and best is None:
             nullifier = seat, multi
     if best is not None:
         ext = _witness(best[0], best[1])
@@ -816,6 +838,8 @@ class FiveCardRummyState(State):
         self._known_names: list[tuple[str, ...]] = [()] * n
         self.current = 1 % n
         self.phase = START
+        #: The deciding seats, kept with current and phase (asked several times a decision).
+        self._deciding: tuple[int, ...] = SEAT_ONLY[self.current]
         self.turns_done = 0
         self.drawn = -1
         self.taken = -1
@@ -842,7 +866,10 @@ class FiveCardRummyState(State):
             hand.sort()
             seat = (first + offset) % n
             hands[seat] = hand
-            bits[seat] = card_bits(hand)
+            hand_bits = 0
+            for c in hand:  # card_bits of a list[int]: a typed loop, compiled
+                hand_bits |= 1 << c
+            bits[seat] = hand_bits
         self.hands = hands
         self.hand_bits = bits
         self.stock = deck[:dealt - 1:-1]  # the rest, top card last
@@ -852,6 +879,7 @@ class FiveCardRummyState(State):
         self._known_names = [()] * n
         self.current = first
         self.phase = START
+        self._deciding = SEAT_ONLY[first]
         self.turns_done = 0
         self.drawn = self.taken = -1
         self._new_hand_public()
@@ -881,13 +909,14 @@ class FiveCardRummyState(State):
 
     def _end_game(self, reason: str) -> None:
         self.phase = OVER
+        self._deciding = ()
         self.end_reason = reason
         self.emit("game_end", reason=reason, scores=list(self.totals), hands=self.hand_number)
         self._refresh_public()
 
     # -- decisions -------------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
-        return () if self.phase == OVER else SEAT_ONLY[self.current]
+        return self._deciding
 
     # Tuples: the base keeps the legal actions as a tuple, and tuple() of one is itself.
     def _legal_actions(self, seat: int) -> tuple[Action, ...]:
@@ -915,8 +944,8 @@ class FiveCardRummyState(State):
             self._draw_stock()
         elif action == TAKE_DISCARD:
             self._take_discard()
-        elif action in _DISCARDED:
-            self._discard(_DISCARDED[action])
+        elif (card := _DISCARDED.get(action, -1)) >= 0:
+            self._discard(card)
         else:
             category, winning = _parse_declaration(action)
             self._declare(category, winning)
@@ -926,7 +955,7 @@ class FiveCardRummyState(State):
         if not self.stock:
             self._reshuffle()
         card = self.stock.pop()
-        insort(self.hands[seat], card)
+        _insert(self.hands[seat], card)
         self.hand_bits[seat] |= 1 << card
         self.drawn = card
         self.phase = DISCARD
@@ -950,10 +979,10 @@ class FiveCardRummyState(State):
         seat = self.current
         card = self.pile.pop()
         self._pile_names.pop()
-        insort(self.hands[seat], card)
+        _insert(self.hands[seat], card)
         self.hand_bits[seat] |= 1 << card
         known = self.known[seat]
-        insort(known, card)
+        _insert(known, card)
         self._known_names[seat] = tuple(card_names(known))
         self.taken = card
         self.phase = DISCARD
@@ -991,6 +1020,7 @@ class FiveCardRummyState(State):
             return
         self.current = (seat + 1) % self.num_players
         self.phase = START
+        self._deciding = SEAT_ONLY[self.current]
         public["phase"] = "start"
         public["turn_number"] = self.turns_done + 1
         public["taken"] = None
@@ -1002,7 +1032,7 @@ class FiveCardRummyState(State):
         points = POINTS[category]
         self.events.append(new_event("declare", {"seat": seat, "category": category,
                                               "cards": card_names(winning), "points": points}))
-        result = _resolve(seat, card_bits(winning), points, self.hand_bits)
+        result = _resolve(seat, card_bits(winning), len(winning), points, self.hand_bits)
         scorer = result.scorer
         if scorer is not None:
             self.totals[scorer] += result.points
@@ -1041,6 +1071,7 @@ class FiveCardRummyState(State):
         other._known_names = self._known_names[:]
         other.current = self.current
         other.phase = self.phase
+        other._deciding = self._deciding
         other.turns_done = self.turns_done
         other.drawn = self.drawn
         other.taken = self.taken
