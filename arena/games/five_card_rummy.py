@@ -260,6 +260,16 @@ def _insert(cards_: list[int], card: int) -> None:
     cards_.insert(i, card)
 
 
+def _remove(cards_: list[int], card: int) -> bool:
+    """Remove ``card`` from ``cards_`` if there; return whether it was (a typed
+    loop: compiled, ``list.remove`` and ``in`` are generic calls)."""
+    for i in range(len(cards_)):
+        if cards_[i] == card:
+            del cards_[i]
+            return True
+    return False
+
+
 def card_bits(cards: Sequence[int]) -> int:
     """The bitmask of int cards (bit ``c`` = card ``c``), as :class:`Pool` takes them."""
     bits = 0
@@ -956,7 +966,8 @@ class FiveCardRummyState(State):
             self._reshuffle()
         card = self.stock.pop()
         _insert(self.hands[seat], card)
-        self.hand_bits[seat] |= 1 << card
+        bits = self.hand_bits
+        bits[seat] = bits[seat] | 1 << card  # not |=: compiled, an item's |= is generic
         self.drawn = card
         self.phase = DISCARD
         self.events.extend(_draw_events(seat, len(self.stock), card))  # compiled: no list += tuple
@@ -980,7 +991,8 @@ class FiveCardRummyState(State):
         card = self.pile.pop()
         self._pile_names.pop()
         _insert(self.hands[seat], card)
-        self.hand_bits[seat] |= 1 << card
+        bits = self.hand_bits
+        bits[seat] = bits[seat] | 1 << card  # not |=: compiled, an item's |= is generic
         known = self.known[seat]
         _insert(known, card)
         self._known_names[seat] = tuple(card_names(known))
@@ -996,12 +1008,12 @@ class FiveCardRummyState(State):
 
     def _discard(self, card: int) -> None:
         seat = self.current
-        self.hands[seat].remove(card)
-        self.hand_bits[seat] &= ~(1 << card)
+        _remove(self.hands[seat], card)
+        bits = self.hand_bits
+        bits[seat] = bits[seat] & ~(1 << card)
         known = self.known[seat]
         public = self._public
-        if card in known:
-            known.remove(card)
+        if known and _remove(known, card):
             self._known_names[seat] = tuple(card_names(known))
             public["known_cards"] = tuple(self._known_names)
         self.pile.append(card)
