@@ -402,6 +402,7 @@ _PAIR_AT: Final = 11
 #: Category id -> its row.
 CATEGORIES: Final[dict[str, Category]] = {cat.name: cat for cat in TABLE}
 POINTS: Final[dict[str, int]] = {cat.name: cat.points for cat in TABLE}
+_TRIPS_POINTS: Final = TABLE[_TRIPS_AT].points
 
 
 def categories_of(cards: Sequence[int]) -> list[str]:
@@ -588,11 +589,12 @@ _Found = tuple[Category, list[_Part], int]
 
 
 def _search(pool: Pool, above: int, at_most: int = 100, first_single: bool = False,
-            single_size: int = 5, want_multi: bool = True
+            single_size: int = 5, want_multi: bool = True, first_multi: bool = False
             ) -> tuple[_Found | None, _Found | None]:
     """The best one-card and the best multi-card extension in ``pool`` scoring
     more than ``above`` (and at most ``at_most``); with ``first_single`` the
-    search stops at the best one-card extension (then no multi-card one counts).
+    search stops at the best one-card extension (then no multi-card one
+    counts), with ``first_multi`` at the best multi-card one.
 
     A one-card extension holds at most ``single_size`` cards (the winning
     cards and one more): once a multi-card one is found, or when none is
@@ -621,6 +623,8 @@ def _search(pool: Pool, above: int, at_most: int = 100, first_single: bool = Fal
                     return single, multi
             if multi is None and max(lo, 2) <= hi:
                 multi = (cat, parts, max(lo, 2))
+                if first_multi:
+                    return single, multi
             if single is not None and multi is not None:
                 return single, multi
     return single, multi
@@ -688,31 +692,71 @@ def resolve_declaration(
                     [card_bits(h) for h in hands])
 
 
+def _pair_rank_shift(winning: int, size: int, points: int) -> int:
+    """4 * the rank of a declared pair scoring less than three of a kind, else -1."""
+    if size != 2 or points >= _TRIPS_POINTS:
+        return -1
+    shift = (winning.bit_length() - 1) & ~3
+    return shift if winning >> shift << shift == winning else -1
+
+
+def _pair_lay_off(declarer: int, winning: int, shift: int,
+                  hands: list[int]) -> LayOffResult | None:
+    """The lay-off of a pair (most declarations), found directly: a one-card
+    extension holds three cards, and three cards holding the pair form only
+    three of a kind, so it is the nearest seat's lowest third card of the rank
+    (what the general search finds, tested); ``None`` if no seat holds one."""
+    n = len(hands)
+    base = shift * 4  # the _RANK_CARDS index of the rank: rank * 16
+    pair = winning >> shift & 15
+    for offset in range(1, n):
+        seat = (declarer + offset) % n
+        held = hands[seat] >> shift & 15
+        if held:
+            third = held & -held  # the lowest suit held
+            ext = Extension(seat, _RANK_CARDS[base + third], "three_of_a_kind",
+                            _RANK_CARDS[base + (pair | third)])
+            return LayOffResult("lay_off", seat, _TRIPS_POINTS, ext)
+    return None
+
+
 def _resolve(declarer: int, winning: int, size: int, points: int,
              hands: list[int]) -> LayOffResult:
     """:func:`resolve_declaration` of cards as bitmasks (``size`` winning cards)."""
     n = len(hands)
-    single_size = size + 1  # the winning cards and one laid-off card
+    pair = _pair_rank_shift(winning, size, points)
+    if pair >= 0:
+        found = _pair_lay_off(declarer, winning, pair, hands)
+        if found is not None:
+            return found
+    # One-card lay-offs first, every seat: they hold the winning cards and one
+    # more at most, so larger categories need no search; the best scores (the
+    # nearest seat on a tie: a later seat's must score more).
+    pools: list[tuple[int, Pool]] = []
     best: tuple[int, _Found] | None = None
-    nullifier: tuple[int, _Found] | None = None
-    above = points  # a later seat's one-card extension counts only if it scores more
+    above = points
     for offset in range(1, n):
         seat = (declarer + offset) % n
         if _TOP_POINTS[_has_at_most(winning | hands[seat])] <= above:
             continue  # the search would find nothing scoring more
-        single, multi = _search(Pool(winning, hands[seat]), above, first_single=True,
-                                single_size=single_size,
-                                want_multi=best is None and nullifier is None)
+        pool = Pool(winning, hands[seat])
+        pools.append((seat, pool))
+        if pair >= 0:
+            continue  # a pair's one-card lay-off is a third card of its rank: none
+        single, _ = _search(pool, above, first_single=True, single_size=size + 1,
+                            want_multi=False)
         if single is not None:
             best = seat, single
             above = single[0].points
-        elif multi is not None and nullifier is None and best is None:
-            nullifier = seat, multi
     if best is not None:
         ext = _witness(best[0], best[1])
         return LayOffResult("lay_off", best[0], ext.points, ext)
-    if nullifier is not None:
-        return LayOffResult("nullified", None, 0, _witness(nullifier[0], nullifier[1]))
+    # None: the nearest seat with a multi-card extension nullifies the hand (the
+    # seats searched are the same, ``above`` never having moved).
+    for seat, pool in pools:
+        _, multi = _search(pool, points, first_multi=True)
+        if multi is not None:
+            return LayOffResult("nullified", None, 0, _witness(seat, multi))
     return LayOffResult("declarer", declarer, points, None)
 
 
@@ -1042,8 +1086,9 @@ class FiveCardRummyState(State):
     def _declare(self, category: str, winning: tuple[int, ...]) -> None:
         seat = self.current
         points = POINTS[category]
+        names = card_names(winning)
         self.events.append(new_event("declare", {"seat": seat, "category": category,
-                                              "cards": card_names(winning), "points": points}))
+                                              "cards": names, "points": points}))
         result = _resolve(seat, card_bits(winning), len(winning), points, self.hand_bits)
         scorer = result.scorer
         if scorer is not None:
@@ -1051,7 +1096,7 @@ class FiveCardRummyState(State):
         next_dealer = seat if scorer is None else scorer
         summary: dict[str, Any] = {
             "hand": self.hand_number, "reason": "declared", "outcome": result.outcome,
-            "declarer": seat, "category": category, "cards": card_names(winning),
+            "declarer": seat, "category": category, "cards": names[:],
             "points": points, "scorer": scorer, "scored": result.points,
             "lay_off": None if result.lay_off is None else result.lay_off.to_dict(),
             "hands": self._hand_names(), "scores": self.totals[:], "next_dealer": next_dealer,
