@@ -36,7 +36,6 @@ these hand cards"), so the number of hand cards it can use is a range
 
 from __future__ import annotations
 
-from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, combinations, product
@@ -67,6 +66,9 @@ _DISCARDED: Final[dict[str, int]] = {action: c for c, action in enumerate(_DISCA
 
 DRAW_STOCK: Final = "draw stock"
 TAKE_DISCARD: Final = "take discard"
+#: A turn's start actions when the hand declares nothing.
+_DRAW_ONLY: Final[tuple[str, ...]] = (DRAW_STOCK,)
+_DRAW_OR_TAKE: Final[tuple[str, ...]] = (DRAW_STOCK, TAKE_DISCARD)
 
 # Phases.  (Final: compiled, a module-level name that is not is a dict lookup per use.)
 START: Final = 0
@@ -249,6 +251,25 @@ class Pool:
         return parts
 
 
+def _insert(cards_: list[int], card: int) -> None:
+    """Insert ``card`` into the sorted ``cards_`` (``bisect.insort`` for a few
+    ints: compiled, a typed loop is cheaper than its generic call)."""
+    i = len(cards_)
+    while i and cards_[i - 1] > card:
+        i -= 1
+    cards_.insert(i, card)
+
+
+def _remove(cards_: list[int], card: int) -> bool:
+    """Remove ``card`` from ``cards_`` if there; return whether it was (a typed
+    loop: compiled, ``list.remove`` and ``in`` are generic calls)."""
+    for i in range(len(cards_)):
+        if cards_[i] == card:
+            del cards_[i]
+            return True
+    return False
+
+
 def card_bits(cards: Sequence[int]) -> int:
     """The bitmask of int cards (bit ``c`` = card ``c``), as :class:`Pool` takes them."""
     bits = 0
@@ -381,6 +402,7 @@ _PAIR_AT: Final = 11
 #: Category id -> its row.
 CATEGORIES: Final[dict[str, Category]] = {cat.name: cat for cat in TABLE}
 POINTS: Final[dict[str, int]] = {cat.name: cat.points for cat in TABLE}
+_TRIPS_POINTS: Final = TABLE[_TRIPS_AT].points
 
 
 def categories_of(cards: Sequence[int]) -> list[str]:
@@ -566,11 +588,18 @@ class Extension:
 _Found = tuple[Category, list[_Part], int]
 
 
-def _search(pool: Pool, above: int, at_most: int = 100,
-            first_single: bool = False) -> tuple[_Found | None, _Found | None]:
+def _search(pool: Pool, above: int, at_most: int = 100, first_single: bool = False,
+            single_size: int = 5, want_multi: bool = True, first_multi: bool = False
+            ) -> tuple[_Found | None, _Found | None]:
     """The best one-card and the best multi-card extension in ``pool`` scoring
     more than ``above`` (and at most ``at_most``); with ``first_single`` the
-    search stops at the best one-card extension (then no multi-card one counts)."""
+    search stops at the best one-card extension (then no multi-card one
+    counts), with ``first_multi`` at the best multi-card one.
+
+    A one-card extension holds at most ``single_size`` cards (the winning
+    cards and one more): once a multi-card one is found, or when none is
+    wanted (``want_multi``; then the multi-card result means nothing), larger
+    categories are not searched."""
     single: _Found | None = None
     multi: _Found | None = None
     for _, cat in _ROWS[pool.has]:
@@ -578,6 +607,8 @@ def _search(pool: Pool, above: int, at_most: int = 100,
             continue
         if cat.points <= above:
             break
+        if cat.size > single_size and (multi is not None or not want_multi):
+            continue
         top = cat.size - 1  # at least one winning card
         for parts in cat.find(pool):
             lo = hi = 0
@@ -592,6 +623,8 @@ def _search(pool: Pool, above: int, at_most: int = 100,
                     return single, multi
             if multi is None and max(lo, 2) <= hi:
                 multi = (cat, parts, max(lo, 2))
+                if first_multi:
+                    return single, multi
             if single is not None and multi is not None:
                 return single, multi
     return single, multi
@@ -655,29 +688,75 @@ def resolve_declaration(
 
     ``lay_off`` is the scoring one-card extension, or for a nullified hand the
     best multi-card extension of the nearest opponent clockwise that has one."""
-    return _resolve(declarer, card_bits(winning), points, [card_bits(h) for h in hands])
+    return _resolve(declarer, card_bits(winning), len(winning), points,
+                    [card_bits(h) for h in hands])
 
 
-def _resolve(declarer: int, winning: int, points: int, hands: list[int]) -> LayOffResult:
-    """:func:`resolve_declaration` of cards as bitmasks."""
+def _pair_rank_shift(winning: int, size: int, points: int) -> int:
+    """4 * the rank of a declared pair scoring less than three of a kind, else -1."""
+    if size != 2 or points >= _TRIPS_POINTS:
+        return -1
+    shift = (winning.bit_length() - 1) & ~3
+    return shift if winning >> shift << shift == winning else -1
+
+
+def _pair_lay_off(declarer: int, winning: int, shift: int,
+                  hands: list[int]) -> LayOffResult | None:
+    """The lay-off of a pair (most declarations), found directly: a one-card
+    extension holds three cards, and three cards holding the pair form only
+    three of a kind, so it is the nearest seat's lowest third card of the rank
+    (what the general search finds, tested); ``None`` if no seat holds one."""
     n = len(hands)
-    best: tuple[int, _Found] | None = None
-    nullifier: tuple[int, _Found] | None = None
+    base = shift * 4  # the _RANK_CARDS index of the rank: rank * 16
+    pair = winning >> shift & 15
     for offset in range(1, n):
         seat = (declarer + offset) % n
-        if _TOP_POINTS[_has_at_most(winning | hands[seat])] <= points:
+        held = hands[seat] >> shift & 15
+        if held:
+            third = held & -held  # the lowest suit held
+            ext = Extension(seat, _RANK_CARDS[base + third], "three_of_a_kind",
+                            _RANK_CARDS[base + (pair | third)])
+            return LayOffResult("lay_off", seat, _TRIPS_POINTS, ext)
+    return None
+
+
+def _resolve(declarer: int, winning: int, size: int, points: int,
+             hands: list[int]) -> LayOffResult:
+    """:func:`resolve_declaration` of cards as bitmasks (``size`` winning cards)."""
+    n = len(hands)
+    pair = _pair_rank_shift(winning, size, points)
+    if pair >= 0:
+        found = _pair_lay_off(declarer, winning, pair, hands)
+        if found is not None:
+            return found
+    # One-card lay-offs first, every seat: they hold the winning cards and one
+    # more at most, so larger categories need no search; the best scores (the
+    # nearest seat on a tie: a later seat's must score more).
+    pools: list[tuple[int, Pool]] = []
+    best: tuple[int, _Found] | None = None
+    above = points
+    for offset in range(1, n):
+        seat = (declarer + offset) % n
+        if _TOP_POINTS[_has_at_most(winning | hands[seat])] <= above:
             continue  # the search would find nothing scoring more
-        single, multi = _search(Pool(winning, hands[seat]), points, first_single=True)
+        pool = Pool(winning, hands[seat])
+        pools.append((seat, pool))
+        if pair >= 0:
+            continue  # a pair's one-card lay-off is a third card of its rank: none
+        single, _ = _search(pool, above, first_single=True, single_size=size + 1,
+                            want_multi=False)
         if single is not None:
-            if best is None or single[0].points > best[1][0].points:
-                best = seat, single
-        elif multi is not None and nullifier is None:
-            nullifier = seat, multi
+            best = seat, single
+            above = single[0].points
     if best is not None:
         ext = _witness(best[0], best[1])
         return LayOffResult("lay_off", best[0], ext.points, ext)
-    if nullifier is not None:
-        return LayOffResult("nullified", None, 0, _witness(nullifier[0], nullifier[1]))
+    # None: the nearest seat with a multi-card extension nullifies the hand (the
+    # seats searched are the same, ``above`` never having moved).
+    for seat, pool in pools:
+        _, multi = _search(pool, points, first_multi=True)
+        if multi is not None:
+            return LayOffResult("nullified", None, 0, _witness(seat, multi))
     return LayOffResult("declarer", declarer, points, None)
 
 
@@ -813,6 +892,8 @@ class FiveCardRummyState(State):
         self._known_names: list[tuple[str, ...]] = [()] * n
         self.current = 1 % n
         self.phase = START
+        #: The deciding seats, kept with current and phase (asked several times a decision).
+        self._deciding: tuple[int, ...] = SEAT_ONLY[self.current]
         self.turns_done = 0
         self.drawn = -1
         self.taken = -1
@@ -829,35 +910,51 @@ class FiveCardRummyState(State):
         first = (self.dealer + 1) % n
         deck = ([CARD[name] for name in stacked] if stacked is not None
                 else cards.shuffled(_DECK_CARDS, self.rng))
-        hands, self.stock = cards.deal(deck, n, HAND_SIZE, first)
-        for hand in hands:
+        # cards.deal inlined (a hand is ~10 decisions, so its deal is a cost per
+        # decision): the k-th card dealt goes to the (k mod n)-th seat from first.
+        dealt = n * HAND_SIZE
+        hands: list[list[int]] = [[]] * n
+        bits = [0] * n
+        for offset in range(n):
+            hand = deck[offset:dealt:n]
             hand.sort()
+            seat = (first + offset) % n
+            hands[seat] = hand
+            hand_bits = 0
+            for c in hand:  # card_bits of a list[int]: a typed loop, compiled
+                hand_bits |= 1 << c
+            bits[seat] = hand_bits
         self.hands = hands
-        self.hand_bits = [card_bits(hand) for hand in hands]
+        self.hand_bits = bits
+        self.stock = deck[:dealt - 1:-1]  # the rest, top card last
         self.pile = []
         self._pile_names = []
         self.known = [[] for _ in range(n)]
         self._known_names = [()] * n
         self.current = first
         self.phase = START
+        self._deciding = SEAT_ONLY[first]
         self.turns_done = 0
         self.drawn = self.taken = -1
         self._new_hand_public()
         events = self.events
         events.append(new_event("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
-                                            "first": first, "scores": list(self.totals)}))
+                                            "first": first, "scores": self.totals[:]}))
         for seat in range(n):
             events.append(new_event("deal", {"seat": seat, "cards": card_names(hands[seat])},
                                  SEAT_ONLY[seat]))
 
     def _end_hand(self, summary: dict[str, Any], next_dealer: int) -> None:
-        summary["hands"] = [card_names(h) for h in self.hands]
-        summary["scores"] = list(self.totals)
+        """Record the hand's ``summary`` (which already holds every key, the
+        next dealer included: one dict built whole, never grown) and go on."""
         self.dealer = next_dealer
-        summary["next_dealer"] = next_dealer
         self.last_hand = summary
         self.events.append(new_event("hand_end", summary.copy()))
-        if max(self.totals) >= self.target:
+        top = 0
+        for total in self.totals:  # max() of a list is a generic call, compiled
+            if total > top:
+                top = total
+        if top >= self.target:
             self._end_game("target")
         elif self.hand_number >= self.max_hands:
             self._end_game("max_hands")
@@ -866,28 +963,34 @@ class FiveCardRummyState(State):
 
     def _end_game(self, reason: str) -> None:
         self.phase = OVER
+        self._deciding = ()
         self.end_reason = reason
         self.emit("game_end", reason=reason, scores=list(self.totals), hands=self.hand_number)
         self._refresh_public()
 
     # -- decisions -------------------------------------------------------------
     def deciding_seats(self) -> tuple[int, ...]:
-        return () if self.phase == OVER else SEAT_ONLY[self.current]
+        return self._deciding
 
-    def _legal_actions(self, seat: int) -> list[Action]:
+    # Tuples: the base keeps the legal actions as a tuple, and tuple() of one is itself.
+    def _legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Turn start: ``draw stock``, ``take discard`` (if the pile has a card),
         then every declaration (highest points first).  After drawing: a
         discard of any card but the one taken from the pile."""
         return self._start_actions() if self.phase == START else self._discard_actions()
 
-    def _start_actions(self) -> list[Action]:
+    def _start_actions(self) -> tuple[Action, ...]:
+        found = _declarations(self.hand_bits[self.current])
+        if not found:  # about half the turns of a random game: a shared tuple
+            return _DRAW_OR_TAKE if self.pile else _DRAW_ONLY
         actions = [DRAW_STOCK, TAKE_DISCARD] if self.pile else [DRAW_STOCK]
-        for order, winning in _declarations(self.hand_bits[self.current]):
+        for order, winning in found:
             actions.append(_declare_action(order, winning))
-        return actions
+        return tuple(actions)
 
-    def _discard_actions(self) -> list[Action]:
-        return [_DISCARD_ACTION[c] for c in self.hands[self.current] if c != self.taken]
+    def _discard_actions(self) -> tuple[Action, ...]:
+        taken = self.taken
+        return tuple([_DISCARD_ACTION[c] for c in self.hands[self.current] if c != taken])
 
     def _apply(self, actions: Mapping[int, Action]) -> None:
         action = actions[self.current]
@@ -895,8 +998,8 @@ class FiveCardRummyState(State):
             self._draw_stock()
         elif action == TAKE_DISCARD:
             self._take_discard()
-        elif action in _DISCARDED:
-            self._discard(_DISCARDED[action])
+        elif (card := _DISCARDED.get(action, -1)) >= 0:
+            self._discard(card)
         else:
             category, winning = _parse_declaration(action)
             self._declare(category, winning)
@@ -906,8 +1009,9 @@ class FiveCardRummyState(State):
         if not self.stock:
             self._reshuffle()
         card = self.stock.pop()
-        insort(self.hands[seat], card)
-        self.hand_bits[seat] |= 1 << card
+        _insert(self.hands[seat], card)
+        bits = self.hand_bits
+        bits[seat] = bits[seat] | 1 << card  # not |=: compiled, an item's |= is generic
         self.drawn = card
         self.phase = DISCARD
         self.events.extend(_draw_events(seat, len(self.stock), card))  # compiled: no list += tuple
@@ -930,10 +1034,11 @@ class FiveCardRummyState(State):
         seat = self.current
         card = self.pile.pop()
         self._pile_names.pop()
-        insort(self.hands[seat], card)
-        self.hand_bits[seat] |= 1 << card
+        _insert(self.hands[seat], card)
+        bits = self.hand_bits
+        bits[seat] = bits[seat] | 1 << card  # not |=: compiled, an item's |= is generic
         known = self.known[seat]
-        insort(known, card)
+        _insert(known, card)
         self._known_names[seat] = tuple(card_names(known))
         self.taken = card
         self.phase = DISCARD
@@ -947,12 +1052,12 @@ class FiveCardRummyState(State):
 
     def _discard(self, card: int) -> None:
         seat = self.current
-        self.hands[seat].remove(card)
-        self.hand_bits[seat] &= ~(1 << card)
+        _remove(self.hands[seat], card)
+        bits = self.hand_bits
+        bits[seat] = bits[seat] & ~(1 << card)
         known = self.known[seat]
         public = self._public
-        if card in known:
-            known.remove(card)
+        if known and _remove(known, card):
             self._known_names[seat] = tuple(card_names(known))
             public["known_cards"] = tuple(self._known_names)
         self.pile.append(card)
@@ -964,12 +1069,14 @@ class FiveCardRummyState(State):
             summary: dict[str, Any] = {
                 "hand": self.hand_number, "reason": "turn_cap", "outcome": "no_result",
                 "declarer": None, "category": None, "cards": [], "points": 0,
-                "scorer": None, "scored": 0, "lay_off": None,
+                "scorer": None, "scored": 0, "lay_off": None, "hands": self._hand_names(),
+                "scores": self.totals[:], "next_dealer": self.dealer,
             }
             self._end_hand(summary, self.dealer)
             return
         self.current = (seat + 1) % self.num_players
         self.phase = START
+        self._deciding = SEAT_ONLY[self.current]
         public["phase"] = "start"
         public["turn_number"] = self.turns_done + 1
         public["taken"] = None
@@ -979,18 +1086,26 @@ class FiveCardRummyState(State):
     def _declare(self, category: str, winning: tuple[int, ...]) -> None:
         seat = self.current
         points = POINTS[category]
+        names = card_names(winning)
         self.events.append(new_event("declare", {"seat": seat, "category": category,
-                                              "cards": card_names(winning), "points": points}))
-        result = _resolve(seat, card_bits(winning), points, self.hand_bits)
-        if result.scorer is not None:
-            self.totals[result.scorer] += result.points
+                                              "cards": names, "points": points}))
+        result = _resolve(seat, card_bits(winning), len(winning), points, self.hand_bits)
+        scorer = result.scorer
+        if scorer is not None:
+            self.totals[scorer] += result.points
+        next_dealer = seat if scorer is None else scorer
         summary: dict[str, Any] = {
             "hand": self.hand_number, "reason": "declared", "outcome": result.outcome,
-            "declarer": seat, "category": category, "cards": card_names(winning),
-            "points": points, "scorer": result.scorer, "scored": result.points,
+            "declarer": seat, "category": category, "cards": names[:],
+            "points": points, "scorer": scorer, "scored": result.points,
             "lay_off": None if result.lay_off is None else result.lay_off.to_dict(),
+            "hands": self._hand_names(), "scores": self.totals[:], "next_dealer": next_dealer,
         }
-        self._end_hand(summary, seat if result.scorer is None else result.scorer)
+        self._end_hand(summary, next_dealer)
+
+    def _hand_names(self) -> list[list[str]]:
+        """Every seat's hand as card names (a hand's summary)."""
+        return [card_names(hand) for hand in self.hands]
 
     #: Set whole at the end of a hand, never changed after.
     _clone_shares = frozenset({"last_hand"})
@@ -1013,6 +1128,7 @@ class FiveCardRummyState(State):
         other._known_names = self._known_names[:]
         other.current = self.current
         other.phase = self.phase
+        other._deciding = self._deciding
         other.turns_done = self.turns_done
         other.drawn = self.drawn
         other.taken = self.taken

@@ -396,6 +396,52 @@ def test_lay_off_search_equals_brute_force(case: tuple[list[int], list[int], int
     assert ext_multi is None or len(ext_multi.laid) >= 2
 
 
+def general_resolution(declarer: int, winning: list[int], points: int,
+                       hands: list[list[int]]) -> tuple[str, int | None, int, Any]:
+    """The lay-off rule from :func:`extensions` (the general, unpruned search)
+    seat by seat: the best one-card extension (nearest on a tie), else the
+    nearest seat's multi-card one nullifies."""
+    n = len(hands)
+    best = nullifier = None
+    for offset in range(1, n):
+        seat = (declarer + offset) % n
+        single, multi = extensions(winning, hands[seat], points, seat)
+        if single is not None and (best is None or single.points > best.points):
+            best = single
+        elif single is None and multi is not None and nullifier is None:
+            nullifier = multi
+    if best is not None:
+        return "lay_off", best.seat, best.points, best.to_dict()
+    if nullifier is not None:
+        return "nullified", None, 0, nullifier.to_dict()
+    return "declarer", declarer, points, None
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_resolution_equals_the_general_search(players: int) -> None:
+    """resolve_declaration's shortcuts (a pair's lay-off found directly, one-card
+    lay-offs searched first in categories small enough) change no outcome and
+    no witness."""
+    rng = random.Random(players)
+    outcomes: Counter[str] = Counter()
+    for _ in range(1500):
+        deck = rng.sample(range(52), 5 * players)
+        hands = [sorted(deck[seat * 5:seat * 5 + 5]) for seat in range(players)]
+        declarer = rng.randrange(players)
+        found = declarations(hands[declarer])
+        if not found:
+            continue
+        category, winning = found[rng.randrange(len(found))]
+        result = resolve_declaration(declarer, winning, POINTS[category], hands)
+        got = (result.outcome, result.scorer, result.points,
+               None if result.lay_off is None else result.lay_off.to_dict())
+        assert got == general_resolution(declarer, list(winning), POINTS[category], hands)
+        outcomes[f"{category} {result.outcome}"] += 1
+    # Pairs lay off, are nullified and score; other categories are met too.
+    assert all(outcomes[f"pair {outcome}"] for outcome in ("lay_off", "nullified", "declarer"))
+    assert sum(n for key, n in outcomes.items() if not key.startswith("pair ")) > 20
+
+
 # -- play ----------------------------------------------------------------------------
 
 
