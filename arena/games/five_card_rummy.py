@@ -910,23 +910,17 @@ class FiveCardRummyState(State):
         first = (self.dealer + 1) % n
         deck = ([CARD[name] for name in stacked] if stacked is not None
                 else cards.shuffled(_DECK_CARDS, self.rng))
-        # cards.deal inlined (a hand is ~10 decisions, so its deal is a cost per
-        # decision): the k-th card dealt goes to the (k mod n)-th seat from first.
-        dealt = n * HAND_SIZE
-        hands: list[list[int]] = [[]] * n
+        hands, self.stock = cards.deal(deck, n, HAND_SIZE, first)
         bits = [0] * n
-        for offset in range(n):
-            hand = deck[offset:dealt:n]
+        for seat in range(n):
+            hand = hands[seat]
             hand.sort()
-            seat = (first + offset) % n
-            hands[seat] = hand
             hand_bits = 0
             for c in hand:  # card_bits of a list[int]: a typed loop, compiled
                 hand_bits |= 1 << c
             bits[seat] = hand_bits
         self.hands = hands
         self.hand_bits = bits
-        self.stock = deck[:dealt - 1:-1]  # the rest, top card last
         self.pile = []
         self._pile_names = []
         self.known = [[] for _ in range(n)]
