@@ -352,6 +352,10 @@ _DISCARD_EVENTS: Final[tuple[tuple[tuple[Event, ...], ...], ...]] = tuple(
     for seat in range(RummyFive.max_players))
 
 
+#: _SEAT_KIND[seat][kind] is (seat, kind): a discard's last_discard, not a tuple made per discard.
+_SEAT_KIND: Final[tuple[tuple[tuple[int, int], ...], ...]] = tuple(
+    tuple((seat, kind) for kind in range(NUM_KINDS)) for seat in range(RummyFive.max_players))
+
 _WIN_BIT: Final = 1 << NUM_KINDS
 
 
@@ -550,13 +554,13 @@ class RummyFiveState(State):
         self.last_hands: list[list[str]] = []
         self.last_exposed: list[list[str]] = []
         self._public: Observation = {}  # filled by _refresh_public, then kept
-        self._reset_deal_fields()
-        self._start_deal()
+        self._start_deal()  # which sets the deal's fields
 
-    def _reset_deal_fields(self) -> None:
+    def _reset_deal_fields(self, hands: list[list[int]], deck: list[int]) -> None:
+        """A new deal's fields: ``hands`` as dealt (sorted), the rest in ``deck``."""
         n = self.num_players
-        self.deck: list[int] = []
-        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.deck = deck
+        self.hands = hands
         #: The names of each hand, kept with it (what the observation shows).
         self.hand_names: list[tuple[str, ...]] = [()] * n
         #: The turn's actions of the seat that just drew, unless it called a
@@ -660,7 +664,7 @@ class RummyFiveState(State):
         """A claim window asks only the seats that could claim the discard, so
         who else is asked is private: a seat sees only itself, a spectator no one."""
         if self.phase != CLAIM:
-            return [*self._deciding]
+            return list(self._deciding)
         return [seat] if seat in self._deciding else []
 
     def _observation(self, seat: int | None) -> Observation:
@@ -759,11 +763,12 @@ class RummyFiveState(State):
         order = ([KIND[name] for name in stacked] if stacked is not None
                  else cards.shuffled(DECK_KINDS, self.rng))
         self.deal_no += 1
-        self._reset_deal_fields()
-        self.hands, self.deck = cards.deal(order, self.num_players, 4, self.dealer)
-        for seat, hand in enumerate(self.hands):
+        hands, deck = cards.deal(order, self.num_players, 4, self.dealer)
+        for hand in hands:
             hand.sort()
-            self._set_four(seat, _four_id(hand))
+        self._reset_deal_fields(hands, deck)
+        for seat in range(self.num_players):
+            self._set_four(seat, _four_id(hands[seat]))
         events = self.events
         events.append(new_event("hand_start", {
             "deal": self.deal_no, "dealer": self.dealer, "dealer_count": self.dealer_count,
@@ -785,7 +790,11 @@ class RummyFiveState(State):
         kind = deck.pop()
         hand = self.hands[seat]
         _insert(hand, kind)
-        self.hand_names[seat] = tuple([NAMES[k] for k in hand])
+        if len(hand) == 5:  # a free seat: the tuple built directly (compiled: no list)
+            self.hand_names[seat] = (NAMES[hand[0]], NAMES[hand[1]], NAMES[hand[2]],
+                                     NAMES[hand[3]], NAMES[hand[4]])
+        else:
+            self.hand_names[seat] = tuple([NAMES[k] for k in hand])
         if not self.called[seat]:  # else _called_turn_actions
             node = _FOURS[self._fours[seat]]
             mask = node.turns[kind]
@@ -867,7 +876,7 @@ class RummyFiveState(State):
         self.discarded[seat] |= 1 << kind
         self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
         self.drawn = -1
-        self.last_discard = (seat, kind)
+        self.last_discard = _SEAT_KIND[seat][kind]
         self.events.append(_DISCARD_EVENTS[seat][go][kind])
         public["discards"] = tuple(self.piles)
         self._open_window(seat, kind)  # which updates the hand sizes
