@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from math import comb
 from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -450,34 +451,32 @@ class _Four:
         self.names = _names(hand)
         #: By kind drawn: the _turn_mask of the five cards (-1: not yet known).
         self.turns = [-1] * NUM_KINDS
-        #: By ``drawn * NUM_KINDS + discarded``: the index in _FOURS of the four
-        #: cards left (-1: not yet known).  A list index, where finding the node
-        #: by its _hand_key costs a dict look-up and an int object per discard.
-        self.after = [-1] * (NUM_KINDS * NUM_KINDS)
 
 
-_FOURS: Final[list[_Four]] = []
-_FOUR_IDS: Final[dict[int, int]] = {}  # _hand_key -> index in _FOURS
+def _binomials(k: int) -> tuple[int, ...]:
+    """C(x, k) for x = 0 .. NUM_KINDS + 2."""
+    return tuple(comb(x, k) for x in range(NUM_KINDS + 3))
 
 
-def _after_four(four: int, drawn: int, kind: int, hand: list[int]) -> int:
-    """The index in _FOURS of the four cards ``hand`` left when the holder of
-    _FOURS[four] drew ``drawn`` and discarded ``kind``."""
-    after = _FOURS[four].after
-    edge = drawn * NUM_KINDS + kind
-    found = after[edge]
-    if found < 0:
-        found = after[edge] = _four_id(hand)
-    return found
+# Four sorted kinds a <= b <= c <= d, as a < b+1 < c+2 < d+3, are named by their
+# rank in the combinatorial number system: no hashing, four reads of small
+# tables that stay in the CPU's cache (a dict look-up by hand key, or an edge
+# table per node, costs more in cache misses, compiled).
+_C1: Final = _binomials(1)
+_C2: Final = _binomials(2)
+_C3: Final = _binomials(3)
+_C4: Final = _binomials(4)
+#: Stands for a node not made yet (a real node: the list keeps one type).
+_UNMADE: Final = _Four((0, 1, 2, 3))
+#: By rank of four sorted kinds (_four_id): their node, made on first use.
+_FOURS: Final[list[_Four]] = [_UNMADE] * comb(NUM_KINDS + 3, 4)
 
 
 def _four_id(hand: list[int]) -> int:
     """The index in _FOURS of four sorted kinds (a node made on first use)."""
-    key = _hand_key(hand)
-    found = _FOUR_IDS.get(key, -1)
-    if found < 0:
-        found = _FOUR_IDS[key] = len(_FOURS)
-        _FOURS.append(_Four(tuple(hand)))
+    found = _C1[hand[0]] + _C2[hand[1] + 1] + _C3[hand[2] + 2] + _C4[hand[3] + 3]
+    if _FOURS[found] is _UNMADE:
+        _FOURS[found] = _Four(tuple(hand))
     return found
 
 
@@ -869,7 +868,7 @@ class RummyFiveState(State):
             self.claimable[seat] = waits[0]
             self.hand_names[seat] = _names(tuple(hand))
         else:
-            self._set_four(seat, _after_four(self._fours[seat], self.drawn, kind, hand))
+            self._set_four(seat, _four_id(hand))
             if go:
                 self.claimable[seat] = self.waits[seat][0]
         self.piles[seat] += (NAMES[kind],)
