@@ -16,10 +16,10 @@ sorted tuple of kinds (:func:`shape_of`, :func:`waits_of`, pure functions under
 
 from __future__ import annotations
 
-from bisect import insort
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from math import comb
 from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -353,6 +353,10 @@ _DISCARD_EVENTS: Final[tuple[tuple[tuple[Event, ...], ...], ...]] = tuple(
     for seat in range(RummyFive.max_players))
 
 
+#: _SEAT_KIND[seat][kind] is (seat, kind): a discard's last_discard, not a tuple made per discard.
+_SEAT_KIND: Final[tuple[tuple[tuple[int, int], ...], ...]] = tuple(
+    tuple((seat, kind) for kind in range(NUM_KINDS)) for seat in range(RummyFive.max_players))
+
 _WIN_BIT: Final = 1 << NUM_KINDS
 
 
@@ -369,6 +373,13 @@ def _turn_mask(hand: list[int]) -> int:
             mask |= 1 << kind
         last = kind
     return mask
+
+
+#: The turn's actions of a player who called Go (not Run/Set) and drew a kind:
+#: it discards the drawn card, or wins (_GO_WIN_TURN) when its cards are complete.
+_GO_TURN: Final[tuple[tuple[Action, ...], ...]] = tuple((DISCARD[k],) for k in range(NUM_KINDS))
+_GO_WIN_TURN: Final[tuple[tuple[Action, ...], ...]] = tuple(
+    (WIN, DISCARD[k]) for k in range(NUM_KINDS))
 
 
 def _free_turn(hand: list[int], drawn: int, mask: int) -> tuple[Action, ...]:
@@ -403,6 +414,16 @@ def _call_kinds(hand: tuple[int, ...]) -> int:
     return kinds
 
 
+def _insert(hand: list[int], kind: int) -> None:
+    """Insert ``kind`` into the sorted ``hand`` (compiled, ``bisect.insort`` is
+    a generic call)."""
+    i = 0
+    n = len(hand)
+    while i < n and hand[i] <= kind:
+        i += 1
+    hand.insert(i, kind)
+
+
 def _hand_key(hand: list[int]) -> int:
     """A sorted hand (at most 5 kinds) as one int, 4 bits a kind."""
     key = len(hand)
@@ -432,17 +453,30 @@ class _Four:
         self.turns = [-1] * NUM_KINDS
 
 
-_FOURS: Final[list[_Four]] = []
-_FOUR_IDS: Final[dict[int, int]] = {}  # _hand_key -> index in _FOURS
+def _binomials(k: int) -> tuple[int, ...]:
+    """C(x, k) for x = 0 .. NUM_KINDS + 2."""
+    return tuple(comb(x, k) for x in range(NUM_KINDS + 3))
+
+
+# Four sorted kinds a <= b <= c <= d, as a < b+1 < c+2 < d+3, are named by their
+# rank in the combinatorial number system: no hashing, four reads of small
+# tables that stay in the CPU's cache (a dict look-up by hand key, or an edge
+# table per node, costs more in cache misses, compiled).
+_C1: Final = _binomials(1)
+_C2: Final = _binomials(2)
+_C3: Final = _binomials(3)
+_C4: Final = _binomials(4)
+#: Stands for a node not made yet (a real node: the list keeps one type).
+_UNMADE: Final = _Four((0, 1, 2, 3))
+#: By rank of four sorted kinds (_four_id): their node, made on first use.
+_FOURS: Final[list[_Four]] = [_UNMADE] * comb(NUM_KINDS + 3, 4)
 
 
 def _four_id(hand: list[int]) -> int:
     """The index in _FOURS of four sorted kinds (a node made on first use)."""
-    key = _hand_key(hand)
-    found = _FOUR_IDS.get(key, -1)
-    if found < 0:
-        found = _FOUR_IDS[key] = len(_FOURS)
-        _FOURS.append(_Four(tuple(hand)))
+    found = _C1[hand[0]] + _C2[hand[1] + 1] + _C3[hand[2] + 2] + _C4[hand[3] + 3]
+    if _FOURS[found] is _UNMADE:
+        _FOURS[found] = _Four(tuple(hand))
     return found
 
 
@@ -482,7 +516,14 @@ def _sizes(hands: list[list[int]]) -> tuple[int, ...]:
     return tuple([len(hand) for hand in hands])
 
 
-#: (seat,) for every seat: a turn's deciding seats without a tuple made per turn.
+#: _OTHERS[n][seat]: the other seats of an n-player game, in seat order;
+#: _AFTER[n][seat]: the same clockwise from the one after ``seat``.
+_OTHERS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(tuple(s for s in range(n) if s != seat) for seat in range(n))
+    for n in range(RummyFive.max_players + 1))
+_AFTER: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(tuple((seat + k) % n for k in range(1, n)) for seat in range(n))
+    for n in range(RummyFive.max_players + 1))
 
 #: Observation fields a spectator does not get.
 _PRIVATE: Final = ("hand", "drawn", "catch_barred")
@@ -506,22 +547,24 @@ class RummyFiveState(State):
         self.deal_no = 0
         self.dealer = 0
         self.dealer_count = 1
-        self._others = [tuple(s for s in range(n) if s != seat) for seat in range(n)]
+        self._others = _OTHERS[n]
         #: The other seats clockwise from the one after ``seat`` (claim priority).
-        self._after = [tuple((seat + k) % n for k in range(1, n)) for seat in range(n)]
+        self._after = _AFTER[n]
         self.last_hands: list[list[str]] = []
         self.last_exposed: list[list[str]] = []
-        self._reset_deal_fields()
-        self._start_deal()
+        self._public: Observation = {}  # filled by _refresh_public, then kept
+        self._start_deal()  # which sets the deal's fields
 
-    def _reset_deal_fields(self) -> None:
+    def _reset_deal_fields(self, hands: list[list[int]], deck: list[int]) -> None:
+        """A new deal's fields: ``hands`` as dealt (sorted), the rest in ``deck``."""
         n = self.num_players
-        self.deck: list[int] = []
-        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.deck = deck
+        self.hands = hands
         #: The names of each hand, kept with it (what the observation shows).
         self.hand_names: list[tuple[str, ...]] = [()] * n
-        #: The turn's actions of the free seat that just drew (_free_turn).
-        self._free_actions: tuple[Action, ...] = ()
+        #: The turn's actions of the seat that just drew, unless it called a
+        #: Run/Set (_free_turn, _GO_TURN: see _legal_actions).
+        self._turn_actions: tuple[Action, ...] = ()
         #: Each free seat's four concealed cards, as an index in _FOURS.
         self._fours = [-1] * n
         self.trios: list[list[int]] = [[] for _ in range(n)]
@@ -558,9 +601,9 @@ class RummyFiveState(State):
     def _legal_actions(self, seat: int) -> Sequence[Action]:
         """Legal actions of a deciding seat; see the rules page."""
         if self.phase == TURN:
-            if self.went_go[seat] or self.called[seat]:
-                return self._locked_turn_actions(seat)
-            return self._free_actions
+            if self.called[seat]:
+                return self._called_turn_actions(seat)
+            return self._turn_actions
         if self.phase == CLAIM:
             return self._window_actions(seat)
         return [DISCARD[k] for k in sorted(set(self.hands[seat]))]  # CLAIM_DISCARD
@@ -583,31 +626,36 @@ class RummyFiveState(State):
         }
 
     def _refresh_public(self) -> None:
-        """Rebuild the public fields of the observation (the rules page's,
-        with list fields as tuples).  The envelope and the private fields are
-        placeholders, set per observation, so that filling them in never
-        grows the copied dict."""
-        self._public: Observation = {
-            "game": self.game.name, "seat": None, "players": self.num_players, "to_move": (),
-            "phase": PHASE_NAMES[self.phase],
-            "deal": self.deal_no,
-            "deals": self.deals_total,
-            "dealer": self.dealer,
-            "dealer_count": self.dealer_count,
-            "turn_number": self.turn_number,
-            "max_turns": self.max_turns,
-            "deck_size": len(self.deck),
-            "hand_sizes": _sizes(self.hands),
-            "exposed": tuple(self.trio_names),
-            "discards": tuple(self.piles),
-            "go": tuple(self.went_go),
-            "called": tuple(self.called),
-            "turns_by_seat": tuple(self.turns_by_seat),
-            "chips": tuple(self.chips),
-            "pot": self.pot,
-            "last_discard": None,
-            "hand": (), "drawn": None, "catch_barred": (),
-        }
+        """Set every public field of the observation (the rules page's, with
+        list fields as tuples), in place: once filled, the dict keeps its keys
+        in order and its table never grows.  The envelope and the private
+        fields are placeholders, set per observation, so that filling them in
+        never grows the copied dict."""
+        public = self._public
+        public["game"] = self.game.name
+        public["seat"] = None
+        public["players"] = self.num_players
+        public["to_move"] = ()
+        public["phase"] = PHASE_NAMES[self.phase]
+        public["deal"] = self.deal_no
+        public["deals"] = self.deals_total
+        public["dealer"] = self.dealer
+        public["dealer_count"] = self.dealer_count
+        public["turn_number"] = self.turn_number
+        public["max_turns"] = self.max_turns
+        public["deck_size"] = len(self.deck)
+        public["hand_sizes"] = _sizes(self.hands)
+        public["exposed"] = tuple(self.trio_names)
+        public["discards"] = tuple(self.piles)
+        public["go"] = tuple(self.went_go)
+        public["called"] = tuple(self.called)
+        public["turns_by_seat"] = tuple(self.turns_by_seat)
+        public["chips"] = tuple(self.chips)
+        public["pot"] = self.pot
+        public["last_discard"] = None
+        public["hand"] = ()
+        public["drawn"] = None
+        public["catch_barred"] = ()
 
     _private_to_move = True
 
@@ -615,7 +663,7 @@ class RummyFiveState(State):
         """A claim window asks only the seats that could claim the discard, so
         who else is asked is private: a seat sees only itself, a spectator no one."""
         if self.phase != CLAIM:
-            return [*self._deciding]
+            return list(self._deciding)
         return [seat] if seat in self._deciding else []
 
     def _observation(self, seat: int | None) -> Observation:
@@ -669,7 +717,7 @@ class RummyFiveState(State):
         other.deck = self.deck[:]
         other.hands = [hand[:] for hand in self.hands]
         other.hand_names = self.hand_names[:]
-        other._free_actions = self._free_actions
+        other._turn_actions = self._turn_actions
         other._fours = self._fours[:]
         other.trios = [trio[:] for trio in self.trios]
         other.piles = self.piles[:]
@@ -714,11 +762,12 @@ class RummyFiveState(State):
         order = ([KIND[name] for name in stacked] if stacked is not None
                  else cards.shuffled(DECK_KINDS, self.rng))
         self.deal_no += 1
-        self._reset_deal_fields()
-        self.hands, self.deck = cards.deal(order, self.num_players, 4, self.dealer)
-        for seat, hand in enumerate(self.hands):
+        hands, deck = cards.deal(order, self.num_players, 4, self.dealer)
+        for hand in hands:
             hand.sort()
-            self._set_four(seat, _four_id(hand))
+        self._reset_deal_fields(hands, deck)
+        for seat in range(self.num_players):
+            self._set_four(seat, _four_id(hands[seat]))
         events = self.events
         events.append(new_event("hand_start", {
             "deal": self.deal_no, "dealer": self.dealer, "dealer_count": self.dealer_count,
@@ -739,14 +788,21 @@ class RummyFiveState(State):
             return
         kind = deck.pop()
         hand = self.hands[seat]
-        insort(hand, kind)
-        self.hand_names[seat] = tuple([NAMES[k] for k in hand])
-        if not (self.called[seat] or self.went_go[seat]):  # else _locked_turn_actions
+        _insert(hand, kind)
+        if len(hand) == 5:  # a free seat: the tuple built directly (compiled: no list)
+            self.hand_names[seat] = (NAMES[hand[0]], NAMES[hand[1]], NAMES[hand[2]],
+                                     NAMES[hand[3]], NAMES[hand[4]])
+        else:
+            self.hand_names[seat] = tuple([NAMES[k] for k in hand])
+        if not self.called[seat]:  # else _called_turn_actions
             node = _FOURS[self._fours[seat]]
             mask = node.turns[kind]
             if mask < 0:
                 mask = node.turns[kind] = _turn_mask(hand)
-            self._free_actions = _free_turn(hand, kind, mask)
+            if not self.went_go[seat]:
+                self._turn_actions = _free_turn(hand, kind, mask)
+            else:  # it never called, so it has Covert: only the cards decide a win
+                self._turn_actions = (_GO_WIN_TURN if mask & _WIN_BIT else _GO_TURN)[kind]
         self.turn_number += 1
         self.turns_by_seat[seat] += 1
         self.phase, self.current, self.drawn = TURN, seat, kind
@@ -770,15 +826,12 @@ class RummyFiveState(State):
         self.waits[seat], self.claimable[seat] = node.waits, node.claimable
         self.hand_names[seat] = node.names
 
-    def _locked_turn_actions(self, seat: int) -> list[Action]:
-        """The turn's actions of a player who called Go or Run/Set."""
+    def _called_turn_actions(self, seat: int) -> list[Action]:
+        """The turn's actions of a player who called a Run/Set (never Go)."""
         kind = self.drawn
-        if self.went_go[seat]:
-            acts = [DISCARD[kind]]  # locked: the drawn card only
-        else:
-            # Two concealed cards: the drawn one first, then the other if different.
-            other = [DISCARD[k] for k in self.hands[seat] if k != kind]
-            acts = [DISCARD[kind], other[0]] if other else [DISCARD[kind]]
+        # Two concealed cards: the drawn one first, then the other if different.
+        other = [DISCARD[k] for k in self.hands[seat] if k != kind]
+        acts = [DISCARD[kind], other[0]] if other else [DISCARD[kind]]
         if self._can_self_draw(seat):
             acts.insert(0, WIN)
         return acts
@@ -822,7 +875,7 @@ class RummyFiveState(State):
         self.discarded[seat] |= 1 << kind
         self.passed[seat] = 0  # its own turn ends: passed Catches are allowed again
         self.drawn = -1
-        self.last_discard = (seat, kind)
+        self.last_discard = _SEAT_KIND[seat][kind]
         self.events.append(_DISCARD_EVENTS[seat][go][kind])
         public["discards"] = tuple(self.piles)
         self._open_window(seat, kind)  # which updates the hand sizes
@@ -907,7 +960,7 @@ class RummyFiveState(State):
         if catcher >= 0:
             self.piles[discarder] = self.piles[discarder][:-1]
             hand = self.hands[catcher]
-            insort(hand, kind)
+            _insert(hand, kind)
             self.hand_names[catcher] = _names(tuple(hand))
             self._win(catcher, kind, discarder)
         elif caller >= 0:
