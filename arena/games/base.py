@@ -259,7 +259,7 @@ def elimination_places(out_in_hand: Sequence[int | None], totals: Sequence[float
 
 
 _ATOMIC: frozenset[type] = frozenset({int, float, str, bool, type(None), bytes})
-#: The attributes :class:`State` itself sets; :meth:`State._clone` copies them.
+#: The attributes :class:`State` itself sets; :meth:`State.clone` copies them.
 _BASE_ATTRIBUTES = frozenset({"game", "num_players", "seed", "_rng", "_rng_holders", "events",
                               "_legal_cache", "_undo", "_game_name", "_hides_to_move"})
 
@@ -533,24 +533,6 @@ class State(ABC):
             if name not in _BASE_ATTRIBUTES:
                 setattr(other, name, _fresh_copy(value, memo))
 
-    def _clone(self) -> Self:
-        """An independent copy sharing the game, the (immutable) events and,
-        until either draws, the RNG (see :attr:`rng`)."""
-        other = type(self).__new__(type(self))
-        other.game = self.game
-        other.num_players = self.num_players
-        other.seed = self.seed
-        other._rng = self._rng
-        self._rng_holders[0] += 1
-        other._rng_holders = self._rng_holders
-        other.events = self.events[:]
-        other._legal_cache = self._legal_cache.copy()  # tuples of strings
-        other._undo = []
-        other._game_name = self._game_name
-        other._hides_to_move = self._hides_to_move
-        self._copy_into(other)
-        return other
-
     # -- the public contract -------------------------------------------------
     @final
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
@@ -617,12 +599,12 @@ class State(ABC):
         For searches that walk a tree of decisions on one state (expectimax,
         minimax on a determinised deal): ``push`` a child, evaluate it,
         ``undo``.  A push keeps a :meth:`clone` of the state before it (the
-        games' rules have no inverse: a reshuffle cannot be taken back), so a
-        push costs a clone and an undo only puts the kept attributes back;
-        a playout that runs to the end is still cheaper on one clone.  An
-        illegal push raises :class:`IllegalActionError` and remembers nothing.
+        games' rules have no inverse: a reshuffle cannot be taken back) and an
+        undo copies it back (:meth:`_copy_into`), so a push and its undo cost
+        two copies besides the decision.  An illegal push raises
+        :class:`IllegalActionError` and remembers nothing.
         """
-        before = self._clone()
+        before = self.clone()
         self.apply_actions(actions)
         self._undo.append(before)
 
@@ -685,10 +667,24 @@ class State(ABC):
 
         It shares the game and the events recorded so far (immutable) and the
         RNG until either state draws from it (see :attr:`rng`); everything
-        else is copied.  ``bench/playouts.py`` measures it (tens of
-        microseconds mid-game): a search clones once per playout.  The clone's
-        :meth:`undo` history starts empty."""
-        return self._clone()
+        else is copied, the base's attributes here and the game's by its
+        :meth:`_copy_into`.  ``bench/playouts.py`` measures it (a few
+        microseconds compiled, less than a decision): a search clones once per
+        playout.  The clone's :meth:`undo` history starts empty."""
+        other = type(self).__new__(type(self))
+        other.game = self.game
+        other.num_players = self.num_players
+        other.seed = self.seed
+        other._rng = self._rng
+        self._rng_holders[0] += 1  # both hold self._rng until one draws (see rng)
+        other._rng_holders = self._rng_holders
+        other.events = self.events[:]
+        other._legal_cache = self._legal_cache.copy()  # tuples of strings
+        other._undo = []
+        other._game_name = self._game_name
+        other._hides_to_move = self._hides_to_move
+        self._copy_into(other)
+        return other
 
     # -- helpers for games ---------------------------------------------------
     def emit(self, kind: str, /, to: Sequence[int] | None = None, **data: Any) -> None:

@@ -235,7 +235,7 @@ def test_clone_is_independent_and_plays_on_identically(
     assert (clone.scores(), clone.places()) == (state.scores(), state.places())
 
 
-#: Attributes a clone shares with its original by design (base.State._clone):
+#: Attributes a clone shares with its original by design (base.State.clone):
 #: the game, the RNG and the count of its holders until one draws.
 SHARED_BY_DESIGN = frozenset({"game", "_rng", "_rng_holders"})
 _IMMUTABLE = (int, float, str, bool, type(None), bytes, frozenset, range)
@@ -273,7 +273,7 @@ def shared_mutables(one: Any, other: Any, path: str) -> Iterator[str]:
 def test_a_clone_has_every_attribute_and_shares_nothing_mutable(
     name: str, n: int, deal_seed: int, decision_seed: int
 ) -> None:
-    """A game's own ``_clone`` must copy every field: one it forgets is missing
+    """A game's own ``_copy_into`` must copy every field: one it forgets is missing
     or shared, and a shared list is a hand two searches both change (a game
     names in ``_clone_shares`` what it only ever replaces, ``name[*]`` when
     only the items of a list it copies are shared)."""
