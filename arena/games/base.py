@@ -109,6 +109,23 @@ def new_event(kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None
     return _tuple_new(Event, (kind, data, to))
 
 
+#: Placeholder keys, as many as an observation adds to a game's public fields
+#: (its private fields and the envelope): see :func:`with_room`.
+_ROOM: Final[dict[str, None]] = {f"room{i}": None for i in range(6)}
+
+
+def with_room(fields: Observation) -> Observation:
+    """``fields`` with room in its table for the keys each observation adds:
+    a game's observation copies its public fields and adds its own, a copy keeps
+    its original's table, and a table that must grow is rebuilt, on every
+    observation.  Keys added then deleted leave their room (and the order of the
+    others as it was)."""
+    fields.update(_ROOM)
+    for key in _ROOM:
+        del fields[key]
+    return fields
+
+
 def seat_view(events: Iterable[Mapping[str, Any]], seat: int | None) -> list[Mapping[str, Any]]:
     """The stored events (``Event.to_dict()`` form) that ``seat`` may see;
     ``seat=None`` is a spectator, who sees public events only."""

@@ -37,6 +37,7 @@ from arena.games.base import (
     State,
     elimination_places,
     new_event,
+    with_room,
 )
 from arena.games.cards import (
     CARD_ORDER,
@@ -256,8 +257,6 @@ def hand_scores(hand_totals: Mapping[int, int], caller: int | None) -> dict[int,
     scores[caller] = CALL_PENALTY
     return scores
 
-#: Placeholder keys, as many as an observation adds to the public fields.
-_ROOM: Final = {f"room{i}": None for i in range(6)}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -640,14 +639,7 @@ class FiveState(State):
             "max_turns": self.max_turns,
             "jokers": self.jokers,
         }
-        # Room for the keys each observation adds (its hand, hand points and the
-        # base's envelope): a copy keeps its original's table, and a table that
-        # must grow is rebuilt, on every observation.  Keys added then deleted
-        # leave their room (and the order of the others as it was).
-        public.update(_ROOM)
-        for key in _ROOM:
-            del public[key]
-        self._public = public
+        self._public = with_room(public)  # room for the keys an observation adds
 
     def _observation(self, seat: int | None) -> Observation:
         """The game's fields of docs/rules/five.md (the base adds the

@@ -31,6 +31,7 @@ from arena.games.base import (
     OptionSpec,
     State,
     elimination_places,
+    with_room,
 )
 from arena.games.cards import (
     RANK_ORDINAL,
@@ -322,8 +323,6 @@ def hand_scores(
         scores[caller] = caller_total + penalty
     return scores, winners
 
-#: Placeholder keys, as many as an observation adds to the public fields.
-_ROOM: Final = {f"room{i}": None for i in range(6)}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # mypyc: see base.State
@@ -650,14 +649,7 @@ class FiveOrLessState(State):
             "max_hands": self.max_hands,
             "max_turns": self.max_turns,
         }
-        # Room for the keys each observation adds (its hand, hand points and the
-        # base's envelope): a copy keeps its original's table, and a table that
-        # must grow is rebuilt, on every observation.  Keys added then deleted
-        # leave their room (and the order of the others as it was).
-        public.update(_ROOM)
-        for key in _ROOM:
-            del public[key]
-        self._public = public
+        self._public = with_room(public)  # room for the keys an observation adds
 
     def _observation(self, seat: int | None) -> Observation:
         """Own hand, public piles, every seat's hand size, known picked cards,
