@@ -46,6 +46,15 @@ def insert_canonical(hand: list[str], card: str) -> None:
     hand.insert(i, card)
 
 
+def insert_sorted(cards: list[int], card: int) -> None:
+    """Put int ``card`` into the sorted ``cards``, after its equals (``bisect.insort``
+    for a hand of ints: compiled, a typed loop is cheaper than its generic call)."""
+    i = len(cards)
+    while i and cards[i - 1] > card:
+        i -= 1
+    cards.insert(i, card)
+
+
 def canonical(cards: Sequence[str]) -> list[str]:
     """``cards`` in :data:`CARD_ORDER`."""
     return sorted(cards, key=CARD_ORDER.__getitem__)

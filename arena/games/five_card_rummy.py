@@ -251,15 +251,6 @@ class Pool:
         return parts
 
 
-def _insert(cards_: list[int], card: int) -> None:
-    """Insert ``card`` into the sorted ``cards_`` (``bisect.insort`` for a few
-    ints: compiled, a typed loop is cheaper than its generic call)."""
-    i = len(cards_)
-    while i and cards_[i - 1] > card:
-        i -= 1
-    cards_.insert(i, card)
-
-
 def _remove(cards_: list[int], card: int) -> bool:
     """Remove ``card`` from ``cards_`` if there; return whether it was (a typed
     loop: compiled, ``list.remove`` and ``in`` are generic calls)."""
@@ -1003,7 +994,7 @@ class FiveCardRummyState(State):
         if not self.stock:
             self._reshuffle()
         card = self.stock.pop()
-        _insert(self.hands[seat], card)
+        cards.insert_sorted(self.hands[seat], card)
         bits = self.hand_bits
         bits[seat] = bits[seat] | 1 << card  # not |=: compiled, an item's |= is generic
         self.drawn = card
@@ -1028,11 +1019,11 @@ class FiveCardRummyState(State):
         seat = self.current
         card = self.pile.pop()
         self._pile_names.pop()
-        _insert(self.hands[seat], card)
+        cards.insert_sorted(self.hands[seat], card)
         bits = self.hand_bits
         bits[seat] = bits[seat] | 1 << card  # not |=: compiled, an item's |= is generic
         known = self.known[seat]
-        _insert(known, card)
+        cards.insert_sorted(known, card)
         self._known_names[seat] = tuple(card_names(known))
         self.taken = card
         self.phase = DISCARD

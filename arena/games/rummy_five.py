@@ -414,16 +414,6 @@ def _call_kinds(hand: tuple[int, ...]) -> int:
     return kinds
 
 
-def _insert(hand: list[int], kind: int) -> None:
-    """Insert ``kind`` into the sorted ``hand`` (compiled, ``bisect.insort`` is
-    a generic call)."""
-    i = 0
-    n = len(hand)
-    while i < n and hand[i] <= kind:
-        i += 1
-    hand.insert(i, kind)
-
-
 def _hand_key(hand: list[int]) -> int:
     """A sorted hand (at most 5 kinds) as one int, 4 bits a kind."""
     key = len(hand)
@@ -788,7 +778,7 @@ class RummyFiveState(State):
             return
         kind = deck.pop()
         hand = self.hands[seat]
-        _insert(hand, kind)
+        cards.insert_sorted(hand, kind)
         if len(hand) == 5:  # a free seat: the tuple built directly (compiled: no list)
             self.hand_names[seat] = (NAMES[hand[0]], NAMES[hand[1]], NAMES[hand[2]],
                                      NAMES[hand[3]], NAMES[hand[4]])
@@ -960,7 +950,7 @@ class RummyFiveState(State):
         if catcher >= 0:
             self.piles[discarder] = self.piles[discarder][:-1]
             hand = self.hands[catcher]
-            _insert(hand, kind)
+            cards.insert_sorted(hand, kind)
             self.hand_names[catcher] = _names(tuple(hand))
             self._win(catcher, kind, discarder)
         elif caller >= 0:
